@@ -1,0 +1,91 @@
+import { Form, Link, useLocation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import type { Theme } from "~/sessions.server";
+import { Logo } from "./logo";
+
+export interface HeaderProps {
+  user: { name: string; surname: string; email: string };
+  theme: Theme;
+  /** The project or board in view, when there is one (filled in by the browsing pages). */
+  context?: { title: string; logoUrl?: string | null } | null;
+}
+
+/**
+ * The signed-in header. The profile menu is a <details> element: it opens with Enter or Space and
+ * works without JavaScript; with JavaScript, Escape and a click outside close it.
+ */
+export function Header({ user, theme, context }: HeaderProps) {
+  const location = useLocation();
+  const here = location.pathname + location.search;
+  const menu = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    const el = menu.current;
+    if (!el) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && el.open) {
+        el.open = false;
+        el.querySelector("summary")?.focus();
+      }
+    };
+    const onClick = (e: MouseEvent) => {
+      if (el.open && !el.contains(e.target as Node)) el.open = false;
+    };
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("click", onClick);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("click", onClick);
+    };
+  }, []);
+  useEffect(() => {
+    if (menu.current) menu.current.open = false;
+  }, [location.key]);
+
+  const initials = `${user.name[0] ?? ""}${user.surname[0] ?? ""}`.toUpperCase() || "?";
+  const nextTheme: Theme = theme === "darkmode" ? "lightmode" : "darkmode";
+  return (
+    <header className="app-header">
+      <Link to="/dashboard" className="header-logo" aria-label="Koala dashboard">
+        <Logo small />
+      </Link>
+      <div className="header-context">{context ? <span className="header-title">{context.title}</span> : null}</div>
+      <nav aria-label="Account" className="header-actions">
+        <Link to="/all-clients" className="project-logo" aria-label="All projects" title="All projects">
+          <span aria-hidden="true">▦</span>
+        </Link>
+        <details className="profile-menu" ref={menu}>
+          <summary aria-label={`Profile menu for ${user.name} ${user.surname}`}>
+            <span className="avatar" aria-hidden="true">
+              {initials}
+            </span>
+          </summary>
+          <div className="menu-panel">
+            <p className="menu-user">
+              <strong>
+                {user.name} {user.surname}
+              </strong>
+              <span>{user.email}</span>
+            </p>
+            <ul>
+              <li>
+                <Link to="/all-boards">View All Boards</Link>
+              </li>
+              <li>
+                <Form method="post" action="/theme">
+                  <input type="hidden" name="theme" value={nextTheme} />
+                  <input type="hidden" name="redirectTo" value={here} />
+                  <button type="submit">{theme === "darkmode" ? "Light Mode" : "Dark Mode"}</button>
+                </Form>
+              </li>
+              <li>
+                <Form method="post" action="/logout">
+                  <button type="submit">Logout</button>
+                </Form>
+              </li>
+            </ul>
+          </div>
+        </details>
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,115 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * Every setting the app reads from the environment, with its default.
+ * The README's configuration table mirrors this file; keep them in step.
+ */
+const bool = (fallback: boolean) =>
+  z
+    .enum(["1", "0", "true", "false", "on", "off", "yes", "no", ""])
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? fallback : ["1", "true", "on", "yes"].includes(v)));
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().optional(),
+  /** production enforces a safe configuration; defaults to production whenever NODE_ENV is. */
+  KOALA_ENV: z.enum(["production", "development"]).optional(),
+  PORT: int(3000, 1),
+  HOST: z.string().default("127.0.0.1"),
+  APP_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default("./data"),
+  DATABASE_URL: z.string().optional(),
+  SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
+  SESSION_IDLE_MINUTES: int(12 * 60, 1),
+  SESSION_MAX_DAYS: int(30, 1),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default("Koala <no-reply@koala.local>"),
+  TRUST_PROXY: bool(false),
+  RATE_LIMIT_WINDOW_SECONDS: int(15 * 60, 1),
+  RATE_LIMIT_PER_ADDRESS: int(5, 1),
+  RATE_LIMIT_PER_IP: int(50, 1),
+  MAX_IMAGE_BYTES: int(50 * 1024 * 1024, 1),
+  MAX_IMAGE_PIXELS: int(50_000_000, 1),
+  DEMO_SEED: z.enum(["auto", "off"]).default("auto"),
+  JOB_RUNNER: bool(true),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const production = (e.KOALA_ENV ?? (e.NODE_ENV === "production" ? "production" : "development")) === "production";
+  const dataDir = path.resolve(e.DATA_DIR);
+  const problems: string[] = [];
+  if (production && !e.SESSION_SECRET) problems.push("SESSION_SECRET is required in production");
+  if (production && !e.SMTP_URL) problems.push("SMTP_URL is required in production");
+  if (production && !e.APP_URL) problems.push("APP_URL is required in production (links in e-mails)");
+  if (problems.length) throw new Error(`Unsafe configuration for production:\n  ${problems.join("\n  ")}`);
+
+  return {
+    production,
+    port: e.PORT,
+    host: e.HOST,
+    appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
+    dataDir,
+    database: databaseFrom(e.DATABASE_URL, dataDir),
+    sessionSecret: e.SESSION_SECRET ?? devSecret(dataDir),
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+    sessionMaxMs: e.SESSION_MAX_DAYS * 86_400_000,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    trustProxy: e.TRUST_PROXY,
+    rateLimit: {
+      windowMs: e.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      perAddress: e.RATE_LIMIT_PER_ADDRESS,
+      perIp: e.RATE_LIMIT_PER_IP,
+    },
+    maxImageBytes: e.MAX_IMAGE_BYTES,
+    maxImagePixels: e.MAX_IMAGE_PIXELS,
+    demoSeed: e.DEMO_SEED,
+    jobRunner: e.JOB_RUNNER,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+export type DatabaseConfig = { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string };
+
+export function databaseFrom(url: string | undefined, dataDir: string): DatabaseConfig {
+  if (!url) return { dialect: "sqlite", file: path.join(dataDir, "koala.sqlite") };
+  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: "postgres", url };
+  if (url.startsWith("sqlite:")) return { dialect: "sqlite", file: path.resolve(url.slice("sqlite:".length)) };
+  throw new Error("DATABASE_URL must start with postgres://, postgresql:// or sqlite:");
+}
+
+/** Outside production a secret is generated once and kept in DATA_DIR, so sessions survive restarts. */
+function devSecret(dataDir: string): string {
+  const file = path.join(dataDir, ".session-secret");
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(32).toString("hex");
+    writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}
+
+let current: Config | undefined;
+/** The process-wide configuration, read once. */
+export function config(): Config {
+  return (current ??= loadConfig());
+}
+/** Tests and the CLI may replace it. */
+export function setConfig(next: Config) {
+  current = next;
+}

@@ -1,0 +1,66 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection } from "kysely";
+import pg from "pg";
+import type { DatabaseConfig } from "~/config.server";
+import type { Database } from "./schema";
+
+export type Dialect = "sqlite" | "postgres";
+export type DB = Kysely<Database>;
+
+/** SQLite writers take the write lock at BEGIN, so two writers never deadlock upgrading a read lock. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  createDriver() {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    };
+    return driver;
+  }
+}
+
+// int8 (counts, sums) as numbers: every value we store fits in 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface Connection {
+  db: DB;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize?: number } = {}): Connection {
+  if (cfg.dialect === "sqlite") {
+    mkdirSync(path.dirname(cfg.file), { recursive: true });
+    const database = new SQLite(cfg.file);
+    database.pragma("journal_mode = WAL");
+    database.pragma("synchronous = NORMAL");
+    database.pragma("busy_timeout = 5000");
+    database.pragma("foreign_keys = ON");
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+    return { db, dialect: "sqlite", close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: cfg.url,
+    max: opts.poolSize ?? 10,
+    ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: "postgres", close: () => db.destroy() };
+}
+
+// Kept on globalThis so that the dev server's module reloads keep using the one open connection.
+const holder = globalThis as { __koalaConnection?: Connection };
+
+/** The process-wide connection, opened by boot (or by a test with useConnection). */
+export function conn(): Connection {
+  const current = holder.__koalaConnection;
+  if (!current) throw new Error("Database not opened: call openDatabase() first");
+  return current;
+}
+export const db = (): DB => conn().db;
+export const dialect = (): Dialect => conn().dialect;
+
+export function useConnection(next: Connection | undefined) {
+  holder.__koalaConnection = next;
+}

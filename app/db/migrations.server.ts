@@ -1,0 +1,22 @@
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import type { Dialect } from "./connection.server";
+import { initialSchema } from "./migrations/001-initial.server";
+import { referenceData } from "./migrations/002-reference-data.server";
+
+/** Migrations live in code (not scanned from disk) so the bundled server carries them. */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return {
+    "001-initial": initialSchema(dialect),
+    "002-reference-data": referenceData(),
+  };
+}
+
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect) {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+export { sql };

@@ -1,0 +1,288 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+/**
+ * Row types of every table. Conventions, the same on SQLite and PostgreSQL:
+ * - times are integer milliseconds since the epoch (`*_at`);
+ * - flags are integers 0/1 (one representation on both dialects);
+ * - lists (keywords, job payloads, audit details) are JSON text.
+ */
+type Id = Generated<number>;
+type Flag = number;
+
+export interface UsersTable {
+  id: Id;
+  email: string;
+  name: string;
+  surname: string;
+  mobile: string | null;
+  country_code: string | null;
+  timezone_id: number | null;
+  language_code: string | null;
+  org_unit_id: number | null;
+  role: "user" | "admin";
+  status: "pending" | "active" | "disabled";
+  password_hash: string | null;
+  totp_secret: string | null;
+  totp_last_step: number | null;
+  terms_acknowledged_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionsTable {
+  /** sha256 of the cookie's session id; the id itself is never stored. */
+  id_hash: string;
+  user_id: number;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface SignInTokensTable {
+  id: Id;
+  user_id: number;
+  /** magic_link: the e-mailed link; totp_challenge: a consumed link waiting for the code. */
+  purpose: "magic_link" | "totp_challenge";
+  token_hash: string;
+  redirect_to: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  window_start: number;
+  count: number;
+}
+
+export interface ProjectsTable {
+  id: Id;
+  name: string;
+  logo_key: string | null;
+  wsc: Flag;
+  wsc_source: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ProjectMembersTable {
+  project_id: number;
+  user_id: number;
+  role: "viewer" | "editor" | "manager";
+  created_at: number;
+}
+
+export interface BoardsTable {
+  id: string;
+  project_id: number;
+  title: string;
+  cover_image_id: number | null;
+  is_client_board: Flag;
+  active: Flag;
+  created_by: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface BoardImagesTable {
+  board_id: string;
+  image_id: number;
+  added_by: number | null;
+  added_at: number;
+}
+
+export interface ImagesTable {
+  id: Id;
+  project_id: number;
+  title: string;
+  description: string;
+  /** JSON array of strings. */
+  keywords: string;
+  ocr_text: string;
+  original_name: string;
+  mime_type: string;
+  storage_key: string;
+  thumb_key: string;
+  preview_key: string;
+  size_bytes: number;
+  width: number;
+  height: number;
+  checksum: string;
+  rotation: number;
+  version: number;
+  created_by: number | null;
+  created_at: number;
+  updated_at: number;
+  /** Set when deleted; the row goes once the job has removed its objects. */
+  deleted_at: number | null;
+}
+
+export interface ImageVersionsTable {
+  id: Id;
+  image_id: number;
+  version: number;
+  title: string;
+  description: string;
+  keywords: string;
+  ocr_text: string;
+  rotation: number;
+  storage_key: string;
+  thumb_key: string;
+  preview_key: string;
+  /** JSON array of the field names that changed against the previous version. */
+  changes: string;
+  changed_by: number | null;
+  changed_at: number;
+}
+
+export interface PendingUploadsTable {
+  key: string;
+  user_id: number;
+  project_id: number;
+  file_name: string;
+  created_at: number;
+  expires_at: number;
+  image_id: number | null;
+}
+
+export interface AttributesTable {
+  id: Id;
+  project_id: number;
+  name: string;
+  code: string;
+  active: Flag;
+  /** 1 WSC imported, 2 system created, 3 user created (assignable to images). */
+  type: 1 | 2 | 3;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ImageAttributeValuesTable {
+  image_id: number;
+  attribute_id: number;
+  value: string;
+  created_by: number | null;
+  created_at: number;
+}
+
+export interface ShareLinksTable {
+  id: Id;
+  board_id: string;
+  token_hash: string;
+  created_by: number | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface RegistrationsTable {
+  id: Id;
+  name: string;
+  surname: string;
+  email: string;
+  country_code: string;
+  mobile: string;
+  country: string;
+  timezone: string;
+  utc_offset: number | null;
+  org_unit: string;
+  language: string;
+  iso_code: string;
+  client: string;
+  sim_use: string;
+  status: "submitted" | "approved" | "rejected";
+  created_at: number;
+}
+
+export interface CountriesTable {
+  code: string;
+  name: string;
+  dial_code: string;
+}
+export interface LanguagesTable {
+  iso_code: string;
+  name: string;
+  status: "active" | "inactive";
+  created_at: number;
+  updated_at: number;
+}
+export interface TimezonesTable {
+  id: Id;
+  name: string;
+  offset_hours: number;
+}
+export interface OrgUnitsTable {
+  id: Id;
+  name: string;
+}
+
+export interface DailyMediaTable {
+  id: Id;
+  kind: "image" | "video";
+  url: string;
+  position: number;
+}
+
+export interface AuditLogTable {
+  id: Id;
+  at: number;
+  actor_user_id: number | null;
+  action: string;
+  subject: string | null;
+  ip: string | null;
+  /** JSON object; never holds secrets. */
+  detail: string;
+}
+
+export interface JobsTable {
+  id: Id;
+  type: string;
+  payload: string;
+  status: "queued" | "running" | "done" | "failed";
+  attempts: number;
+  max_attempts: number;
+  run_at: number;
+  locked_at: number | null;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  sign_in_tokens: SignInTokensTable;
+  rate_limits: RateLimitsTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  boards: BoardsTable;
+  board_images: BoardImagesTable;
+  images: ImagesTable;
+  image_versions: ImageVersionsTable;
+  pending_uploads: PendingUploadsTable;
+  attributes: AttributesTable;
+  image_attribute_values: ImageAttributeValuesTable;
+  share_links: ShareLinksTable;
+  registrations: RegistrationsTable;
+  countries: CountriesTable;
+  languages: LanguagesTable;
+  timezones: TimezonesTable;
+  org_units: OrgUnitsTable;
+  daily_media: DailyMediaTable;
+  audit_log: AuditLogTable;
+  jobs: JobsTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type Project = Selectable<ProjectsTable>;
+export type Board = Selectable<BoardsTable>;
+export type Image = Selectable<ImagesTable>;
+export type Job = Selectable<JobsTable>;
+export type { ColumnType };

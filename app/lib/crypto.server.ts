@@ -1,0 +1,39 @@
+import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+
+/** A URL-safe random token; 32 bytes = 256 bits. */
+export const randomToken = (bytes = 32) => randomBytes(bytes).toString("base64url");
+export const sha256 = (value: string | Buffer) => createHash("sha256").update(value).digest("hex");
+export const hmac = (secret: string, value: string) => createHmac("sha256", secret).update(value).digest("base64url");
+
+export function safeEqual(a: string, b: string) {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+// scrypt, N=2^15 r=8 p=1: ~50 ms here, 32 MiB of memory per hash.
+const N = 2 ** 15;
+const R = 8;
+const P = 1;
+const scryptAsync = (password: string, salt: Buffer, n: number, r: number, p: number) =>
+  new Promise<Buffer>((resolve, reject) =>
+    scrypt(password.normalize("NFKC"), salt, 32, { N: n, r, p, maxmem: 128 * n * r * 2 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
+  );
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, N, R, P);
+  return `scrypt$${N}$${R}$${P}$${salt.toString("base64")}$${key.toString("base64")}`;
+}
+
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  // Without a stored hash, still spend the time of a real check so timing does not reveal accounts.
+  const parts = (stored ?? `scrypt$${N}$${R}$${P}$${Buffer.alloc(16).toString("base64")}$`).split("$");
+  if (parts.length !== 6 || parts[0] !== "scrypt") return false;
+  const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string];
+  const key = await scryptAsync(password, Buffer.from(salt, "base64"), Number(n), Number(r), Number(p));
+  const expected = Buffer.from(hash, "base64");
+  return stored !== null && expected.length === key.length && timingSafeEqual(expected, key);
+}

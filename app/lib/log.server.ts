@@ -1,0 +1,35 @@
+import { config } from "~/config.server";
+
+const levels = { debug: 10, info: 20, warn: 30, error: 40 } as const;
+type Level = keyof typeof levels;
+
+/** Keys whose values are never written to the log, at any depth. */
+const SECRET_KEYS = /pass(word)?|secret|token|code|cookie|authorization|otp/i;
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 4 || value === null || typeof value !== "object") return value;
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) ? "[redacted]" : redact(v, depth + 1)]),
+  );
+}
+
+function write(level: Level, msg: string, fields?: Record<string, unknown>) {
+  let min: Level = "info";
+  try {
+    min = config().logLevel;
+  } catch {
+    /* configuration not readable yet: keep the default */
+  }
+  if (levels[level] < levels[min]) return;
+  const line = JSON.stringify({ t: new Date().toISOString(), level, msg, ...(redact(fields ?? {}) as object) });
+  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(line + "\n");
+}
+
+export const log = {
+  debug: (msg: string, f?: Record<string, unknown>) => write("debug", msg, f),
+  info: (msg: string, f?: Record<string, unknown>) => write("info", msg, f),
+  warn: (msg: string, f?: Record<string, unknown>) => write("warn", msg, f),
+  error: (msg: string, f?: Record<string, unknown>) => write("error", msg, f),
+};

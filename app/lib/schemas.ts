@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+/**
+ * Form schemas shared by the browser (Conform live validation) and the server (actions).
+ * Messages are the spec's strings.
+ */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
+export const MESSAGES = {
+  email: "Please enter a valid email address.",
+  password: "Please enter a password.",
+  code: "Please enter a valid MFA code.",
+} as const;
+
+const email = z
+  .string({ required_error: MESSAGES.email })
+  .trim()
+  .min(6, MESSAGES.email)
+  .max(64, MESSAGES.email)
+  .regex(EMAIL_PATTERN, MESSAGES.email);
+
+const redirectTo = z.string().max(2000).optional();
+
+export const MagicLinkSchema = z.object({ intent: z.literal("magic-link"), email, redirectTo });
+
+/** Code: digits and spaces only (six digits once the spaces are gone). */
+export const mfaCode = z
+  .string({ required_error: MESSAGES.code })
+  .regex(/^[\d ]+$/, MESSAGES.code)
+  .refine((v) => v.replace(/ /g, "").length === 6, MESSAGES.code);
+
+export const MfaLoginSchema = z.object({
+  intent: z.literal("mfa"),
+  email,
+  password: z.string({ required_error: MESSAGES.password }).min(1, MESSAGES.password).max(1024, MESSAGES.password),
+  code: mfaCode,
+  redirectTo,
+});
+
+export const TotpChallengeSchema = z.object({ code: mfaCode });
+
+export const ThemeSchema = z.object({
+  theme: z.enum(["lightmode", "darkmode"]),
+  redirectTo,
+});

@@ -1,0 +1,77 @@
+import { db } from "~/db/connection.server";
+import type { Board } from "~/db/schema";
+import { randomToken } from "~/lib/crypto.server";
+import { visibleProjectIds } from "./access.server";
+import { NotFoundError, type Actor } from "./actor";
+import { assertCanEdit } from "./projects.server";
+
+export type BoardSummary = Pick<Board, "id" | "project_id" | "title" | "cover_image_id" | "is_client_board" | "updated_at">;
+
+const columns = ["boards.id", "boards.project_id", "boards.title", "boards.cover_image_id", "boards.is_client_board", "boards.updated_at"] as const;
+
+/** Boards inherit their project's access. */
+export async function listBoards(actor: Actor, opts: { projectId?: number; limit?: number } = {}): Promise<BoardSummary[]> {
+  let q = db()
+    .selectFrom("boards")
+    .select(columns)
+    .where("boards.project_id", "in", visibleProjectIds(actor))
+    .where("boards.active", "=", 1);
+  if (opts.projectId !== undefined) q = q.where("boards.project_id", "=", opts.projectId);
+  return q.orderBy("boards.updated_at", "desc").orderBy("boards.id").limit(opts.limit ?? 500).execute();
+}
+
+export async function getBoard(actor: Actor, boardId: string): Promise<BoardSummary> {
+  const row = await db()
+    .selectFrom("boards")
+    .select(columns)
+    .where("boards.id", "=", boardId)
+    .where("boards.project_id", "in", visibleProjectIds(actor))
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`No Board Found with ID: ${boardId}`);
+  return row;
+}
+
+export async function createBoard(
+  actor: Actor,
+  input: { projectId: number; title: string; imageIds?: number[]; clientBoard?: boolean },
+): Promise<BoardSummary> {
+  await assertCanEdit(actor, input.projectId);
+  const now = Date.now();
+  const id = randomToken(9);
+  return db()
+    .transaction()
+    .execute(async (trx) => {
+      const imageIds = input.imageIds?.length
+        ? (
+            await trx
+              .selectFrom("images")
+              .select("id")
+              .where("project_id", "=", input.projectId)
+              .where("id", "in", input.imageIds)
+              .where("deleted_at", "is", null)
+              .execute()
+          ).map((r) => r.id)
+        : [];
+      if (input.imageIds && imageIds.length !== new Set(input.imageIds).size) throw new NotFoundError("Image not found");
+      await trx
+        .insertInto("boards")
+        .values({
+          id,
+          project_id: input.projectId,
+          title: input.title.trim(),
+          cover_image_id: imageIds[0] ?? null,
+          is_client_board: input.clientBoard ? 1 : 0,
+          active: 1,
+          created_by: actor.id,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      if (imageIds.length)
+        await trx
+          .insertInto("board_images")
+          .values(imageIds.map((image_id, i) => ({ board_id: id, image_id, added_by: actor.id, added_at: now + i })))
+          .execute();
+      return trx.selectFrom("boards").select(columns).where("id", "=", id).executeTakeFirstOrThrow();
+    });
+}

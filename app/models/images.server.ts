@@ -1,0 +1,170 @@
+import { db } from "~/db/connection.server";
+import type { Image } from "~/db/schema";
+import { visibleProjectIds } from "./access.server";
+import { NotFoundError, type Actor } from "./actor";
+import { assertCanEdit, touchProject } from "./projects.server";
+
+export interface StoredImageFile {
+  storageKey: string;
+  thumbKey: string;
+  previewKey: string;
+  mimeType: string;
+  sizeBytes: number;
+  width: number;
+  height: number;
+  checksum: string;
+}
+
+export interface ImageMetadata {
+  title: string;
+  description: string;
+  keywords: string[];
+  ocrText: string;
+  originalName: string;
+}
+
+export type ImageRecord = Omit<Image, "keywords"> & { keywords: string[] };
+
+const parse = (row: Image): ImageRecord => ({ ...row, keywords: JSON.parse(row.keywords) as string[] });
+
+/** An image the actor may see, or NotFoundError. */
+export async function getImage(actor: Actor, imageId: number): Promise<ImageRecord> {
+  const row = Number.isSafeInteger(imageId)
+    ? await db()
+        .selectFrom("images")
+        .selectAll()
+        .where("id", "=", imageId)
+        .where("deleted_at", "is", null)
+        .where("project_id", "in", visibleProjectIds(actor))
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw new NotFoundError("Image not found");
+  return parse(row);
+}
+
+/** Inserts an image and its first version in one transaction. */
+export async function insertImage(
+  actor: Actor,
+  projectId: number,
+  file: StoredImageFile,
+  meta: ImageMetadata,
+  at = Date.now(),
+): Promise<number> {
+  await assertCanEdit(actor, projectId);
+  const id = await db()
+    .transaction()
+    .execute(async (trx) => {
+      const keywords = JSON.stringify(meta.keywords);
+      const row = await trx
+        .insertInto("images")
+        .values({
+          project_id: projectId,
+          title: meta.title,
+          description: meta.description,
+          keywords,
+          ocr_text: meta.ocrText,
+          original_name: meta.originalName,
+          mime_type: file.mimeType,
+          storage_key: file.storageKey,
+          thumb_key: file.thumbKey,
+          preview_key: file.previewKey,
+          size_bytes: file.sizeBytes,
+          width: file.width,
+          height: file.height,
+          checksum: file.checksum,
+          rotation: 0,
+          version: 1,
+          created_by: actor.id,
+          created_at: at,
+          updated_at: at,
+          deleted_at: null,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto("image_versions")
+        .values({
+          image_id: row.id,
+          version: 1,
+          title: meta.title,
+          description: meta.description,
+          keywords,
+          ocr_text: meta.ocrText,
+          rotation: 0,
+          storage_key: file.storageKey,
+          thumb_key: file.thumbKey,
+          preview_key: file.previewKey,
+          changes: JSON.stringify(["created"]),
+          changed_by: actor.id,
+          changed_at: at,
+        })
+        .execute();
+      return row.id;
+    });
+  await touchProject(projectId, at);
+  return id;
+}
+
+/**
+ * The storage keys an actor may fetch for an image: any key of the image or of one of its versions.
+ * Used by the media route, so an old version's derivative stays reachable for the version slider.
+ */
+export async function findImageObject(actor: Actor, imageId: number, key: string): Promise<{ mimeType: string } | null> {
+  if (!Number.isSafeInteger(imageId)) return null;
+  const image = await db()
+    .selectFrom("images")
+    .select(["id", "mime_type", "storage_key", "thumb_key", "preview_key"])
+    .where("id", "=", imageId)
+    .where("deleted_at", "is", null)
+    .where("project_id", "in", visibleProjectIds(actor))
+    .executeTakeFirst();
+  if (!image) return null;
+  if ([image.storage_key, image.thumb_key, image.preview_key].includes(key))
+    return { mimeType: key === image.storage_key ? image.mime_type : "image/webp" };
+  const version = await db()
+    .selectFrom("image_versions")
+    .select(["storage_key", "thumb_key", "preview_key"])
+    .where("image_id", "=", imageId)
+    .where((eb) => eb.or([eb("storage_key", "=", key), eb("thumb_key", "=", key), eb("preview_key", "=", key)]))
+    .executeTakeFirst();
+  if (!version) return null;
+  return { mimeType: key === version.storage_key ? image.mime_type : "image/webp" };
+}
+
+export async function countProjectImages(actor: Actor, projectId: number): Promise<number> {
+  const row = await db()
+    .selectFrom("images")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("project_id", "=", projectId)
+    .where("project_id", "in", visibleProjectIds(actor))
+    .where("deleted_at", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface ImageCursor {
+  createdAt: number;
+  id: number;
+}
+
+/** One keyset page of a project's images, newest first (id breaks ties). */
+export async function listProjectImages(
+  actor: Actor,
+  projectId: number,
+  opts: { after?: ImageCursor; limit?: number } = {},
+): Promise<ImageRecord[]> {
+  const limit = Math.min(Math.max(opts.limit ?? 100, 1), 500);
+  let q = db()
+    .selectFrom("images")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .where("project_id", "in", visibleProjectIds(actor))
+    .where("deleted_at", "is", null);
+  const after = opts.after;
+  if (after)
+    q = q.where((eb) =>
+      eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]),
+    );
+  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
+  return rows.map(parse);
+}

@@ -1,0 +1,105 @@
+import { sql } from "kysely";
+import { db, dialect } from "~/db/connection.server";
+import type { Job } from "~/db/schema";
+
+/** A job locked longer than this is taken to belong to a dead worker and is handed out again. */
+export const JOB_LEASE_MS = 5 * 60_000;
+
+export async function enqueueJob(
+  type: string,
+  payload: unknown,
+  opts: { runAt?: number; maxAttempts?: number } = {},
+): Promise<number> {
+  const now = Date.now();
+  const row = await db()
+    .insertInto("jobs")
+    .values({
+      type,
+      payload: JSON.stringify(payload),
+      status: "queued",
+      attempts: 0,
+      max_attempts: opts.maxAttempts ?? 5,
+      run_at: opts.runAt ?? now,
+      locked_at: null,
+      locked_by: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/**
+ * Claims the next due job for a worker. PostgreSQL: FOR UPDATE SKIP LOCKED, so workers never
+ * wait on each other. SQLite: the immediate transaction serialises claimers.
+ */
+export async function claimJob(workerId: string, types?: string[]): Promise<Job | null> {
+  const now = Date.now();
+  return db()
+    .transaction()
+    .execute(async (trx) => {
+      let q = trx
+        .selectFrom("jobs")
+        .select("id")
+        .where((eb) =>
+          eb.or([
+            eb.and([eb("status", "=", "queued"), eb("run_at", "<=", now)]),
+            eb.and([eb("status", "=", "running"), eb("locked_at", "<", now - JOB_LEASE_MS)]),
+          ]),
+        )
+        .orderBy("run_at")
+        .orderBy("id")
+        .limit(1);
+      if (types?.length) q = q.where("type", "in", types);
+      if (dialect() === "postgres") q = q.forUpdate().skipLocked();
+      const next = await q.executeTakeFirst();
+      if (!next) return null;
+      return trx
+        .updateTable("jobs")
+        .set({ status: "running", locked_at: now, locked_by: workerId, attempts: sql`attempts + 1`, updated_at: now })
+        .where("id", "=", next.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+}
+
+/** Marks a job done and drops its payload: a finished mail job must not keep a sign-in link in the database. */
+export async function completeJob(id: number) {
+  await db()
+    .updateTable("jobs")
+    .set({ status: "done", payload: "null", locked_at: null, locked_by: null, last_error: null, updated_at: Date.now() })
+    .where("id", "=", id)
+    .execute();
+}
+
+/** Exponential backoff: 5 s, 10 s, 20 s … capped at an hour; after the last attempt the job is failed. */
+export function backoffMs(attempts: number) {
+  return Math.min(3_600_000, 5_000 * 2 ** Math.max(0, attempts - 1));
+}
+
+export async function failJob(job: Job, error: string) {
+  const now = Date.now();
+  const final = job.attempts >= job.max_attempts;
+  await db()
+    .updateTable("jobs")
+    .set({
+      status: final ? "failed" : "queued",
+      run_at: final ? job.run_at : now + backoffMs(job.attempts),
+      locked_at: null,
+      locked_by: null,
+      last_error: error.slice(0, 2000),
+      updated_at: now,
+    })
+    .where("id", "=", job.id)
+    .execute();
+}
+
+export async function getJob(id: number): Promise<Job | undefined> {
+  return db().selectFrom("jobs").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function pruneJobs(olderThanMs = 7 * 86_400_000) {
+  await db().deleteFrom("jobs").where("status", "=", "done").where("updated_at", "<", Date.now() - olderThanMs).execute();
+}

@@ -1,0 +1,70 @@
+import type { LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLoaderData,
+  useRouteError,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import type { ReactNode } from "react";
+import { ErrorPage } from "~/components/error-page";
+import { Toasts } from "~/components/toasts";
+import { useNonce } from "~/lib/nonce";
+import { getTheme, takeToast } from "~/sessions.server";
+import styles from "~/styles/app.css?url";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: styles },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const [theme, { toast, setCookie }] = await Promise.all([getTheme(request), takeToast(request)]);
+  return data({ theme, toast }, setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined);
+}
+
+/** The document shell; the theme class comes from a cookie, so the server paints the right theme with no script. */
+export function Layout({ children }: { children: ReactNode }) {
+  const root = useRouteLoaderData<typeof loader>("root");
+  const nonce = useNonce();
+  return (
+    <html lang="en" className={root?.theme ?? "lightmode"}>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content={root?.theme === "darkmode" ? "dark" : "light"} />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  const { toast } = useLoaderData<typeof loader>();
+  return (
+    <>
+      <Outlet />
+      <Toasts toast={toast} />
+    </>
+  );
+}
+
+/** Generic messages only: never a stack trace or an internal message. */
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && error.status === 404) return <ErrorPage status={404} />;
+  if (isRouteErrorResponse(error) && error.status < 500)
+    return <ErrorPage status={error.status} message="Oops... Something went wrong" />;
+  return <ErrorPage status={500} message="Server error" />;
+}

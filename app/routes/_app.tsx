@@ -1,0 +1,28 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { Outlet, useLoaderData } from "@remix-run/react";
+import { Header } from "~/components/header";
+import { SessionWatch } from "~/components/session-watch";
+import { toPublicUser } from "~/models/users.server";
+import { getTheme, requireUser } from "~/sessions.server";
+
+/** Layout of every signed-in page: the guard, the header and the session check. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  return { user: toPublicUser(user), theme: await getTheme(request) };
+}
+
+export default function AppLayout() {
+  const { user, theme } = useLoaderData<typeof loader>();
+  return (
+    <>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <Header user={user} theme={theme} />
+      <main id="main" className="app-main" tabIndex={-1}>
+        <Outlet />
+      </main>
+      <SessionWatch />
+    </>
+  );
+}

@@ -1,0 +1,3 @@
+import { redirect } from "@remix-run/node";
+
+export const loader = () => redirect("/dashboard");

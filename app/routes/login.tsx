@@ -1,0 +1,165 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import type { z } from "zod";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { CodeInput } from "~/components/code-input";
+import { Field, FormError } from "~/components/field";
+import { Logo } from "~/components/logo";
+import { MagicLinkSchema, MfaLoginSchema } from "~/lib/schemas";
+import { dailyMedia } from "~/models/daily-media.server";
+import { authenticatorFor, requestMagicLink, SignInError } from "~/services/auth.server";
+import { getUser, requestMeta, signIn } from "~/sessions.server";
+import { safeRedirect } from "~/lib/redirect";
+
+export const meta: MetaFunction = () => [{ title: "Login | Koala" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const url = new URL(request.url);
+  const redirectTo = url.searchParams.get("redirectTo");
+  if (await getUser(request)) throw redirect(safeRedirect(redirectTo));
+  return {
+    method: url.searchParams.get("method") === "password" ? ("password" as const) : ("link" as const),
+    redirectTo: redirectTo ? safeRedirect(redirectTo) : "",
+    background: await dailyMedia(),
+  };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const meta = requestMeta(request, context);
+  const formData = await request.clone().formData();
+
+  if (formData.get("intent") === "mfa") {
+    const submission = parseWithZod(formData, { schema: MfaLoginSchema });
+    if (submission.status !== "success")
+      return data({ mfa: submission.reply({ hideFields: ["password"] }), sent: null }, { status: 400 });
+    try {
+      const result = await authenticatorFor(meta).authenticate("password-totp", request);
+      return await signIn(request, meta, result.userId, result.redirectTo, "password_totp");
+    } catch (error) {
+      const known = error instanceof SignInError;
+      if (!known) console.error("password sign-in failed", error instanceof Error ? error.message : error);
+      const message = known ? error.message : "An error occurred on the server. Please try again later.";
+      return data(
+        { mfa: submission.reply({ formErrors: [message], hideFields: ["password", "code"] }), sent: null },
+        { status: known ? error.status : 500 },
+      );
+    }
+  }
+
+  const submission = parseWithZod(formData, { schema: MagicLinkSchema });
+  if (submission.status !== "success") return data({ link: submission.reply(), sent: null }, { status: 400 });
+  try {
+    await requestMagicLink(submission.value.email, submission.value.redirectTo ?? null, meta);
+  } catch (error) {
+    const known = error instanceof SignInError;
+    if (!known) console.error("magic link request failed", error instanceof Error ? error.message : error);
+    const message = known ? error.message : "Server error. Please try again.";
+    return data({ link: submission.reply({ formErrors: [message] }), sent: null }, { status: known ? error.status : 500 });
+  }
+  return { sent: submission.value.email, link: null, mfa: null };
+}
+
+export default function Login() {
+  const { method, redirectTo, background } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const query = redirectTo ? `&redirectTo=${encodeURIComponent(redirectTo)}` : "";
+  return (
+    <div className="login-page">
+      {background.imageUrl ? <img className="login-bg" src={background.imageUrl} alt="" /> : null}
+      {background.videoUrl ? <video className="login-bg" src={background.videoUrl} autoPlay muted loop playsInline aria-hidden="true" /> : null}
+      <main className="login-card" aria-labelledby="login-title">
+        <Logo />
+        <h1 id="login-title">Sign in</h1>
+        {result?.sent ? (
+          <LinkSent email={result.sent} />
+        ) : method === "password" || (result && "mfa" in result && result.mfa) ? (
+          <>
+            <MfaForm redirectTo={redirectTo} lastResult={result && "mfa" in result ? result.mfa : undefined} />
+            <p className="switch-method">
+              <Link to={`/login?method=link${query}`}>Sign in with an e-mailed link instead</Link>
+            </p>
+          </>
+        ) : (
+          <>
+            <MagicLinkForm redirectTo={redirectTo} lastResult={result && "link" in result ? result.link : undefined} />
+            <p className="switch-method">
+              <Link to={`/login?method=password${query}`}>Sign in with password and MFA code instead</Link>
+            </p>
+          </>
+        )}
+      </main>
+    </div>
+  );
+}
+
+function LinkSent({ email }: { email: string }) {
+  return (
+    <div className="link-sent" role="status">
+      <p>The link has been sent please check your email:</p>
+      <p className="sent-email">{email}</p>
+      <Form method="get" action="/login">
+        <button type="submit" className="btn btn-secondary">
+          Back
+        </button>
+      </Form>
+    </div>
+  );
+}
+
+type Reply = SubmissionResult<string[]> | null | undefined;
+
+function MagicLinkForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: Reply }) {
+  const busy = useNavigation().state === "submitting";
+  const [form, fields] = useForm<z.input<typeof MagicLinkSchema>>({
+    id: "magic-link",
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: MagicLinkSchema }),
+  });
+  return (
+    <Form method="post" {...getFormProps(form)} aria-label="Sign in with an e-mailed link">
+      <input type="hidden" name="intent" value="magic-link" />
+      {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
+      <FormError id={form.errorId} errors={form.errors} />
+      <Field label="Email" htmlFor={fields.email.id} errorId={fields.email.errorId} errors={fields.email.errors}>
+        <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" />
+      </Field>
+      <button type="submit" className="btn btn-primary" disabled={busy}>
+        {busy ? "Sending…" : "Submit"}
+      </button>
+    </Form>
+  );
+}
+
+function MfaForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: Reply }) {
+  const busy = useNavigation().state === "submitting";
+  const [form, fields] = useForm<z.input<typeof MfaLoginSchema>>({
+    id: "mfa",
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: MfaLoginSchema }),
+  });
+  return (
+    <Form method="post" {...getFormProps(form)} aria-label="Sign in with password and MFA code">
+      <input type="hidden" name="intent" value="mfa" />
+      {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
+      <FormError id={form.errorId} errors={form.errors} />
+      <Field label="Email" htmlFor={fields.email.id} errorId={fields.email.errorId} errors={fields.email.errors}>
+        <input {...getInputProps(fields.email, { type: "email" })} autoComplete="username" />
+      </Field>
+      <Field label="Password" htmlFor={fields.password.id} errorId={fields.password.errorId} errors={fields.password.errors}>
+        <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
+      </Field>
+      <Field label="Code" htmlFor={fields.code.id} errorId={fields.code.errorId} errors={fields.code.errors}>
+        <CodeInput {...getInputProps(fields.code, { type: "text" })} />
+      </Field>
+      <button type="submit" className="btn btn-primary" disabled={busy}>
+        {busy ? "Signing in…" : "Login"}
+      </button>
+    </Form>
+  );
+}

@@ -1,0 +1,210 @@
+import { Authenticator } from "remix-auth";
+import { Strategy } from "remix-auth/strategy";
+import { config } from "~/config.server";
+import { verifyPassword } from "~/lib/crypto.server";
+import { matchTotpStep } from "~/lib/totp.server";
+import { safeRedirect } from "~/lib/redirect";
+import { recordAudit } from "~/models/audit.server";
+import { hitRateLimit } from "~/models/rate-limits.server";
+import { consumeToken, issueMagicLink, issueTotpChallenge, peekToken } from "~/models/sign-in-tokens.server";
+import { acceptTotpStep, findUserByEmail, findUserById, normaliseEmail } from "~/models/users.server";
+import type { RequestMeta } from "~/sessions.server";
+import { sendMail } from "./mail.server";
+
+export const INVALID_CREDENTIALS = "Invalid credentials.";
+export const INVALID_LINK = "This sign-in link is invalid, has expired or was already used. Please request a new one.";
+
+/** An expected sign-in failure: a message for the person and the HTTP status to answer with. */
+export class SignInError extends Error {
+  constructor(
+    message: string,
+    public status = 400,
+  ) {
+    super(message);
+    this.name = "SignInError";
+  }
+}
+
+/** What a strategy yields: the user, and whether a TOTP code is still owed before a session may start. */
+export interface SignInResult {
+  userId: number;
+  redirectTo: string | null;
+  totpRequired: boolean;
+}
+
+/**
+ * Rate limits hold per address and per client IP, in the database, so they hold across instances.
+ * Every call counts one attempt.
+ */
+export async function enforceRateLimit(scope: string, meta: RequestMeta, email?: string) {
+  const { rateLimit } = config();
+  const checks = [hitRateLimit(`${scope}:ip:${meta.ip ?? "unknown"}`, rateLimit.perIp, rateLimit.windowMs)];
+  if (email) checks.push(hitRateLimit(`${scope}:addr:${normaliseEmail(email)}`, rateLimit.perAddress, rateLimit.windowMs));
+  const results = await Promise.all(checks);
+  const blocked = results.find((r) => !r.allowed);
+  if (blocked) {
+    await recordAudit({ action: "sign_in.rate_limited", ip: meta.ip, subject: scope, detail: { scope } });
+    const minutes = Math.ceil(blocked.retryAfterSeconds / 60);
+    throw new SignInError(
+      `Too many sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`,
+      429,
+    );
+  }
+}
+
+async function failure(meta: RequestMeta, method: string, userId: number | null, reason: string): Promise<never> {
+  await recordAudit({ action: "sign_in.failure", actorUserId: userId, ip: meta.ip, detail: { method, reason } });
+  throw new SignInError(method === "magic_link" ? INVALID_LINK : INVALID_CREDENTIALS, 400);
+}
+
+/** Checks a code against the user's secret and records the step, refusing a step already used. */
+async function acceptCode(userId: number, secret: string, code: string) {
+  const step = matchTotpStep(secret, code);
+  return step !== null && (await acceptTotpStep(userId, step));
+}
+
+type Verify<P> = (params: P) => Promise<SignInResult>;
+
+/** Magic link, second half: the POST from /auth/:token uses the token once. */
+class MagicLinkStrategy extends Strategy<SignInResult, { token: string; meta: RequestMeta }> {
+  name = "magic-link";
+  constructor(
+    private meta: (r: Request) => RequestMeta,
+    verify: Verify<{ token: string; meta: RequestMeta }>,
+  ) {
+    super(verify);
+  }
+  async authenticate(request: Request) {
+    const form = await request.formData();
+    return this.verify({ token: String(form.get("token") ?? ""), meta: this.meta(request) });
+  }
+}
+
+/** E-mail, password and TOTP code in one form. */
+class PasswordTotpStrategy extends Strategy<SignInResult, { email: string; password: string; code: string; redirectTo: string | null; meta: RequestMeta }> {
+  name = "password-totp";
+  constructor(
+    private meta: (r: Request) => RequestMeta,
+    verify: Verify<{ email: string; password: string; code: string; redirectTo: string | null; meta: RequestMeta }>,
+  ) {
+    super(verify);
+  }
+  async authenticate(request: Request) {
+    const form = await request.formData();
+    const field = (name: string) => String(form.get(name) ?? "");
+    return this.verify({
+      email: field("email"),
+      password: field("password"),
+      code: field("code"),
+      redirectTo: form.get("redirectTo") ? safeRedirect(field("redirectTo")) : null,
+      meta: this.meta(request),
+    });
+  }
+}
+
+/** The code owed after a magic link, for a user with TOTP enrolled; the challenge id comes from a cookie. */
+class TotpChallengeStrategy extends Strategy<SignInResult, { challenge: string; code: string; meta: RequestMeta }> {
+  name = "totp-challenge";
+  constructor(
+    private meta: (r: Request) => RequestMeta & { challenge: string | null },
+    verify: Verify<{ challenge: string; code: string; meta: RequestMeta }>,
+  ) {
+    super(verify);
+  }
+  async authenticate(request: Request) {
+    const form = await request.formData();
+    const { challenge, ...meta } = this.meta(request);
+    return this.verify({ challenge: challenge ?? "", code: String(form.get("code") ?? ""), meta });
+  }
+}
+
+/**
+ * The authenticator for one request: strategies read the request meta (client IP) and the
+ * challenge cookie, which the route resolves before calling authenticate.
+ */
+export function authenticatorFor(meta: RequestMeta, challenge: string | null = null) {
+  const auth = new Authenticator<SignInResult>();
+  auth.use(
+    new MagicLinkStrategy(
+      () => meta,
+      async ({ token, meta }) => {
+        await enforceRateLimit("auth-link", meta);
+        const used = await consumeToken(token, "magic_link");
+        if (!used) return failure(meta, "magic_link", null, "invalid_or_used_token");
+        const user = await findUserById(used.userId);
+        if (!user || user.status !== "active") return failure(meta, "magic_link", used.userId, "inactive");
+        return { userId: user.id, redirectTo: used.redirectTo, totpRequired: user.totp_secret !== null };
+      },
+    ),
+  );
+  auth.use(
+    new PasswordTotpStrategy(
+      () => meta,
+      async ({ email, password, code, redirectTo, meta }) => {
+        await enforceRateLimit("password", meta, email);
+        const user = await findUserByEmail(email);
+        // verifyPassword spends the same time when there is no user or no password.
+        const passwordOk = await verifyPassword(password, user?.password_hash ?? null);
+        if (!user || !passwordOk || user.status !== "active" || !user.totp_secret)
+          return failure(meta, "password_totp", user?.id ?? null, "bad_password_or_account");
+        if (!(await acceptCode(user.id, user.totp_secret, code)))
+          return failure(meta, "password_totp", user.id, "bad_or_replayed_code");
+        return { userId: user.id, redirectTo, totpRequired: false };
+      },
+    ),
+  );
+  auth.use(
+    new TotpChallengeStrategy(
+      () => ({ ...meta, challenge }),
+      async ({ challenge, code, meta }) => {
+        await enforceRateLimit("totp-challenge", meta);
+        const pending = await peekToken(challenge, "totp_challenge");
+        if (!pending) throw new SignInError(INVALID_LINK, 400);
+        await enforceRateLimit("totp-challenge-user", { ...meta, ip: `user-${pending.userId}` });
+        const user = await findUserById(pending.userId);
+        if (!user?.totp_secret || user.status !== "active") return failure(meta, "magic_link_totp", pending.userId, "inactive");
+        if (!(await acceptCode(user.id, user.totp_secret, code)))
+          return failure(meta, "magic_link_totp", user.id, "bad_or_replayed_code");
+        if (!(await consumeToken(challenge, "totp_challenge"))) throw new SignInError(INVALID_LINK, 400);
+        return { userId: user.id, redirectTo: pending.redirectTo, totpRequired: false };
+      },
+    ),
+  );
+  return auth;
+}
+
+/** After a magic link, for a user with TOTP: a short-lived challenge the code form redeems. */
+export const startTotpChallenge = (result: SignInResult) => issueTotpChallenge(result.userId, result.redirectTo);
+
+/**
+ * Magic link, first half. Every well-formed address gets the same answer; the mail differs:
+ * a sign-in link for an active account, a pointer to registration otherwise (no account enumeration).
+ */
+export async function requestMagicLink(email: string, redirectTo: string | null, meta: RequestMeta) {
+  await enforceRateLimit("magic-link", meta, email);
+  const { appUrl } = config();
+  const user = await findUserByEmail(email);
+  if (user && user.status === "active") {
+    const token = await issueMagicLink(user.id, redirectTo ? safeRedirect(redirectTo) : null);
+    const link = `${appUrl}/auth/${token}`;
+    await sendMail({
+      to: user.email,
+      subject: "Your Koala sign-in link",
+      text: `Hello ${user.name},\n\nUse this link to sign in to Koala. It works once and expires in 10 minutes:\n\n${link}\n\nIf you did not ask for it, ignore this e-mail.`,
+      html: `<p>Hello ${escapeHtml(user.name)},</p><p>Use this link to sign in to Koala. It works once and expires in 10 minutes:</p><p><a href="${link}">Sign in to Koala</a></p><p>If you did not ask for it, ignore this e-mail.</p>`,
+      devLink: link,
+    });
+  } else {
+    const status = user?.status;
+    const why =
+      status === "pending"
+        ? "Your registration is still waiting for approval; you will get an e-mail once it is approved."
+        : status === "disabled"
+          ? "The account for this address is disabled. Please contact your administrator."
+          : `There is no Koala account for this address. To ask for one, register at ${appUrl}/pending`;
+    await sendMail({ to: normaliseEmail(email), subject: "Koala sign-in", text: `Someone asked to sign in to Koala with this address.\n\n${why}\n\nIf it was not you, ignore this e-mail.` });
+  }
+  await recordAudit({ action: "sign_in.link_sent", actorUserId: user?.id ?? null, ip: meta.ip, detail: { known: Boolean(user) } });
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

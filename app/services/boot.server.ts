@@ -1,0 +1,45 @@
+import { config } from "~/config.server";
+import { connect, useConnection, type Connection } from "~/db/connection.server";
+import { migrateToLatest } from "~/db/migrations.server";
+import { log } from "~/lib/log.server";
+import { countUsers } from "~/models/users.server";
+import { startHousekeeping } from "./housekeeping.server";
+import { startRunner, type Runner } from "./jobs.server";
+import "./mail.server";
+
+export interface Services {
+  connection: Connection;
+  runner: Runner | null;
+  shutdown(): Promise<void>;
+}
+
+/** Opens the database (migrating it), seeds the demo library on a fresh install, starts background work. */
+export async function openDatabase(): Promise<Connection> {
+  const cfg = config();
+  const connection = connect(cfg.database);
+  useConnection(connection);
+  const applied = await migrateToLatest(connection.db, connection.dialect);
+  if (applied.length) log.info("migrations applied", { applied: applied.join(", ") });
+  return connection;
+}
+
+export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
+  const cfg = config();
+  const connection = await openDatabase();
+  if (cfg.demoSeed === "auto" && !cfg.production && (await countUsers()) === 0) {
+    const { seedDemo } = await import("./demo.server");
+    await seedDemo({ log: (line) => process.stdout.write(line + "\n") });
+  }
+  const runner = (opts.runner ?? cfg.jobRunner) ? startRunner() : null;
+  const stopHousekeeping = startHousekeeping();
+  return {
+    connection,
+    runner,
+    async shutdown() {
+      stopHousekeeping();
+      await runner?.stop();
+      await connection.close();
+      useConnection(undefined);
+    },
+  };
+}

@@ -1,0 +1,219 @@
+import type { Insertable } from "kysely";
+import sharp from "sharp";
+import type { ImagesTable } from "~/db/schema";
+import { db } from "~/db/connection.server";
+import { hashPassword } from "~/lib/crypto.server";
+import { newTotpSecret, otpauthUri } from "~/lib/totp.server";
+import type { Actor } from "~/models/actor";
+import { createBoard } from "~/models/boards.server";
+import { setDailyMedia } from "~/models/daily-media.server";
+import { insertImage } from "~/models/images.server";
+import { addMember, createProject } from "~/models/projects.server";
+import { createUser, findUserByEmail } from "~/models/users.server";
+import { storeImageFile } from "./image-files.server";
+
+export const DEMO_EMAIL = "demo@koala.example";
+export const DEMO_PASSWORD = "koala-demo-2026";
+
+/** A deterministic pseudo-random sequence, so every fresh demo library is the same. */
+export function seeded(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SUBJECTS = ["Shelf", "Storefront", "Packaging", "Display", "Poster", "Receipt", "Menu", "Billboard", "Aisle", "Label", "Counter", "Window"];
+const PLACES = ["Cape Town", "Johannesburg", "Durban", "London", "Toronto", "Sydney", "Mumbai", "Austin", "Leeds", "Perth"];
+const KEYWORDS = ["retail", "shelf", "brand", "price", "promo", "beverage", "snack", "dairy", "outdoor", "indoor", "signage", "logo", "queue", "checkout", "display", "discount", "fresh", "frozen", "premium", "budget"];
+const COLOURS = ["#e63946", "#f4a261", "#2a9d8f", "#264653", "#e9c46a", "#8ab17d", "#6d597a", "#b56576", "#457b9d", "#ffb703", "#219ebc", "#023047"];
+
+/** A varied picture drawn from the seed: background gradient, shapes and a caption block. */
+export async function drawDemoImage(n: number, width = 1200, height = 900): Promise<Buffer> {
+  const rnd = seeded(n * 7919 + 17);
+  const pick = <T,>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
+  const shapes = Array.from({ length: 6 + Math.floor(rnd() * 8) }, () => {
+    const c = pick(COLOURS);
+    const x = Math.floor(rnd() * width);
+    const y = Math.floor(rnd() * height);
+    const s = 40 + Math.floor(rnd() * 220);
+    const o = (0.35 + rnd() * 0.6).toFixed(2);
+    return rnd() < 0.5
+      ? `<circle cx="${x}" cy="${y}" r="${s / 2}" fill="${c}" opacity="${o}"/>`
+      : `<rect x="${x}" y="${y}" width="${s}" height="${Math.floor(s * (0.5 + rnd()))}" rx="${Math.floor(rnd() * 30)}" fill="${c}" opacity="${o}" transform="rotate(${Math.floor(rnd() * 90)} ${x} ${y})"/>`;
+  });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="${rnd().toFixed(2)}" y2="1">
+      <stop offset="0" stop-color="${pick(COLOURS)}"/><stop offset="1" stop-color="${pick(COLOURS)}"/></linearGradient></defs>
+    <rect width="100%" height="100%" fill="url(#g)"/>${shapes.join("")}
+    <rect x="40" y="${height - 140}" width="${width - 80}" height="100" rx="12" fill="#ffffff" opacity="0.85"/>
+    <rect x="70" y="${height - 112}" width="${Math.floor(200 + rnd() * 500)}" height="18" rx="9" fill="#333"/>
+    <rect x="70" y="${height - 80}" width="${Math.floor(150 + rnd() * 400)}" height="14" rx="7" fill="#777"/>
+  </svg>`;
+  return sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
+}
+
+export function demoMetadata(n: number) {
+  const rnd = seeded(n * 104729 + 3);
+  const pick = <T,>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
+  const subject = pick(SUBJECTS);
+  const place = pick(PLACES);
+  const keywords = [...new Set(Array.from({ length: 3 + Math.floor(rnd() * 5) }, () => pick(KEYWORDS)))];
+  return {
+    title: `${subject} in ${place} #${n}`,
+    description: `${subject} photographed in ${place} during a store visit.`,
+    keywords,
+    ocrText: `${pick(["SALE", "NEW", "2 FOR 1", "OPEN", "FRESH TODAY", "SPECIAL"])} ${Math.floor(rnd() * 90 + 9)}.99`,
+    originalName: `IMG_${String(1000 + n).padStart(5, "0")}.jpg`,
+  };
+}
+
+const ATTRIBUTES = [
+  { name: "Region", code: "region", type: 1 as const, values: ["North", "South", "East", "West"] },
+  { name: "Channel", code: "channel", type: 2 as const, values: ["Supermarket", "Convenience", "Online", "Wholesale"] },
+  { name: "Quality", code: "quality", type: 3 as const, values: ["Good", "Fair", "Poor"] },
+  { name: "Season", code: "season", type: 3 as const, values: ["Summer", "Winter", "Spring", "Autumn"] },
+];
+
+export interface SeedOptions {
+  imagesPerProject?: number;
+  log?: (line: string) => void;
+}
+
+/** The demo library: a demo user with password and TOTP, three projects, boards, generated images with attributes. */
+export async function seedDemo(opts: SeedOptions = {}) {
+  const say = opts.log ?? (() => {});
+  if (await findUserByEmail(DEMO_EMAIL)) {
+    say("Demo library already present.");
+    return;
+  }
+  const started = Date.now();
+  const secret = newTotpSecret();
+  const user = await createUser({
+    email: DEMO_EMAIL,
+    name: "Demo",
+    surname: "Researcher",
+    role: "user",
+    status: "active",
+    password_hash: await hashPassword(DEMO_PASSWORD),
+    totp_secret: secret,
+    country_code: "ZA",
+    language_code: "en",
+    terms_acknowledged_at: null,
+  });
+  const actor: Actor = { id: user.id, role: user.role };
+  await setDailyMedia([1, 2, 3].map((i) => ({ kind: "image" as const, url: `/daily/daily-${i}.jpg` })));
+
+  const perProject = opts.imagesPerProject ?? 100;
+  const projects = ["Acme Beverages", "Northwind Retail", "Globex Packaging"];
+  let n = 0;
+  for (const [pi, name] of projects.entries()) {
+    const project = await createProject({ name, wsc: pi === 2, wscSource: pi === 2 ? "https://wsc.example/globex" : null });
+    await addMember(project.id, user.id, "manager");
+    const attrIds: { id: number; values: string[] }[] = [];
+    for (const a of ATTRIBUTES) {
+      const now = Date.now();
+      const row = await db()
+        .insertInto("attributes")
+        .values({ project_id: project.id, name: a.name, code: a.code, active: 1, type: a.type, created_at: now, updated_at: now })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      attrIds.push({ id: row.id, values: a.values });
+    }
+    const imageIds: number[] = [];
+    const base = Date.now() - perProject * 60_000;
+    // Drawing and derivatives run four at a time (sharp works off the main thread); inserts stay in order.
+    for (let i = 0; i < perProject; i += 4) {
+      const numbers = Array.from({ length: Math.min(4, perProject - i) }, (_, k) => n + i + k + 1);
+      const files = await Promise.all(numbers.map(async (m) => storeImageFile(await drawDemoImage(m))));
+      for (const [k, file] of files.entries()) {
+        const m = numbers[k]!;
+        const id = await insertImage(actor, project.id, file, demoMetadata(m), base + (i + k) * 60_000);
+        imageIds.push(id);
+        const rnd = seeded(m);
+        const values = attrIds
+          .filter(() => rnd() < 0.8)
+          .map((a) => ({ image_id: id, attribute_id: a.id, value: a.values[Math.floor(rnd() * a.values.length)]!, created_by: user.id, created_at: Date.now() }));
+        if (values.length) await db().insertInto("image_attribute_values").values(values).execute();
+      }
+    }
+    n += perProject;
+    for (const [bi, title] of ["Highlights", "Client review", "Shelf study"].entries()) {
+      const picked = imageIds.filter((_, i) => i % (bi + 3) === 0).slice(0, 24);
+      await createBoard(actor, { projectId: project.id, title, imageIds: picked, clientBoard: bi === 1 });
+    }
+    say(`  ${name}: ${perProject} images, 3 boards`);
+  }
+  say(
+    [
+      "",
+      "Demo library ready.",
+      `  Sign in as ${DEMO_EMAIL}, password ${DEMO_PASSWORD}`,
+      `  TOTP secret ${secret}`,
+      `  (authenticator URI: ${otpauthUri(secret, DEMO_EMAIL)})`,
+      `  The current code: npm run koala -- totp-code ${DEMO_EMAIL}`,
+      `  Or sign in with the e-mailed link: the local mailbox is at /dev/mailbox.`,
+      `  Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      "",
+    ].join("\n"),
+  );
+}
+
+/**
+ * A large project for performance work: `count` images of metadata only, reusing a handful of
+ * stored files, inserted in batches.
+ */
+export async function seedLargeProject(opts: { count?: number; name?: string; memberEmail?: string; log?: (l: string) => void } = {}) {
+  const count = opts.count ?? 100_000;
+  const say = opts.log ?? (() => {});
+  const name = opts.name ?? "Large Project";
+  const project = await createProject({ name });
+  const member = await findUserByEmail(opts.memberEmail ?? DEMO_EMAIL);
+  if (member) await addMember(project.id, member.id, "manager");
+  const files = [];
+  for (let i = 0; i < 8; i++) files.push(await storeImageFile(await drawDemoImage(100_000 + i, 800, 600)));
+  const base = Date.now() - count * 1000;
+  const batch = 1000;
+  for (let start = 0; start < count; start += batch) {
+    const rows: Insertable<ImagesTable>[] = [];
+    for (let i = start; i < Math.min(count, start + batch); i++) {
+      const f = files[i % files.length]!;
+      const meta = demoMetadata(i + 1);
+      rows.push({
+        project_id: project.id,
+        title: meta.title,
+        description: meta.description,
+        keywords: JSON.stringify(meta.keywords),
+        ocr_text: meta.ocrText,
+        original_name: meta.originalName,
+        mime_type: f.mimeType,
+        storage_key: f.storageKey,
+        thumb_key: f.thumbKey,
+        preview_key: f.previewKey,
+        size_bytes: f.sizeBytes,
+        width: f.width,
+        height: f.height,
+        checksum: f.checksum,
+        rotation: 0,
+        version: 1,
+        created_by: member?.id ?? null,
+        created_at: base + i * 1000,
+        updated_at: base + i * 1000,
+        deleted_at: null,
+      });
+    }
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        // Multi-row inserts of 100: under SQLite's bound-parameter limit on every build.
+        for (let i = 0; i < rows.length; i += 100) await trx.insertInto("images").values(rows.slice(i, i + 100)).execute();
+      });
+    if ((start / batch) % 10 === 0) say(`  ${start + rows.length} / ${count}`);
+  }
+  say(`Large project "${name}" (id ${project.id}) has ${count} images.`);
+  return project;
+}

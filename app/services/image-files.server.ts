@@ -1,0 +1,114 @@
+import sharp from "sharp";
+import { config } from "~/config.server";
+import { sha256 } from "~/lib/crypto.server";
+import type { StoredImageFile } from "~/models/images.server";
+import { objectKey, storage } from "./storage.server";
+
+export class ImageRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ImageRejected";
+  }
+}
+
+export interface SniffedType {
+  mime: string;
+  ext: string;
+}
+
+/**
+ * The image type from the file's first bytes; null for anything not on the allow-list.
+ * SVG, HTML and text are never images here, whatever their name says.
+ */
+export function sniffImageType(buf: Buffer): SniffedType | null {
+  const at = (offset: number, bytes: number[]) => bytes.every((b, i) => buf[offset + i] === b);
+  const ascii = (offset: number, text: string) => buf.subarray(offset, offset + text.length).toString("latin1") === text;
+  if (buf.length < 12) return null;
+  if (at(0, [0xff, 0xd8, 0xff])) return { mime: "image/jpeg", ext: "jpg" };
+  if (at(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { mime: "image/png", ext: "png" };
+  if (ascii(0, "GIF87a") || ascii(0, "GIF89a")) return { mime: "image/gif", ext: "gif" };
+  if (ascii(0, "RIFF") && ascii(8, "WEBP")) return { mime: "image/webp", ext: "webp" };
+  if (at(0, [0x49, 0x49, 0x2a, 0x00]) || at(0, [0x4d, 0x4d, 0x00, 0x2a])) return { mime: "image/tiff", ext: "tif" };
+  if (ascii(4, "ftyp")) {
+    const brand = buf.subarray(8, 12).toString("latin1");
+    if (brand === "avif" || brand === "avis") return { mime: "image/avif", ext: "avif" };
+    if (["heic", "heix", "hevc", "hevx", "mif1", "msf1"].includes(brand)) return { mime: "image/heif", ext: "heic" };
+  }
+  return null;
+}
+
+export const THUMB_WIDTH = 480;
+export const PREVIEW_WIDTH = 1600;
+
+export interface CheckedImage {
+  type: SniffedType;
+  width: number;
+  height: number;
+}
+
+/**
+ * Header checks: type on the allow-list, size and pixel limits. The full decode that catches
+ * truncated or corrupt pixel data happens once, while the derivatives are made (storeImageFile).
+ */
+export async function checkImage(buf: Buffer): Promise<CheckedImage> {
+  const cfg = config();
+  if (buf.length === 0) throw new ImageRejected("The file is empty.");
+  if (buf.length > cfg.maxImageBytes)
+    throw new ImageRejected(`The file is larger than ${Math.round(cfg.maxImageBytes / 1024 / 1024)} MB.`);
+  const type = sniffImageType(buf);
+  if (!type) throw new ImageRejected("The file is not a supported image (JPEG, PNG, WebP, GIF, TIFF, AVIF or HEIF).");
+  let meta: Awaited<ReturnType<ReturnType<typeof sharp>["metadata"]>>;
+  try {
+    meta = await sharp(buf, { limitInputPixels: false }).metadata();
+  } catch {
+    throw new ImageRejected("The image could not be read; it may be damaged.");
+  }
+  const width = meta.width ?? 0;
+  const height = meta.height ?? 0;
+  if (!width || !height) throw new ImageRejected("The image could not be read; it may be damaged.");
+  if (width * height > cfg.maxImagePixels)
+    throw new ImageRejected(`The image is too large: at most ${Math.round(cfg.maxImagePixels / 1e6)} megapixels.`);
+  return { type, width, height };
+}
+
+/** WebP derivatives of an original, turned by `rotation` degrees (EXIF orientation applied first). */
+export async function makeDerivatives(buf: Buffer, rotation = 0) {
+  const base = () => sharp(buf, { failOn: "error", limitInputPixels: config().maxImagePixels }).rotate().rotate(rotation);
+  const [thumb, preview] = await Promise.all([
+    base().resize({ width: THUMB_WIDTH, height: THUMB_WIDTH, fit: "inside", withoutEnlargement: true }).webp({ quality: 78 }).toBuffer(),
+    base().resize({ width: PREVIEW_WIDTH, height: PREVIEW_WIDTH, fit: "inside", withoutEnlargement: true }).webp({ quality: 82 }).toBuffer(),
+  ]);
+  return { thumb, preview };
+}
+
+/** Checks an image, stores the original and its derivatives under content-addressed keys. */
+export async function storeImageFile(buf: Buffer, rotation = 0): Promise<StoredImageFile> {
+  const checked = await checkImage(buf);
+  const hash = sha256(buf);
+  const variant = rotation ? `r${rotation}` : undefined;
+  const keys = {
+    storageKey: objectKey("originals", hash, checked.type.ext),
+    thumbKey: objectKey("thumbs", hash, "webp", variant),
+    previewKey: objectKey("previews", hash, "webp", variant),
+  };
+  const store = storage();
+  let derivatives: { thumb: Buffer; preview: Buffer };
+  try {
+    derivatives = await makeDerivatives(buf, rotation);
+  } catch {
+    throw new ImageRejected("The image could not be read; it may be damaged or truncated.");
+  }
+  const { thumb, preview } = derivatives;
+  // Derivatives first, original last: an original present means its derivatives are too.
+  await store.put(keys.thumbKey, thumb);
+  await store.put(keys.previewKey, preview);
+  if (!(await store.exists(keys.storageKey))) await store.put(keys.storageKey, buf);
+  return {
+    ...keys,
+    mimeType: checked.type.mime,
+    sizeBytes: buf.length,
+    width: checked.width,
+    height: checked.height,
+    checksum: hash,
+  };
+}

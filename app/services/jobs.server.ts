@@ -1,0 +1,85 @@
+import { hostname } from "node:os";
+import { randomToken } from "~/lib/crypto.server";
+import { log } from "~/lib/log.server";
+import { claimJob, completeJob, enqueueJob, failJob } from "~/models/jobs.server";
+
+export type JobHandler = (payload: any) => Promise<void>;
+const handlers = new Map<string, JobHandler>();
+
+export function registerJob(type: string, handler: JobHandler) {
+  handlers.set(type, handler);
+}
+
+const wakers = new Set<() => void>();
+
+/** Queues durable work; a runner in this process is woken at once instead of at its next poll. */
+export async function queue(type: string, payload: unknown, opts?: { runAt?: number; maxAttempts?: number }) {
+  if (!handlers.has(type)) throw new Error(`No job handler registered for ${type}`);
+  const id = await enqueueJob(type, payload, opts);
+  for (const wake of wakers) wake();
+  return id;
+}
+
+/** Runs one claimed job; returns false when there was nothing due. */
+export async function runOnce(workerId: string): Promise<boolean> {
+  const job = await claimJob(workerId, [...handlers.keys()]);
+  if (!job) return false;
+  const handler = handlers.get(job.type)!;
+  try {
+    await handler(JSON.parse(job.payload));
+    await completeJob(job.id);
+    log.debug("job done", { id: job.id, type: job.type });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log.warn("job failed", { id: job.id, type: job.type, attempt: job.attempts, error: message });
+    await failJob(job, message);
+  }
+  return true;
+}
+
+export interface Runner {
+  stop(): Promise<void>;
+  /** Resolves once no job is due (tests, CLI). */
+  drain(): Promise<void>;
+}
+
+/** Polls for due jobs, `concurrency` at a time, until stopped. */
+export function startRunner(opts: { pollMs?: number; concurrency?: number } = {}): Runner {
+  const workerId = `${hostname()}:${process.pid}:${randomToken(4)}`;
+  const pollMs = opts.pollMs ?? 1000;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let sleeping: (() => void) | undefined;
+  const wake = () => sleeping?.();
+  wakers.add(wake);
+
+  const loop = async () => {
+    while (!stopped) {
+      let worked = false;
+      try {
+        worked = await runOnce(workerId);
+      } catch (err) {
+        log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
+      }
+      if (!worked && !stopped)
+        await new Promise<void>((resolve) => {
+          sleeping = resolve;
+          timer = setTimeout(resolve, pollMs);
+        });
+    }
+  };
+  const loops = Array.from({ length: opts.concurrency ?? 2 }, loop);
+
+  return {
+    async stop() {
+      stopped = true;
+      wakers.delete(wake);
+      clearTimeout(timer);
+      wake();
+      await Promise.allSettled(loops);
+    },
+    async drain() {
+      while (await runOnce(workerId));
+    },
+  };
+}

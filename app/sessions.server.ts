@@ -1,0 +1,127 @@
+import { createCookie, createCookieSessionStorage, redirect } from "@remix-run/node";
+import { config } from "~/config.server";
+import { safeRedirect } from "~/lib/redirect";
+import type { User } from "~/db/schema";
+import { recordAudit } from "~/models/audit.server";
+import { revokeSession, sessionUser, startSession } from "~/models/sessions.server";
+import { toPublicUser, type PublicUser } from "~/models/users.server";
+import type { Actor } from "~/models/actor";
+
+/**
+ * Cookies and the signed-in user. The session cookie holds only a random id; the session
+ * itself (expiry, revocation) lives in the database.
+ */
+function cookies() {
+  const cfg = config();
+  const secure = cfg.production;
+  const base = { httpOnly: true, sameSite: "lax" as const, path: "/", secure, secrets: [cfg.sessionSecret] };
+  return {
+    session: createCookie(secure ? "__Host-koala_session" : "koala_session", { ...base, maxAge: Math.floor(cfg.sessionMaxMs / 1000) }),
+    totpChallenge: createCookie(secure ? "__Host-koala_mfa" : "koala_mfa", { ...base, maxAge: 5 * 60 }),
+    theme: createCookie("theme", { ...base, secrets: undefined, maxAge: 365 * 86_400 }),
+    flash: createCookieSessionStorage<Record<string, never>, { toast: Toast }>({ cookie: { ...base, name: "koala_flash" } }),
+  };
+}
+let jar: ReturnType<typeof cookies> | undefined;
+const cookieJar = () => (jar ??= cookies());
+
+const policy = () => ({ idleMs: config().sessionIdleMs, maxMs: config().sessionMaxMs });
+
+export interface RequestMeta {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export function requestMeta(request: Request, context?: { clientIp?: string }): RequestMeta {
+  return { ip: context?.clientIp ?? null, userAgent: request.headers.get("user-agent") };
+}
+
+async function sessionId(request: Request): Promise<string | null> {
+  const value = await cookieJar().session.parse(request.headers.get("Cookie"));
+  return typeof value === "string" && value.length > 20 ? value : null;
+}
+
+/** Memoised per request, so a loader and its layout share one lookup. */
+const userCache = new WeakMap<Request, Promise<User | null>>();
+export function getUser(request: Request): Promise<User | null> {
+  let pending = userCache.get(request);
+  if (!pending) {
+    pending = sessionId(request).then((id) => (id ? sessionUser(id, policy()) : null));
+    userCache.set(request, pending);
+  }
+  return pending;
+}
+
+export async function getPublicUser(request: Request): Promise<PublicUser | null> {
+  const user = await getUser(request);
+  return user ? toPublicUser(user) : null;
+}
+
+export const actorOf = (user: Pick<User, "id" | "role">): Actor => ({ id: user.id, role: user.role });
+
+/** The signed-in user, or a redirect to /login that brings the person back here afterwards. */
+export async function requireUser(request: Request): Promise<User> {
+  const user = await getUser(request);
+  if (user) return user;
+  const url = new URL(request.url);
+  const back = safeRedirect(url.pathname + url.search, "");
+  throw redirect(back && back !== "/dashboard" ? `/login?redirectTo=${encodeURIComponent(back)}` : "/login");
+}
+
+export async function requireActor(request: Request): Promise<Actor> {
+  return actorOf(await requireUser(request));
+}
+
+/** Starts a fresh session (a new id every sign-in; the old one, if any, is revoked) and redirects. */
+export async function signIn(request: Request, meta: RequestMeta, userId: number, redirectTo: string | null, method: string) {
+  const previous = await sessionId(request);
+  if (previous) await revokeSession(previous);
+  const id = await startSession(userId, policy(), meta);
+  await recordAudit({ action: "sign_in.success", actorUserId: userId, ip: meta.ip, detail: { method } });
+  const headers = new Headers();
+  headers.append("Set-Cookie", await cookieJar().session.serialize(id));
+  headers.append("Set-Cookie", await cookieJar().totpChallenge.serialize("", { maxAge: 0 }));
+  return redirect(safeRedirect(redirectTo), { headers });
+}
+
+export async function signOut(request: Request, meta: RequestMeta) {
+  const id = await sessionId(request);
+  const user = await getUser(request);
+  if (id) await revokeSession(id);
+  if (user) await recordAudit({ action: "sign_out", actorUserId: user.id, ip: meta.ip });
+  return redirect("/login", { headers: { "Set-Cookie": await cookieJar().session.serialize("", { maxAge: 0 }) } });
+}
+
+export async function readTotpChallenge(request: Request): Promise<string | null> {
+  const v = await cookieJar().totpChallenge.parse(request.headers.get("Cookie"));
+  return typeof v === "string" && v ? v : null;
+}
+export const totpChallengeCookie = (token: string) => cookieJar().totpChallenge.serialize(token);
+
+export type Theme = "lightmode" | "darkmode";
+export async function getTheme(request: Request): Promise<Theme> {
+  const v = await cookieJar().theme.parse(request.headers.get("Cookie"));
+  return v === "darkmode" ? "darkmode" : "lightmode";
+}
+export const themeCookie = (theme: Theme) => cookieJar().theme.serialize(theme);
+
+export interface Toast {
+  kind: "success" | "error" | "info";
+  title: string;
+  description?: string;
+}
+
+/** Sets a toast for the next page; it renders in the layout's live region, with or without JavaScript. */
+export async function flashToast(request: Request, toast: Toast): Promise<string> {
+  const storage = cookieJar().flash;
+  const session = await storage.getSession(request.headers.get("Cookie"));
+  session.flash("toast", toast);
+  return storage.commitSession(session);
+}
+
+export async function takeToast(request: Request): Promise<{ toast: Toast | null; setCookie: string | null }> {
+  const storage = cookieJar().flash;
+  const session = await storage.getSession(request.headers.get("Cookie"));
+  const toast = (session.get("toast") as Toast | undefined) ?? null;
+  return { toast, setCookie: toast ? await storage.commitSession(session) : null };
+}
