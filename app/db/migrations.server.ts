@@ -11,9 +11,10 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   };
 }
 
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect) {
+/** `schema`: the PostgreSQL schema that holds Kysely's own migration tables (when not the default). */
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema?: string) {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
-  const migrator = new Migrator({ db, provider });
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);

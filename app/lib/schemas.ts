@@ -11,12 +11,11 @@ export const MESSAGES = {
   code: "Please enter a valid MFA code.",
 } as const;
 
+/** One rule, one message: 6 to 64 characters matching the pattern. */
 const email = z
   .string({ required_error: MESSAGES.email })
   .trim()
-  .min(6, MESSAGES.email)
-  .max(64, MESSAGES.email)
-  .regex(EMAIL_PATTERN, MESSAGES.email);
+  .refine((v) => v.length >= 6 && v.length <= 64 && EMAIL_PATTERN.test(v), MESSAGES.email);
 
 const redirectTo = z.string().max(2000).optional();
 
@@ -25,8 +24,7 @@ export const MagicLinkSchema = z.object({ intent: z.literal("magic-link"), email
 /** Code: digits and spaces only (six digits once the spaces are gone). */
 export const mfaCode = z
   .string({ required_error: MESSAGES.code })
-  .regex(/^[\d ]+$/, MESSAGES.code)
-  .refine((v) => v.replace(/ /g, "").length === 6, MESSAGES.code);
+  .refine((v) => /^[\d ]+$/.test(v) && v.replace(/ /g, "").length === 6, MESSAGES.code);
 
 export const MfaLoginSchema = z.object({
   intent: z.literal("mfa"),

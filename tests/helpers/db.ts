@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import pg from "pg";
+import { loadConfig, setConfig } from "~/config.server";
+import { connect, useConnection, type Connection, type Dialect } from "~/db/connection.server";
+import { migrateToLatest } from "~/db/migrations.server";
+import { useStorage } from "~/services/storage.server";
+
+/**
+ * The integration suite runs every test once per dialect: a fresh SQLite file, and (when
+ * TEST_DATABASE_URL is set) a fresh schema in the real PostgreSQL.
+ */
+export const PG_URL = process.env.TEST_DATABASE_URL;
+export const dialects: Dialect[] = PG_URL ? ["sqlite", "postgres"] : ["sqlite"];
+
+export interface TestDatabase {
+  connection: Connection;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** A migrated, empty database of the dialect, installed as the process-wide connection, with its own DATA_DIR. */
+export async function freshDatabase(dialect: Dialect, env: Record<string, string> = {}): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "koala-test-"));
+  setConfig(loadConfig({ DATA_DIR: dataDir, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "error", ...env }));
+  useStorage(undefined);
+  let connection: Connection;
+  let dropSchema = async () => {};
+  let schema: string | undefined;
+  if (dialect === "sqlite") {
+    connection = connect({ dialect: "sqlite", file: path.join(dataDir, "test.sqlite") });
+  } else {
+    schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    connection = connect({ dialect: "postgres", url: PG_URL! }, { pgSchema: schema, poolSize: 8 });
+    dropSchema = async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    };
+  }
+  await migrateToLatest(connection.db, dialect, schema);
+  useConnection(connection);
+  return {
+    connection,
+    dataDir,
+    async drop() {
+      await connection.close();
+      useConnection(undefined);
+      await dropSchema();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export { sql };

@@ -1,0 +1,41 @@
+import { createUser } from "~/models/users.server";
+import { addMember, createProject } from "~/models/projects.server";
+import type { Actor } from "~/models/actor";
+import type { StoredImageFile } from "~/models/images.server";
+
+let n = 0;
+export async function makeUser(role: "user" | "admin" = "user", extra: Parameters<typeof createUser>[0] extends infer T ? Partial<T> : never = {}) {
+  n += 1;
+  const user = await createUser({ email: `user${n}-${Date.now()}@example.com`, name: "Test", surname: `User${n}`, role, ...extra });
+  return { user, actor: { id: user.id, role: user.role } as Actor };
+}
+
+export async function makeProject(members: { actor: Actor; role?: "viewer" | "editor" | "manager" }[] = []) {
+  n += 1;
+  const project = await createProject({ name: `Project ${n} ${Math.random().toString(36).slice(2, 6)}` });
+  for (const m of members) await addMember(project.id, m.actor.id, m.role ?? "editor");
+  return project;
+}
+
+/** Image-row metadata for model tests that do not need real files. */
+export function fakeFile(i = 0): StoredImageFile {
+  const hash = i.toString(16).padStart(64, "0");
+  return {
+    storageKey: `originals/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.jpg`,
+    thumbKey: `thumbs/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.webp`,
+    previewKey: `previews/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.webp`,
+    mimeType: "image/jpeg",
+    sizeBytes: 1000,
+    width: 10,
+    height: 10,
+    checksum: hash,
+  };
+}
+
+export const meta = (title: string, keywords: string[] = [], ocrText = "") => ({
+  title,
+  description: `About ${title}`,
+  keywords,
+  ocrText,
+  originalName: `${title}.jpg`,
+});

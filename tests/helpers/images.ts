@@ -1,0 +1,48 @@
+import { deflateSync } from "node:zlib";
+import sharp from "sharp";
+
+/** Real image files made on the fly for tests. */
+export const jpeg = (w = 64, h = 48, color = "#3366cc") =>
+  sharp({ create: { width: w, height: h, channels: 3, background: color } }).jpeg().toBuffer();
+export const png = (w = 64, h = 48) => sharp({ create: { width: w, height: h, channels: 4, background: "#ff000080" } }).png().toBuffer();
+export const webp = () => sharp({ create: { width: 32, height: 32, channels: 3, background: "#00ff00" } }).webp().toBuffer();
+export const gif = () => sharp({ create: { width: 16, height: 16, channels: 3, background: "#0000ff" } }).gif().toBuffer();
+export const tiff = () => sharp({ create: { width: 16, height: 16, channels: 3, background: "#888888" } }).tiff().toBuffer();
+
+/**
+ * A real PNG of 30000×30000 one-bit pixels: a few hundred kilobytes on disk, 900 megapixels decoded
+ * (a decompression bomb). Built by hand, since sharp itself refuses to make one.
+ */
+export function pngBomb(size = 30000): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr[8] = 1; // bit depth
+  ihdr[9] = 0; // greyscale
+  const raw = Buffer.alloc((1 + Math.ceil(size / 8)) * size); // filter byte + zero pixels per row
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw, { level: 9 })),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}

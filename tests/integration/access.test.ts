@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NotFoundError } from "~/models/actor";
+import { createBoard, getBoard, listBoards } from "~/models/boards.server";
+import { findImageObject, getImage, insertImage, listProjectImages } from "~/models/images.server";
+import { getProject, listProjects } from "~/models/projects.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+
+describe.each(dialects)("access control in the models (%s)", (dialect) => {
+  let t: TestDatabase;
+  let alice: Awaited<ReturnType<typeof makeUser>>;
+  let bob: Awaited<ReturnType<typeof makeUser>>;
+  let viewer: Awaited<ReturnType<typeof makeUser>>;
+  let admin: Awaited<ReturnType<typeof makeUser>>;
+  let mine: Awaited<ReturnType<typeof makeProject>>;
+  let theirs: Awaited<ReturnType<typeof makeProject>>;
+  let myImage: number;
+  let theirImage: number;
+  let myBoard: string;
+  let theirBoard: string;
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect);
+    alice = await makeUser();
+    bob = await makeUser();
+    viewer = await makeUser();
+    admin = await makeUser("admin");
+    mine = await makeProject([{ actor: alice.actor }, { actor: viewer.actor, role: "viewer" }]);
+    theirs = await makeProject([{ actor: bob.actor }]);
+    myImage = await insertImage(alice.actor, mine.id, fakeFile(1), meta("mine"));
+    theirImage = await insertImage(bob.actor, theirs.id, fakeFile(2), meta("theirs"));
+    myBoard = (await createBoard(alice.actor, { projectId: mine.id, title: "Mine", imageIds: [myImage] })).id;
+    theirBoard = (await createBoard(bob.actor, { projectId: theirs.id, title: "Theirs", imageIds: [theirImage] })).id;
+  });
+  afterAll(() => t.drop());
+
+  it("lists only the projects a user is a member of; admins see all", async () => {
+    expect((await listProjects(alice.actor)).map((p) => p.id)).toEqual([mine.id]);
+    expect((await listProjects(bob.actor)).map((p) => p.id)).toEqual([theirs.id]);
+    expect((await listProjects(admin.actor)).map((p) => p.id).sort()).toEqual([mine.id, theirs.id].sort());
+  });
+
+  it("answers not found for another project, board or image, never its data", async () => {
+    await expect(getProject(alice.actor, theirs.id)).rejects.toThrow(new NotFoundError(`No Projects Found with ID: ${theirs.id}`));
+    await expect(getBoard(alice.actor, theirBoard)).rejects.toThrow(`No Board Found with ID: ${theirBoard}`);
+    await expect(getImage(alice.actor, theirImage)).rejects.toThrow("Image not found");
+    expect(await findImageObject(alice.actor, theirImage, fakeFile(2).thumbKey)).toBeNull();
+    expect(await listProjectImages(alice.actor, theirs.id)).toEqual([]);
+    await expect(getProject(alice.actor, Number.NaN)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("gives members their own things", async () => {
+    expect((await getProject(alice.actor, mine.id)).id).toBe(mine.id);
+    expect((await getBoard(alice.actor, myBoard)).title).toBe("Mine");
+    expect((await getImage(alice.actor, myImage)).keywords).toEqual([]);
+    expect(await findImageObject(alice.actor, myImage, fakeFile(1).thumbKey)).toEqual({ mimeType: "image/webp" });
+    expect(await findImageObject(alice.actor, myImage, fakeFile(1).storageKey)).toEqual({ mimeType: "image/jpeg" });
+    expect(await findImageObject(alice.actor, myImage, fakeFile(2).thumbKey)).toBeNull();
+    expect((await listBoards(alice.actor)).map((b) => b.id)).toEqual([myBoard]);
+    expect((await listBoards(admin.actor)).length).toBe(2);
+  });
+
+  it("lets viewers read but not write, and refuses writes into other projects", async () => {
+    expect((await getImage(viewer.actor, myImage)).id).toBe(myImage);
+    await expect(insertImage(viewer.actor, mine.id, fakeFile(3), meta("x"))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(insertImage(alice.actor, theirs.id, fakeFile(4), meta("x"))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(createBoard(alice.actor, { projectId: theirs.id, title: "Sneaky" })).rejects.toBeInstanceOf(NotFoundError);
+    // An image of another project cannot be smuggled into one's own board.
+    await expect(createBoard(alice.actor, { projectId: mine.id, title: "Mixed", imageIds: [myImage, theirImage] })).rejects.toBeInstanceOf(NotFoundError);
+    expect((await listBoards(alice.actor)).map((b) => b.title)).toEqual(["Mine"]);
+  });
+});

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/connection.server";
+import { hitRateLimit } from "~/models/rate-limits.server";
+import { revokeSession, revokeUserSessions, sessionUser, startSession } from "~/models/sessions.server";
+import { consumeToken, issueMagicLink, peekToken } from "~/models/sign-in-tokens.server";
+import { acceptTotpStep } from "~/models/users.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { makeUser } from "../helpers/fixtures";
+
+const policy = { idleMs: 60 * 60_000, maxMs: 24 * 60 * 60_000 };
+
+describe.each(dialects)("sign-in models (%s)", (dialect) => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await freshDatabase(dialect);
+  });
+  afterAll(() => t.drop());
+
+  it("stores only a hash of the session id and finds the user by the id", async () => {
+    const { user } = await makeUser();
+    const id = await startSession(user.id, policy, { ip: "127.0.0.1", userAgent: "test" });
+    expect(id.length).toBeGreaterThanOrEqual(43);
+    const rows = await db().selectFrom("sessions").select("id_hash").where("user_id", "=", user.id).execute();
+    expect(rows.map((r) => r.id_hash)).not.toContain(id);
+    expect((await sessionUser(id, policy))?.id).toBe(user.id);
+    expect(await sessionUser(`${id}x`, policy)).toBeNull();
+  });
+
+  it("ends sessions on logout, on idle expiry, on absolute expiry and for disabled users", async () => {
+    const { user } = await makeUser();
+    const a = await startSession(user.id, policy);
+    await revokeSession(a);
+    expect(await sessionUser(a, policy)).toBeNull();
+
+    const b = await startSession(user.id, policy);
+    await db().updateTable("sessions").set({ last_seen_at: Date.now() - policy.idleMs - 1 }).execute();
+    expect(await sessionUser(b, policy)).toBeNull();
+
+    const c = await startSession(user.id, policy);
+    await db().updateTable("sessions").set({ expires_at: Date.now() - 1 }).where("user_id", "=", user.id).execute();
+    expect(await sessionUser(c, policy)).toBeNull();
+
+    const d = await startSession(user.id, policy);
+    await db().updateTable("users").set({ status: "disabled" }).where("id", "=", user.id).execute();
+    expect(await sessionUser(d, policy)).toBeNull();
+    await db().updateTable("users").set({ status: "active" }).where("id", "=", user.id).execute();
+    expect((await sessionUser(d, policy))?.id).toBe(user.id);
+    await revokeUserSessions(user.id);
+    expect(await sessionUser(d, policy)).toBeNull();
+  });
+
+  it("uses a magic link once; a newer link voids the older; an expired one fails", async () => {
+    const { user } = await makeUser();
+    const first = await issueMagicLink(user.id, "/client/1");
+    const second = await issueMagicLink(user.id, null);
+    expect(await consumeToken(first, "magic_link")).toBeNull();
+    const results = await Promise.all([consumeToken(second, "magic_link"), consumeToken(second, "magic_link")]);
+    expect(results.filter(Boolean)).toEqual([{ userId: user.id, redirectTo: null }]);
+
+    const third = await issueMagicLink(user.id, "/x");
+    expect(await consumeToken(third, "totp_challenge")).toBeNull(); // wrong purpose
+    expect(await peekToken(third, "magic_link")).toEqual({ userId: user.id, redirectTo: "/x" });
+    await db().updateTable("sign_in_tokens").set({ expires_at: Date.now() - 1 }).where("user_id", "=", user.id).execute();
+    expect(await consumeToken(third, "magic_link")).toBeNull();
+    // Only hashes are stored.
+    const hashes = await db().selectFrom("sign_in_tokens").select("token_hash").execute();
+    expect(hashes.map((h) => h.token_hash)).not.toContain(third);
+  });
+
+  it("accepts a TOTP step once, and never an older one", async () => {
+    const { user } = await makeUser();
+    expect(await acceptTotpStep(user.id, 100)).toBe(true);
+    expect(await acceptTotpStep(user.id, 100)).toBe(false);
+    expect(await acceptTotpStep(user.id, 99)).toBe(false);
+    const race = await Promise.all([acceptTotpStep(user.id, 101), acceptTotpStep(user.id, 101)]);
+    expect(race.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("counts rate-limit hits atomically in a window and starts a new window after it", async () => {
+    const key = `test:${dialect}:${Math.random()}`;
+    const hits = await Promise.all(Array.from({ length: 8 }, () => hitRateLimit(key, 5, 60_000)));
+    expect(hits.map((h) => h.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(hits.filter((h) => !h.allowed)).toHaveLength(3);
+    await db().updateTable("rate_limits").set({ window_start: Date.now() - 60_001 }).where("key", "=", key).execute();
+    const after = await hitRateLimit(key, 5, 60_000);
+    expect(after).toMatchObject({ allowed: true, count: 1 });
+  });
+});

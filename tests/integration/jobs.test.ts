@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/connection.server";
+import { backoffMs, claimJob, enqueueJob, getJob } from "~/models/jobs.server";
+import { queue, registerJob, runOnce, startRunner } from "~/services/jobs.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+
+describe.each(dialects)("durable job queue (%s)", (dialect) => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await freshDatabase(dialect);
+  });
+  afterAll(() => t.drop());
+
+  it("hands each job to exactly one of many concurrent claimers", async () => {
+    const type = `claim-${dialect}`;
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => enqueueJob(type, { i })));
+    const claimed: number[] = [];
+    await Promise.all(
+      Array.from({ length: 5 }, async (_, w) => {
+        for (;;) {
+          const job = await claimJob(`w${w}`, [type]);
+          if (!job) return;
+          claimed.push(job.id);
+        }
+      }),
+    );
+    expect(claimed.sort((a, b) => a - b)).toEqual(ids.sort((a, b) => a - b));
+  });
+
+  it("retries a failing job with backoff, then marks it failed", async () => {
+    let calls = 0;
+    registerJob(`flaky-${dialect}`, async () => {
+      calls += 1;
+      throw new Error("SMTP said no");
+    });
+    const id = await queue(`flaky-${dialect}`, {}, { maxAttempts: 2 });
+    expect(await runOnce("w")).toBe(true);
+    let job = await getJob(id);
+    expect(job).toMatchObject({ status: "queued", attempts: 1, last_error: "SMTP said no" });
+    expect(job!.run_at).toBeGreaterThan(Date.now() + backoffMs(1) - 2000);
+    await db().updateTable("jobs").set({ run_at: Date.now() }).where("id", "=", id).execute();
+    expect(await runOnce("w")).toBe(true);
+    job = await getJob(id);
+    expect(job).toMatchObject({ status: "failed", attempts: 2 });
+    expect(calls).toBe(2);
+  });
+
+  it("hands a job whose worker died back out after the lease", async () => {
+    const type = `lease-${dialect}`;
+    const id = await enqueueJob(type, {});
+    expect((await claimJob("dead", [type]))?.id).toBe(id);
+    expect(await claimJob("other", [type])).toBeNull();
+    await db().updateTable("jobs").set({ locked_at: Date.now() - 10 * 60_000 }).where("id", "=", id).execute();
+    expect((await claimJob("other", [type]))?.id).toBe(id);
+  });
+
+  it("runs queued work in the background runner and clears the payload when done", async () => {
+    const seen: unknown[] = [];
+    registerJob(`ok-${dialect}`, async (p) => void seen.push(p));
+    const runner = startRunner({ pollMs: 50 });
+    const id = await queue(`ok-${dialect}`, { secret: "link" });
+    for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await runner.stop();
+    expect(seen).toEqual([{ secret: "link" }]);
+    expect(await getJob(id)).toMatchObject({ status: "done", payload: "null" });
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { MagicLinkSchema, MESSAGES, MfaLoginSchema, TotpChallengeSchema } from "~/lib/schemas";
+
+const issues = (r: { success: boolean; error?: { issues: { path: (string | number)[]; message: string }[] } }) =>
+  r.success ? [] : r.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+
+describe("magic-link form", () => {
+  const parse = (email: unknown) => MagicLinkSchema.safeParse({ intent: "magic-link", email });
+  it("accepts a valid address and trims it", () => {
+    const r = parse("  ana@example.com ");
+    expect(r.success && r.data.email).toBe("ana@example.com");
+  });
+  it.each([undefined, "", "no-at-sign", "a@b", "a@b.c", "x@y.io".padStart(65, "a"), "two@@example.com", "sp ace@example.com"])(
+    "refuses %j with the spec's message",
+    (email) => {
+      expect(issues(parse(email))).toEqual([`email: ${MESSAGES.email}`]);
+    },
+  );
+  it("keeps the length limits of 6 to 64", () => {
+    expect(parse("a@b.co").success).toBe(true); // 6 characters
+    expect(parse(`${"a".repeat(55)}@exam.com`).success).toBe(true); // 64
+    expect(parse(`${"a".repeat(56)}@exam.com`).success).toBe(false); // 65
+  });
+});
+
+describe("MFA form", () => {
+  const base = { intent: "mfa", email: "ana@example.com", password: "secret", code: "123 456" };
+  it("accepts digits and spaces in the code", () => {
+    expect(MfaLoginSchema.safeParse(base).success).toBe(true);
+  });
+  it("gives each field its spec message", () => {
+    expect(issues(MfaLoginSchema.safeParse({ intent: "mfa" }))).toEqual([
+      `email: ${MESSAGES.email}`,
+      `password: ${MESSAGES.password}`,
+      `code: ${MESSAGES.code}`,
+    ]);
+  });
+  it.each(["12a456", "12-456", "1234567", "12345", "   "])("refuses the code %j", (code) => {
+    expect(issues(MfaLoginSchema.safeParse({ ...base, code }))).toEqual([`code: ${MESSAGES.code}`]);
+  });
+  it("validates the code of the TOTP step after a magic link the same way", () => {
+    expect(TotpChallengeSchema.safeParse({ code: "000 000" }).success).toBe(true);
+    expect(issues(TotpChallengeSchema.safeParse({ code: "abc" }))).toEqual([`code: ${MESSAGES.code}`]);
+  });
+});
