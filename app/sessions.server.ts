@@ -18,7 +18,6 @@ function cookies() {
   return {
     session: createCookie(secure ? "__Host-koala_session" : "koala_session", { ...base, maxAge: Math.floor(cfg.sessionMaxMs / 1000) }),
     totpChallenge: createCookie(secure ? "__Host-koala_mfa" : "koala_mfa", { ...base, maxAge: 5 * 60 }),
-    theme: createCookie("theme", { ...base, secrets: undefined, maxAge: 365 * 86_400 }),
     flash: createCookieSessionStorage<Record<string, never>, { toast: Toast }>({ cookie: { ...base, name: "koala_flash" } }),
   };
 }
@@ -98,12 +97,13 @@ export async function readTotpChallenge(request: Request): Promise<string | null
 }
 export const totpChallengeCookie = (token: string) => cookieJar().totpChallenge.serialize(token);
 
+/** The theme cookie holds the spec's plain value, `lightmode` or `darkmode` (not secret, so not signed). */
 export type Theme = "lightmode" | "darkmode";
 export async function getTheme(request: Request): Promise<Theme> {
-  const v = await cookieJar().theme.parse(request.headers.get("Cookie"));
-  return v === "darkmode" ? "darkmode" : "lightmode";
+  return /(?:^|;\s*)theme=darkmode(?:;|$)/.test(request.headers.get("Cookie") ?? "") ? "darkmode" : "lightmode";
 }
-export const themeCookie = (theme: Theme) => cookieJar().theme.serialize(theme);
+export const themeCookie = async (theme: Theme) =>
+  `theme=${theme}; Path=/; Max-Age=${365 * 86_400}; SameSite=Lax${config().production ? "; Secure" : ""}`;
 
 export interface Toast {
   kind: "success" | "error" | "info";

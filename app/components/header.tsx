@@ -54,8 +54,8 @@ export function Header({ user, theme, context }: HeaderProps) {
           <span aria-hidden="true">▦</span>
         </Link>
         <details className="profile-menu" ref={menu}>
-          <summary aria-label={`Profile menu for ${user.name} ${user.surname}`}>
-            <span className="avatar" aria-hidden="true">
+          <summary aria-label={`${initials}: profile menu for ${user.name} ${user.surname}`}>
+            <span className="avatar">
               {initials}
             </span>
           </summary>

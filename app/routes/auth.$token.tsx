@@ -7,7 +7,7 @@ import { Spinner } from "~/components/spinner";
 import { authenticatorFor, SignInError, startTotpChallenge } from "~/services/auth.server";
 import { requestMeta, signIn, totpChallengeCookie } from "~/sessions.server";
 
-export const meta: MetaFunction = () => [{ title: "Logging in | Koala" }, { name: "referrer", content: "no-referrer" }];
+export const meta: MetaFunction = () => [{ title: "Logging in | Koala" }];
 
 /**
  * GET only shows the page: mail scanners that follow links must not use the token.

@@ -41,6 +41,8 @@ export default function VerifyCode() {
     id: "totp",
     lastResult,
     shouldValidate: "onBlur",
+    // Revalidating on input (not blur): a blur-time revalidation while the button is pressed can swallow the submit.
+    shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: TotpChallengeSchema }),
   });
   return (

@@ -120,7 +120,7 @@ function MagicLinkForm({ redirectTo, lastResult }: { redirectTo: string; lastRes
     onValidate: ({ formData }) => parseWithZod(formData, { schema: MagicLinkSchema }),
   });
   return (
-    <Form method="post" {...getFormProps(form)} aria-label="Sign in with an e-mailed link">
+    <Form method="post" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="magic-link" />
       {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
       <FormError id={form.errorId} errors={form.errors} />
@@ -144,7 +144,7 @@ function MfaForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: R
     onValidate: ({ formData }) => parseWithZod(formData, { schema: MfaLoginSchema }),
   });
   return (
-    <Form method="post" {...getFormProps(form)} aria-label="Sign in with password and MFA code">
+    <Form method="post" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="mfa" />
       {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
       <FormError id={form.errorId} errors={form.errors} />

@@ -1,0 +1,143 @@
+import { expect, test } from "@playwright/test";
+import { code, expectAccessible, hasJs, requestLink, signInWithPassword, userFor, PASSWORD } from "./support";
+
+test("unknown paths show the 404 page with status 404 and a way back", async ({ page }) => {
+  const response = await page.goto("/no/such/page");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  await page.getByRole("link", { name: "Back to dashboard" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  const direct = await page.goto("/404");
+  expect(direct?.status()).toBe(200);
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+});
+
+test("old entry points redirect to the dashboard", async ({ request }) => {
+  for (const p of ["/", "/home", "/index", "/verify-email"]) {
+    const res = await request.get(p, { maxRedirects: 0 });
+    expect(res.status(), p).toBe(302);
+    expect(res.headers().location, p).toBe("/dashboard");
+  }
+});
+
+test("a guarded page sends to sign-in and back afterwards", async ({ page }, info) => {
+  await page.goto("/dashboard?view=boards");
+  await expect(page).toHaveURL(/\/login\?redirectTo=%2Fdashboard%3Fview%3Dboards$/);
+  await page.getByRole("link", { name: "Sign in with password and MFA code instead" }).click();
+  await page.getByLabel("Email", { exact: true }).fill(userFor(info, "redirect"));
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByLabel("Code", { exact: true }).fill(code());
+  await page.getByRole("button", { name: "Login" }).click();
+  await expect(page).toHaveURL(/\/dashboard\?view=boards$/);
+});
+
+test("the theme switches from the profile menu and is rendered by the server", async ({ page }, info) => {
+  await signInWithPassword(page, userFor(info, "theme"));
+  await expect(page.locator("html")).toHaveClass("lightmode");
+  await page.getByLabel(/profile menu/i).click();
+  await page.getByRole("button", { name: "Dark Mode" }).click();
+  await expect(page.locator("html")).toHaveClass("darkmode");
+  await expect(page).toHaveURL(/\/dashboard$/);
+  const cookies = await page.context().cookies();
+  expect(cookies.find((c) => c.name === "theme")?.value).toBe("darkmode");
+  await page.reload();
+  await expect(page.locator("html")).toHaveClass("darkmode");
+  await page.getByLabel(/profile menu/i).click();
+  await page.getByRole("button", { name: "Light Mode" }).click();
+  await expect(page.locator("html")).toHaveClass("lightmode");
+});
+
+test("logout from the profile menu ends the session", async ({ page }, info) => {
+  await signInWithPassword(page, userFor(info, "logout"));
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.getByLabel(/profile menu/i).click();
+  await page.getByRole("button", { name: "Logout" }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/login$/);
+});
+
+test("keyboard only: sign in, open the profile menu and log out", async ({ page }, info) => {
+  await page.goto("/login?method=password");
+  await page.getByLabel("Email", { exact: true }).focus();
+  await page.keyboard.type(userFor(info, "keyboard"));
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(code());
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/dashboard$/);
+  // Skip link first, then the logo, then the projects link, then the profile menu.
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+  await page.getByLabel(/profile menu/i).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("link", { name: "View All Boards" })).toBeVisible();
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "View All Boards" })).toBeFocused();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Logout" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/login$/);
+});
+
+test("a tab whose session ended goes to sign-in: by itself with JavaScript, at the next request without", async ({ page, context }, info) => {
+  await signInWithPassword(page, userFor(info, "watch"));
+  await expect(page).toHaveURL(/\/dashboard$/);
+  // Sign out elsewhere (another tab of the same browser).
+  const other = await context.newPage();
+  await other.goto("/dashboard");
+  await other.getByLabel(/profile menu/i).click();
+  await other.getByRole("button", { name: "Logout" }).click();
+  // With JavaScript the 5-second check notices; without it, the next request does.
+  if (!hasJs(info)) await page.reload();
+  await expect(page).toHaveURL(/\/login(\?redirectTo=%2Fdashboard)?$/, { timeout: 12_000 });
+});
+
+test("login, auth, verify, dashboard and 404 pages pass axe", async ({ page }, info) => {
+  test.setTimeout(90_000); // eight axe runs
+  await page.goto("/login");
+  await expectAccessible(page, info);
+  await page.goto("/login?method=password");
+  await expectAccessible(page, info);
+  await page.getByRole("button", { name: "Login" }).click();
+  await expect(page.getByText("Please enter a password.")).toBeVisible();
+  await expectAccessible(page, info);
+  await page.goto("/no/such/page");
+  await expectAccessible(page, info);
+  const link = await requestLink(page, userFor(info, "axe"));
+  await expectAccessible(page, info);
+  await page.goto(link);
+  await expectAccessible(page, info);
+  if (!hasJs(info)) await page.getByRole("button", { name: "Continue to Koala" }).click();
+  await expect(page).toHaveURL(/\/auth\/verify$/);
+  await expectAccessible(page, info);
+  await page.getByLabel("Code", { exact: true }).fill(code());
+  await page.getByRole("button", { name: "Verify" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expectAccessible(page, info);
+  await page.getByLabel(/profile menu/i).click();
+  await expectAccessible(page, info);
+});
+
+test("security headers: an enforced CSP with a nonce, nosniff, no framing", async ({ request }) => {
+  const res = await request.get("/login");
+  const csp = res.headers()["content-security-policy"]!;
+  expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{20,}'/);
+  for (const d of ["default-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"]) expect(csp).toContain(d);
+  expect(res.headers()["x-content-type-options"]).toBe("nosniff");
+  expect(res.headers()["referrer-policy"]).toBe("same-origin");
+  const html = await res.text();
+  const nonce = /'nonce-([^']+)'/.exec(csp)![1]!;
+  for (const tag of html.match(/<script\b[^>]*>/g) ?? []) expect(tag).toContain(`nonce="${nonce}"`);
+  expect((await request.get("/login")).headers()["content-security-policy"]).not.toBe(csp);
+});
+
+test("a cross-site form post is refused", async ({ request }) => {
+  const res = await request.post("/login", {
+    form: { intent: "magic-link", email: "x@e2e.test" },
+    headers: { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" },
+  });
+  expect(res.status()).toBe(403);
+});

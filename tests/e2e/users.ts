@@ -1,0 +1,22 @@
+/** The people the e2e run seeds: one per scenario and browser project, so tests never share a TOTP step or a rate limit. */
+export const PASSWORD = "e2e-password-123";
+export const TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+export const PROJECTS = ["js", "nojs"] as const;
+export const SCENARIOS = {
+  link: { totp: false },
+  linkTotp: { totp: true },
+  password: { totp: true },
+  replay: { totp: true },
+  wrong: { totp: true },
+  expired: { totp: false },
+  reused: { totp: false },
+  ratelimit: { totp: false },
+  logout: { totp: true },
+  redirect: { totp: true },
+  theme: { totp: true },
+  keyboard: { totp: true },
+  watch: { totp: true },
+  axe: { totp: true },
+} as const;
+export type Scenario = keyof typeof SCENARIOS;
+export const emailFor = (scenario: Scenario, project: string) => `${scenario.toLowerCase()}-${project}@e2e.test`;
