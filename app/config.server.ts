@@ -41,7 +41,7 @@ const EnvSchema = z.object({
 
 export type Config = ReturnType<typeof loadConfig>;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);

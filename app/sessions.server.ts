@@ -88,7 +88,10 @@ export async function signOut(request: Request, meta: RequestMeta) {
   const user = await getUser(request);
   if (id) await revokeSession(id);
   if (user) await recordAudit({ action: "sign_out", actorUserId: user.id, ip: meta.ip });
-  return redirect("/login", { headers: { "Set-Cookie": await cookieJar().session.serialize("", { maxAge: 0 }) } });
+  const headers = new Headers();
+  headers.append("Set-Cookie", await cookieJar().session.serialize("", { maxAge: 0 }));
+  headers.append("Set-Cookie", await flashToast(request, { kind: "info", title: "You have been logged out." }));
+  return redirect("/login", { headers });
 }
 
 export async function readTotpChallenge(request: Request): Promise<string | null> {

@@ -37,7 +37,7 @@ export default async function globalSetup() {
 
   const env = {
     ...process.env,
-    NODE_ENV: "production",
+    NODE_ENV: "production" as const,
     KOALA_ENV: "development",
     DATA_DIR: path.join(E2E_DIR, "data"),
     PORT: String(E2E_PORT),

@@ -5,7 +5,10 @@ import { addMember, createProject } from "~/models/projects.server";
 import { createUser } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
 import { setDailyMedia } from "~/models/daily-media.server";
-import { emailFor, PASSWORD, PROJECTS, SCENARIOS, TOTP_SECRET, type Scenario } from "./users";
+import { insertImage } from "~/models/images.server";
+import { storeImageFile } from "~/services/image-files.server";
+import { drawDemoImage } from "~/services/demo.server";
+import { emailFor, OUTSIDERS, PASSWORD, PROJECTS, SCENARIOS, TOTP_SECRET, type Scenario } from "./users";
 
 const connection = await openDatabase();
 const hash = await hashPassword(PASSWORD);
@@ -21,7 +24,13 @@ for (const p of PROJECTS)
       password_hash: hash,
       totp_secret: totp ? TOTP_SECRET : null,
     });
+    if (OUTSIDERS.includes(scenario as Scenario)) continue;
     await addMember(project.id, user.id, "editor");
-    if (scenario === "link" && p === "js") await createBoard({ id: user.id, role: "user" }, { projectId: project.id, title: "E2E Board" });
+    if (scenario === "link" && p === "js") {
+      const actor = { id: user.id, role: "user" as const };
+      const file = await storeImageFile(await drawDemoImage(1, 640, 480));
+      const imageId = await insertImage(actor, project.id, file, { title: "E2E image", description: "", keywords: ["e2e"], ocrText: "", originalName: "e2e.jpg" });
+      await createBoard(actor, { projectId: project.id, title: "E2E Board", imageIds: [imageId] });
+    }
   }
 await connection.close();

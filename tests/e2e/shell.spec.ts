@@ -53,8 +53,10 @@ test("logout from the profile menu ends the session", async ({ page }, info) => 
   await page.getByLabel(/profile menu/i).click();
   await page.getByRole("button", { name: "Logout" }).click();
   await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByRole("status").filter({ hasText: "You have been logged out." })).toBeVisible();
   await page.goto("/dashboard");
   await expect(page).toHaveURL(/\/login$/);
+  await expect(page.getByText("You have been logged out.")).toHaveCount(0); // a flash shows once
 });
 
 test("keyboard only: sign in, open the profile menu and log out", async ({ page }, info) => {

@@ -107,3 +107,13 @@ export function expireLinks(email: string) {
     db.close();
   }
 }
+
+/** The e2e image's id and stored keys, read from the e2e database. */
+export function e2eImage(): { id: number; storage_key: string; thumb_key: string } {
+  const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"), { readonly: true });
+  try {
+    return db.prepare("select id, storage_key, thumb_key from images where title = 'E2E image'").get() as never;
+  } finally {
+    db.close();
+  }
+}

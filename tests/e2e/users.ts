@@ -2,6 +2,7 @@
 export const PASSWORD = "e2e-password-123";
 export const TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 export const PROJECTS = ["js", "nojs"] as const;
+export type Scenario = keyof typeof SCENARIOS;
 export const SCENARIOS = {
   link: { totp: false },
   linkTotp: { totp: true },
@@ -17,6 +18,9 @@ export const SCENARIOS = {
   keyboard: { totp: true },
   watch: { totp: true },
   axe: { totp: true },
+  media: { totp: true },
+  outsider: { totp: true },
 } as const;
-export type Scenario = keyof typeof SCENARIOS;
+/** Scenarios whose user is not a member of the e2e project. */
+export const OUTSIDERS: Scenario[] = ["outsider"];
 export const emailFor = (scenario: Scenario, project: string) => `${scenario.toLowerCase()}-${project}@e2e.test`;
