@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { config } from "~/config.server";
 import { hashPassword } from "~/lib/crypto.server";
 import { newTotpSecret, otpauthUri, totpCode } from "~/lib/totp.server";
+import { SYSTEM } from "~/models/actor";
 import { insertImage } from "~/models/images.server";
 import { addMember, createProject, findProjectByName } from "~/models/projects.server";
 import { createUser, findUserByEmail, setTotpSecret } from "~/models/users.server";
@@ -174,7 +175,7 @@ async function importFolder(opts: Opts, out: (l: string) => void) {
   const dir = path.resolve(need(opts, "dir"));
   // Imports act as a member (an admin by default): the model checks the right to edit.
   const actorUser = typeof opts.as === "string" ? await userByEmail(opts.as) : undefined;
-  const actor = actorUser ? { id: actorUser.id, role: actorUser.role } : { id: 0, role: "admin" as const };
+  const actor = actorUser ? { id: actorUser.id, role: actorUser.role } : SYSTEM;
   const sidecar: Map<string, SidecarEntry> = opts.sidecar ? await readSidecar(path.resolve(opts.sidecar as string)) : new Map();
   const files = (await readdir(dir)).filter((f) => IMAGE_EXT.test(f)).sort();
   let imported = 0;
@@ -183,7 +184,7 @@ async function importFolder(opts: Opts, out: (l: string) => void) {
     const meta = sidecar.get(file);
     try {
       const stored = await storeImageFile(await readFile(path.join(dir, file)));
-      await insertImage(actor.id === 0 ? { id: 0, role: "admin" } : actor, project.id, stored, {
+      await insertImage(actor, project.id, stored, {
         title: meta?.title ?? path.parse(file).name,
         description: meta?.description ?? "",
         keywords: meta?.keywords ?? [],

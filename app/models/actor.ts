@@ -11,3 +11,7 @@ export class NotFoundError extends Error {
     this.name = "NotFoundError";
   }
 }
+
+/** The command line and seeds: full rights, recorded as no user in created_by / changed_by columns. */
+export const SYSTEM: Actor = { id: 0, role: "admin" };
+export const recordedAs = (actor: Actor): number | null => (actor.id === SYSTEM.id ? null : actor.id);

@@ -2,7 +2,7 @@ import { db } from "~/db/connection.server";
 import type { Board } from "~/db/schema";
 import { randomToken } from "~/lib/crypto.server";
 import { visibleProjectIds } from "./access.server";
-import { NotFoundError, type Actor } from "./actor";
+import { NotFoundError, recordedAs, type Actor } from "./actor";
 import { assertCanEdit } from "./projects.server";
 
 export type BoardSummary = Pick<Board, "id" | "project_id" | "title" | "cover_image_id" | "is_client_board" | "updated_at">;
@@ -62,7 +62,7 @@ export async function createBoard(
           cover_image_id: imageIds[0] ?? null,
           is_client_board: input.clientBoard ? 1 : 0,
           active: 1,
-          created_by: actor.id,
+          created_by: recordedAs(actor),
           created_at: now,
           updated_at: now,
         })
@@ -70,7 +70,7 @@ export async function createBoard(
       if (imageIds.length)
         await trx
           .insertInto("board_images")
-          .values(imageIds.map((image_id, i) => ({ board_id: id, image_id, added_by: actor.id, added_at: now + i })))
+          .values(imageIds.map((image_id, i) => ({ board_id: id, image_id, added_by: recordedAs(actor), added_at: now + i })))
           .execute();
       return trx.selectFrom("boards").select(columns).where("id", "=", id).executeTakeFirstOrThrow();
     });

@@ -1,7 +1,7 @@
 import { db } from "~/db/connection.server";
 import type { Image } from "~/db/schema";
 import { visibleProjectIds } from "./access.server";
-import { NotFoundError, type Actor } from "./actor";
+import { NotFoundError, recordedAs, type Actor } from "./actor";
 import { assertCanEdit, touchProject } from "./projects.server";
 
 export interface StoredImageFile {
@@ -74,7 +74,7 @@ export async function insertImage(
           checksum: file.checksum,
           rotation: 0,
           version: 1,
-          created_by: actor.id,
+          created_by: recordedAs(actor),
           created_at: at,
           updated_at: at,
           deleted_at: null,
@@ -95,7 +95,7 @@ export async function insertImage(
           thumb_key: file.thumbKey,
           preview_key: file.previewKey,
           changes: JSON.stringify(["created"]),
-          changed_by: actor.id,
+          changed_by: recordedAs(actor),
           changed_at: at,
         })
         .execute();
@@ -167,4 +167,45 @@ export async function listProjectImages(
     );
   const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
   return rows.map(parse);
+}
+
+/**
+ * Bulk insert of metadata-only images that reuse stored files (seeds for performance work).
+ * Rows go in chunks of 100 inside one transaction per call; no versions are written.
+ */
+export async function insertImageRows(
+  actor: Actor,
+  projectId: number,
+  rows: { file: StoredImageFile; meta: ImageMetadata; at: number }[],
+) {
+  await assertCanEdit(actor, projectId);
+  const values = rows.map(({ file, meta, at }) => ({
+    project_id: projectId,
+    title: meta.title,
+    description: meta.description,
+    keywords: JSON.stringify(meta.keywords),
+    ocr_text: meta.ocrText,
+    original_name: meta.originalName,
+    mime_type: file.mimeType,
+    storage_key: file.storageKey,
+    thumb_key: file.thumbKey,
+    preview_key: file.previewKey,
+    size_bytes: file.sizeBytes,
+    width: file.width,
+    height: file.height,
+    checksum: file.checksum,
+    rotation: 0,
+    version: 1,
+    created_by: recordedAs(actor),
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  }));
+  await db()
+    .transaction()
+    .execute(async (trx) => {
+      // Chunks of 100 rows stay under SQLite's bound-parameter limit on every build.
+      for (let i = 0; i < values.length; i += 100) await trx.insertInto("images").values(values.slice(i, i + 100)).execute();
+    });
+  await touchProject(projectId);
 }

@@ -1,13 +1,12 @@
-import type { Insertable } from "kysely";
 import sharp from "sharp";
-import type { ImagesTable } from "~/db/schema";
-import { db } from "~/db/connection.server";
 import { hashPassword } from "~/lib/crypto.server";
 import { newTotpSecret, otpauthUri } from "~/lib/totp.server";
 import type { Actor } from "~/models/actor";
 import { createBoard } from "~/models/boards.server";
 import { setDailyMedia } from "~/models/daily-media.server";
-import { insertImage } from "~/models/images.server";
+import { insertImage, insertImageRows } from "~/models/images.server";
+import { createAttribute, setAttributeValues } from "~/models/attributes.server";
+import { SYSTEM } from "~/models/actor";
 import { addMember, createProject } from "~/models/projects.server";
 import { createUser, findUserByEmail } from "~/models/users.server";
 import { storeImageFile } from "./image-files.server";
@@ -115,15 +114,8 @@ export async function seedDemo(opts: SeedOptions = {}) {
     const project = await createProject({ name, wsc: pi === 2, wscSource: pi === 2 ? "https://wsc.example/globex" : null });
     await addMember(project.id, user.id, "manager");
     const attrIds: { id: number; values: string[] }[] = [];
-    for (const a of ATTRIBUTES) {
-      const now = Date.now();
-      const row = await db()
-        .insertInto("attributes")
-        .values({ project_id: project.id, name: a.name, code: a.code, active: 1, type: a.type, created_at: now, updated_at: now })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      attrIds.push({ id: row.id, values: a.values });
-    }
+    for (const a of ATTRIBUTES)
+      attrIds.push({ id: await createAttribute(actor, project.id, { name: a.name, code: a.code, type: a.type }), values: a.values });
     const imageIds: number[] = [];
     const base = Date.now() - perProject * 60_000;
     // Drawing and derivatives run four at a time (sharp works off the main thread); inserts stay in order.
@@ -137,8 +129,8 @@ export async function seedDemo(opts: SeedOptions = {}) {
         const rnd = seeded(m);
         const values = attrIds
           .filter(() => rnd() < 0.8)
-          .map((a) => ({ image_id: id, attribute_id: a.id, value: a.values[Math.floor(rnd() * a.values.length)]!, created_by: user.id, created_at: Date.now() }));
-        if (values.length) await db().insertInto("image_attribute_values").values(values).execute();
+          .map((a) => ({ imageId: id, attributeId: a.id, value: a.values[Math.floor(rnd() * a.values.length)]! }));
+        await setAttributeValues(actor, project.id, values);
       }
     }
     n += perProject;
@@ -177,41 +169,13 @@ export async function seedLargeProject(opts: { count?: number; name?: string; me
   const files = [];
   for (let i = 0; i < 8; i++) files.push(await storeImageFile(await drawDemoImage(100_000 + i, 800, 600)));
   const base = Date.now() - count * 1000;
+  const actor = member ? { id: member.id, role: member.role } : SYSTEM;
   const batch = 1000;
   for (let start = 0; start < count; start += batch) {
-    const rows: Insertable<ImagesTable>[] = [];
-    for (let i = start; i < Math.min(count, start + batch); i++) {
-      const f = files[i % files.length]!;
-      const meta = demoMetadata(i + 1);
-      rows.push({
-        project_id: project.id,
-        title: meta.title,
-        description: meta.description,
-        keywords: JSON.stringify(meta.keywords),
-        ocr_text: meta.ocrText,
-        original_name: meta.originalName,
-        mime_type: f.mimeType,
-        storage_key: f.storageKey,
-        thumb_key: f.thumbKey,
-        preview_key: f.previewKey,
-        size_bytes: f.sizeBytes,
-        width: f.width,
-        height: f.height,
-        checksum: f.checksum,
-        rotation: 0,
-        version: 1,
-        created_by: member?.id ?? null,
-        created_at: base + i * 1000,
-        updated_at: base + i * 1000,
-        deleted_at: null,
-      });
-    }
-    await db()
-      .transaction()
-      .execute(async (trx) => {
-        // Multi-row inserts of 100: under SQLite's bound-parameter limit on every build.
-        for (let i = 0; i < rows.length; i += 100) await trx.insertInto("images").values(rows.slice(i, i + 100)).execute();
-      });
+    const rows = [];
+    for (let i = start; i < Math.min(count, start + batch); i++)
+      rows.push({ file: files[i % files.length]!, meta: demoMetadata(i + 1), at: base + i * 1000 });
+    await insertImageRows(actor, project.id, rows);
     if ((start / batch) % 10 === 0) say(`  ${start + rows.length} / ${count}`);
   }
   say(`Large project "${name}" (id ${project.id}) has ${count} images.`);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
 import { connect, useConnection, type Connection } from "~/db/connection.server";
-import { listProjectImages } from "~/models/images.server";
+import { countProjectImages, listProjectImages } from "~/models/images.server";
 import { listProjects } from "~/models/projects.server";
 import { findUserByEmail } from "~/models/users.server";
 import { jpeg, png } from "../helpers/images";
@@ -46,6 +46,9 @@ describe("koala command line", () => {
     expect(imported).toContain("skipped evil.jpg: The file is not a supported image");
     expect(imported).toContain('Imported 2 image(s) into "Acme", skipped 1.');
     expect(koala("totp-code", "--email", "ana@example.com")).toMatch(/^\d{6}\n$/);
+    // Without --as the import acts as the system (recorded as no user).
+    expect(koala("import", "--project", "Acme", "--dir", path.join(dir, "photos"))).toContain('Imported 2 image(s) into "Acme", skipped 1.');
+    expect(koala("seed-large", "--count", "2500", "--name", "Big")).toContain('Large project "Big"');
   });
 
   it("left the database the way the models read it", async () => {
@@ -57,7 +60,10 @@ describe("koala command line", () => {
     const actor = { id: ana!.id, role: ana!.role };
     const [project] = await listProjects(actor);
     const images = await listProjectImages(actor, project!.id);
-    expect(images.map((i) => i.title).sort()).toEqual(["Shelf A", "b"]);
+    expect(images.map((i) => i.title).sort()).toEqual(["Shelf A", "a", "b", "b"]);
+    expect(images.filter((i) => i.created_by === null)).toHaveLength(2);
+    const big = (await listProjects({ id: 0, role: "admin" })).find((p) => p.name === "Big")!;
+    expect(await countProjectImages({ id: 0, role: "admin" }, big.id)).toBe(2500);
     expect(images.find((i) => i.title === "Shelf A")).toMatchObject({ description: "Front, left", keywords: ["retail", "promo"], ocr_text: "SALE" });
   });
 
