@@ -66,8 +66,11 @@ export default async function globalSetup() {
   }
 
   return async () => {
-    server.kill("SIGTERM");
-    await new Promise((r) => server.once("exit", r));
+    if (server.exitCode === null) {
+      const exited = new Promise((r) => server.once("exit", r));
+      server.kill("SIGTERM");
+      await exited;
+    }
     await new Promise<void>((r) => smtp.close(() => r()));
   };
 }
