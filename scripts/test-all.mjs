@@ -14,7 +14,7 @@ const fail = (message) => {
   process.exit(1);
 };
 
-mkdirSync("test-results", { recursive: true });
+mkdirSync("reports", { recursive: true });
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 if (!existsSync(chromium)) fail(`The e2e tests need Chromium at ${chromium}: apt-get install chromium (or set CHROMIUM_PATH).`);
 
@@ -25,7 +25,7 @@ if (!process.env.TEST_DATABASE_URL)
   process.stdout.write("\nNOTE: TEST_DATABASE_URL is not set: the PostgreSQL half of the integration suite is NOT run (SQLite only).\n");
 else process.stdout.write(`\nIntegration suite runs on SQLite and on PostgreSQL (${process.env.TEST_DATABASE_URL.replace(/\/\/[^@]*@/, "//")}).\n`);
 
-const unitStatus = run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]);
+const unitStatus = run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", "--outputFile.json=reports/vitest.json"]);
 const e2eStatus = run(bin("playwright"), ["test"]);
 
 const read = (file) => {
@@ -35,8 +35,8 @@ const read = (file) => {
     return null;
   }
 };
-const v = read("test-results/vitest.json");
-const p = read("test-results/e2e.json");
+const v = read("reports/vitest.json");
+const p = read("reports/e2e.json");
 const passed = (v?.numPassedTests ?? 0) + (p?.stats?.expected ?? 0);
 const failed = (v?.numFailedTests ?? 0) + (p?.stats?.unexpected ?? 0) + (p?.stats?.flaky ?? 0);
 const skipped = (v?.numPendingTests ?? 0) + (v?.numTodoTests ?? 0) + (p?.stats?.skipped ?? 0);

@@ -1,5 +1,6 @@
 import { db } from "~/db/connection.server";
-import type { Image } from "~/db/schema";
+import type { Insertable } from "kysely";
+import type { Image, ImagesTable } from "~/db/schema";
 import { visibleProjectIds } from "./access.server";
 import { NotFoundError, recordedAs, type Actor } from "./actor";
 import { assertCanEdit, touchProject } from "./projects.server";
@@ -26,6 +27,32 @@ export interface ImageMetadata {
 export type ImageRecord = Omit<Image, "keywords"> & { keywords: string[] };
 
 const parse = (row: Image): ImageRecord => ({ ...row, keywords: JSON.parse(row.keywords) as string[] });
+
+/** The images row of a newly stored file: version 1, unrotated. */
+function newImageRow(actor: Actor, projectId: number, file: StoredImageFile, meta: ImageMetadata, at: number): Insertable<ImagesTable> {
+  return {
+    project_id: projectId,
+    title: meta.title,
+    description: meta.description,
+    keywords: JSON.stringify(meta.keywords),
+    ocr_text: meta.ocrText,
+    original_name: meta.originalName,
+    mime_type: file.mimeType,
+    storage_key: file.storageKey,
+    thumb_key: file.thumbKey,
+    preview_key: file.previewKey,
+    size_bytes: file.sizeBytes,
+    width: file.width,
+    height: file.height,
+    checksum: file.checksum,
+    rotation: 0,
+    version: 1,
+    created_by: recordedAs(actor),
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  };
+}
 
 /** An image the actor may see, or NotFoundError. */
 export async function getImage(actor: Actor, imageId: number): Promise<ImageRecord> {
@@ -54,31 +81,9 @@ export async function insertImage(
   const id = await db()
     .transaction()
     .execute(async (trx) => {
-      const keywords = JSON.stringify(meta.keywords);
       const row = await trx
         .insertInto("images")
-        .values({
-          project_id: projectId,
-          title: meta.title,
-          description: meta.description,
-          keywords,
-          ocr_text: meta.ocrText,
-          original_name: meta.originalName,
-          mime_type: file.mimeType,
-          storage_key: file.storageKey,
-          thumb_key: file.thumbKey,
-          preview_key: file.previewKey,
-          size_bytes: file.sizeBytes,
-          width: file.width,
-          height: file.height,
-          checksum: file.checksum,
-          rotation: 0,
-          version: 1,
-          created_by: recordedAs(actor),
-          created_at: at,
-          updated_at: at,
-          deleted_at: null,
-        })
+        .values(newImageRow(actor, projectId, file, meta, at))
         .returning("id")
         .executeTakeFirstOrThrow();
       await trx
@@ -88,7 +93,7 @@ export async function insertImage(
           version: 1,
           title: meta.title,
           description: meta.description,
-          keywords,
+          keywords: JSON.stringify(meta.keywords),
           ocr_text: meta.ocrText,
           rotation: 0,
           storage_key: file.storageKey,
@@ -179,28 +184,7 @@ export async function insertImageRows(
   rows: { file: StoredImageFile; meta: ImageMetadata; at: number }[],
 ) {
   await assertCanEdit(actor, projectId);
-  const values = rows.map(({ file, meta, at }) => ({
-    project_id: projectId,
-    title: meta.title,
-    description: meta.description,
-    keywords: JSON.stringify(meta.keywords),
-    ocr_text: meta.ocrText,
-    original_name: meta.originalName,
-    mime_type: file.mimeType,
-    storage_key: file.storageKey,
-    thumb_key: file.thumbKey,
-    preview_key: file.previewKey,
-    size_bytes: file.sizeBytes,
-    width: file.width,
-    height: file.height,
-    checksum: file.checksum,
-    rotation: 0,
-    version: 1,
-    created_by: recordedAs(actor),
-    created_at: at,
-    updated_at: at,
-    deleted_at: null,
-  }));
+  const values = rows.map(({ file, meta, at }) => newImageRow(actor, projectId, file, meta, at));
   await db()
     .transaction()
     .execute(async (trx) => {

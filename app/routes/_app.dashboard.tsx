@@ -10,7 +10,10 @@ export const meta: MetaFunction = () => [{ title: "Dashboard | Koala" }];
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const [projects, boards] = await Promise.all([listProjects(actor), listBoards(actor, { limit: 12 })]);
-  return { projects, boards };
+  return {
+    projects: projects.map((p) => ({ key: String(p.id), title: p.name, to: `/client/${p.id}` })),
+    boards: boards.map((b) => ({ key: b.id, title: b.title, to: `/${b.project_id}/board/${b.id}` })),
+  };
 }
 
 export default function Dashboard() {
@@ -18,38 +21,29 @@ export default function Dashboard() {
   return (
     <div className="dashboard">
       <h1>Dashboard</h1>
-      <section aria-labelledby="projects-title">
-        <h2 id="projects-title">Projects</h2>
-        {projects.length === 0 ? (
-          <p className="empty">No projects were found</p>
-        ) : (
-          <ul className="card-list">
-            {projects.map((p) => (
-              <li key={p.id}>
-                <Link to={`/client/${p.id}`} className="card-link">
-                  {p.name}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-      <section aria-labelledby="boards-title">
-        <h2 id="boards-title">Boards</h2>
-        {boards.length === 0 ? (
-          <p className="empty">No boards were found</p>
-        ) : (
-          <ul className="card-list">
-            {boards.map((b) => (
-              <li key={b.id}>
-                <Link to={`/${b.project_id}/board/${b.id}`} className="card-link">
-                  {b.title}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <LinkSection id="projects" heading="Projects" empty="No projects were found" items={projects} />
+      <LinkSection id="boards" heading="Boards" empty="No boards were found" items={boards} />
     </div>
+  );
+}
+
+function LinkSection({ id, heading, empty, items }: { id: string; heading: string; empty: string; items: { key: string; title: string; to: string }[] }) {
+  return (
+    <section aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{heading}</h2>
+      {items.length === 0 ? (
+        <p className="empty">{empty}</p>
+      ) : (
+        <ul className="card-list">
+          {items.map((item) => (
+            <li key={item.key}>
+              <Link to={item.to} className="card-link">
+                {item.title}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
