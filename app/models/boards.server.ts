@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Board } from "~/db/schema";
 import { randomToken } from "~/lib/crypto.server";
@@ -75,3 +76,60 @@ export async function createBoard(
       return trx.selectFrom("boards").select(columns).where("id", "=", id).executeTakeFirstOrThrow();
     });
 }
+
+export interface BoardCard {
+  id: string;
+  title: string;
+  projectId: number;
+  projectName: string;
+  /** The cover's image id and thumbnail key, for the media route. */
+  cover: { imageId: number; thumbKey: string } | null;
+  imageCount: number;
+  updatedAt: number;
+}
+
+/**
+ * Boards for the all-boards page: newest change first, optionally filtered by a title search and a project.
+ * Returns up to `limit` cards and whether more exist (the page grows by `limit`, the spec's 12 + 4 per step).
+ */
+export async function searchBoards(
+  actor: Actor,
+  opts: { q?: string; projectId?: number; limit: number },
+): Promise<{ boards: BoardCard[]; more: boolean }> {
+  let q = db()
+    .selectFrom("boards")
+    .innerJoin("projects", "projects.id", "boards.project_id")
+    .leftJoin("images as cover", (join) => join.onRef("cover.id", "=", "boards.cover_image_id").on("cover.deleted_at", "is", null))
+    .select((eb) => [
+      "boards.id",
+      "boards.title",
+      "boards.project_id",
+      "boards.updated_at",
+      "projects.name as project_name",
+      "cover.id as cover_id",
+      "cover.thumb_key as cover_thumb",
+      eb.selectFrom("board_images").select((e) => e.fn.countAll<number>().as("n")).whereRef("board_images.board_id", "=", "boards.id").as("image_count"),
+    ])
+    .where("boards.project_id", "in", visibleProjectIds(actor))
+    .where("boards.active", "=", 1);
+  const text = opts.q?.trim();
+  // ESCAPE spelt out: SQLite has no default escape character for LIKE.
+  if (text) q = q.where(sql<boolean>`lower(boards.title) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\'`);
+  if (opts.projectId !== undefined) q = q.where("boards.project_id", "=", opts.projectId);
+  const rows = await q.orderBy("boards.updated_at", "desc").orderBy("boards.id").limit(opts.limit + 1).execute();
+  return {
+    more: rows.length > opts.limit,
+    boards: rows.slice(0, opts.limit).map((r) => ({
+      id: r.id,
+      title: r.title,
+      projectId: r.project_id,
+      projectName: r.project_name,
+      cover: r.cover_id !== null && r.cover_thumb !== null ? { imageId: r.cover_id, thumbKey: r.cover_thumb } : null,
+      imageCount: Number(r.image_count ?? 0),
+      updatedAt: r.updated_at,
+    })),
+  };
+}
+
+/** LIKE patterns treat % and _ as wildcards; a search for them means the characters themselves. */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);

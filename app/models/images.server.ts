@@ -193,3 +193,57 @@ export async function insertImageRows(
     });
   await touchProject(projectId);
 }
+
+export interface ImageDetail {
+  image: ImageRecord;
+  project: { id: number; name: string };
+  /** Every attribute value of the image, with the attribute's name and type (3 = user attribute). */
+  attributes: { attributeId: number; name: string; type: number; value: string }[];
+  /** True when the project has user attributes (type 3) at all. */
+  projectHasUserAttributes: boolean;
+  /** Newest first. */
+  versions: { version: number; title: string; description: string; keywords: string[]; ocrText: string; thumbKey: string; previewKey: string; changes: string[]; changedAt: number; changedBy: string | null }[];
+}
+
+/** The single image panel's data: the image, its attribute values and its real version history. */
+export async function getImageDetail(actor: Actor, imageId: number): Promise<ImageDetail> {
+  const image = await getImage(actor, imageId);
+  const [project, attributes, userAttributes, versions] = await Promise.all([
+    db().selectFrom("projects").select(["id", "name"]).where("id", "=", image.project_id).executeTakeFirstOrThrow(),
+    db()
+      .selectFrom("image_attribute_values as v")
+      .innerJoin("attributes as a", "a.id", "v.attribute_id")
+      .select(["a.id as attributeId", "a.name", "a.type", "v.value"])
+      .where("v.image_id", "=", image.id)
+      .where("a.active", "=", 1)
+      .orderBy("a.name")
+      .execute(),
+    db().selectFrom("attributes").select("id").where("project_id", "=", image.project_id).where("type", "=", 3).limit(1).execute(),
+    db()
+      .selectFrom("image_versions as iv")
+      .leftJoin("users as u", "u.id", "iv.changed_by")
+      .select(["iv.version", "iv.title", "iv.description", "iv.keywords", "iv.ocr_text", "iv.thumb_key", "iv.preview_key", "iv.changes", "iv.changed_at", "u.name", "u.surname"])
+      .where("iv.image_id", "=", image.id)
+      .orderBy("iv.version", "desc")
+      .limit(50)
+      .execute(),
+  ]);
+  return {
+    image,
+    project,
+    attributes,
+    projectHasUserAttributes: userAttributes.length > 0,
+    versions: versions.map((v) => ({
+      version: v.version,
+      title: v.title,
+      description: v.description,
+      keywords: JSON.parse(v.keywords) as string[],
+      ocrText: v.ocr_text,
+      thumbKey: v.thumb_key,
+      previewKey: v.preview_key,
+      changes: JSON.parse(v.changes) as string[],
+      changedAt: v.changed_at,
+      changedBy: v.name ? `${v.name} ${v.surname ?? ""}`.trim() : null,
+    })),
+  };
+}

@@ -1,0 +1,147 @@
+import { sql, type SelectQueryBuilder } from "kysely";
+import { db } from "~/db/connection.server";
+import { visibleProjectIds } from "./access.server";
+import { NotFoundError, type Actor } from "./actor";
+
+/**
+ * The image grid of a project or a board, paged by keyset: newest first, id as the tiebreak.
+ * Projects order by the image's creation time, boards by when the image was added to the board.
+ * A page costs the same at any depth: it seeks in the index from the cursor, never skips rows.
+ */
+export type GridScope = { kind: "project"; projectId: number } | { kind: "board"; boardId: string };
+
+export interface GridCard {
+  id: number;
+  title: string;
+  keywords: string[];
+  thumbKey: string;
+}
+
+export interface Cursor {
+  t: number;
+  id: number;
+}
+
+export interface GridPage {
+  cards: GridCard[];
+  /** Cursor of the last card, when more follow. */
+  next: string | null;
+  /** Cursor of the first card, when cards precede it. */
+  prev: string | null;
+}
+
+export const encodeCursor = (c: Cursor) => Buffer.from(`${c.t}.${c.id}`).toString("base64url");
+export function decodeCursor(value: string | null | undefined): Cursor | null {
+  if (!value || value.length > 64) return null;
+  const m = /^(\d{1,16})\.(\d{1,12})$/.exec(Buffer.from(value, "base64url").toString("latin1"));
+  return m ? { t: Number(m[1]), id: Number(m[2]) } : null;
+}
+
+export const MAX_PAGE = 300;
+
+interface GridRow {
+  id: number;
+  title: string;
+  keywords: string;
+  thumb_key: string;
+  t: number;
+}
+// The two scopes join different tables; callers only use the shared row shape and sort columns.
+type GridQuery = SelectQueryBuilder<any, any, GridRow>;
+
+/** The base query of a scope: its visible, undeleted images with their sort key `t`. Not found when outside the actor's projects. */
+async function scopeQuery(actor: Actor, scope: GridScope): Promise<GridQuery> {
+  if (scope.kind === "project") {
+    const project = Number.isSafeInteger(scope.projectId)
+      ? await db().selectFrom("projects").select("id").where("id", "=", scope.projectId).where("id", "in", visibleProjectIds(actor)).executeTakeFirst()
+      : undefined;
+    if (!project) throw new NotFoundError(`No Projects Found with ID: ${scope.projectId}`);
+    return db()
+      .selectFrom("images")
+      .select(["images.id", "images.title", "images.keywords", "images.thumb_key", "images.created_at as t"])
+      .where("images.project_id", "=", project.id)
+      .where("images.deleted_at", "is", null) as GridQuery;
+  }
+  const board = await db()
+    .selectFrom("boards")
+    .select("id")
+    .where("id", "=", scope.boardId)
+    .where("project_id", "in", visibleProjectIds(actor))
+    .executeTakeFirst();
+  if (!board) throw new NotFoundError(`No Board Found with ID: ${scope.boardId}`);
+  return db()
+    .selectFrom("board_images")
+    .innerJoin("images", "images.id", "board_images.image_id")
+    .select(["images.id", "images.title", "images.keywords", "images.thumb_key", "board_images.added_at as t"])
+    .where("board_images.board_id", "=", board.id)
+    .where("images.deleted_at", "is", null) as GridQuery;
+}
+
+const sortColumns = (scope: GridScope) =>
+  scope.kind === "project" ? (["images.created_at", "images.id"] as const) : (["board_images.added_at", "board_images.image_id"] as const);
+
+/**
+ * One page: after a cursor (the next page), before one (the previous page), or from the start.
+ */
+export async function gridPage(
+  actor: Actor,
+  scope: GridScope,
+  opts: { after?: Cursor | null; before?: Cursor | null; limit?: number } = {},
+): Promise<GridPage> {
+  const limit = Math.min(Math.max(opts.limit ?? 60, 1), MAX_PAGE);
+  const [tCol, idCol] = sortColumns(scope);
+  let q = await scopeQuery(actor, scope);
+  const backwards = Boolean(opts.before);
+  const at = opts.before ?? opts.after;
+  if (at)
+    q = q.where((eb) =>
+      backwards
+        ? eb.or([eb(tCol, ">", at.t), eb.and([eb(tCol, "=", at.t), eb(idCol, ">", at.id)])])
+        : eb.or([eb(tCol, "<", at.t), eb.and([eb(tCol, "=", at.t), eb(idCol, "<", at.id)])]),
+    );
+  const direction = backwards ? "asc" : "desc";
+  const rows = await q.orderBy(tCol, direction).orderBy(idCol, direction).limit(limit + 1).execute();
+  const more = rows.length > limit;
+  const page = rows.slice(0, limit);
+  if (backwards) page.reverse();
+  const cards = page.map((r) => ({ id: r.id, title: r.title, keywords: (JSON.parse(r.keywords) as string[]).slice(0, 5), thumbKey: r.thumb_key }));
+  const first = page[0];
+  const last = page[page.length - 1];
+  return {
+    cards,
+    next: last && (backwards || more) ? encodeCursor({ t: last.t, id: last.id }) : null,
+    prev: first && (backwards ? more : Boolean(at)) ? encodeCursor({ t: first.t, id: first.id }) : null,
+  };
+}
+
+/** How many images the scope holds. */
+export async function gridTotal(actor: Actor, scope: GridScope): Promise<number> {
+  const q = await scopeQuery(actor, scope);
+  const row = await q.clearSelect().select(sql<number>`count(*)`.as("n")).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The cursor just before position `index` (0-based), so that `gridPage({ after })` starts there.
+ * The virtual grid uses it to jump (a dragged scrollbar); it walks the index only, no rows are read.
+ */
+export async function cursorBefore(actor: Actor, scope: GridScope, index: number): Promise<Cursor | null> {
+  if (index <= 0) return null;
+  const [tCol, idCol] = sortColumns(scope);
+  const q = await scopeQuery(actor, scope);
+  const row = await q
+    .clearSelect()
+    .select([sql.ref<number>(tCol).as("t"), sql.ref<number>(idCol).as("id")])
+    .orderBy(tCol, "desc")
+    .orderBy(idCol, "desc")
+    .limit(1)
+    .offset(index - 1)
+    .executeTakeFirst();
+  return row ? { t: Number(row.t), id: Number(row.id) } : null;
+}
+
+/** The ids of every image in the scope (select all applies to the whole set, not the page). */
+export async function gridIds(actor: Actor, scope: GridScope): Promise<number[]> {
+  const q = await scopeQuery(actor, scope);
+  return (await q.clearSelect().select(sql.ref<number>("images.id").as("id")).execute()).map((r) => Number(r.id));
+}
