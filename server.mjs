@@ -72,6 +72,13 @@ app.use((req, res, next) => {
 
 app.get("/healthz", (_req, res) => res.type("text/plain").send("ok"));
 
+// The terms PDF is shown inside the dashboard's dialog: it alone may be framed, by Koala's own pages.
+app.get("/terms.pdf", (_req, res, next) => {
+  res.setHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'self'");
+  res.setHeader("X-Frame-Options", "SAMEORIGIN");
+  next();
+});
+
 app.use(compression());
 if (viteDevServer) app.use(viteDevServer.middlewares);
 else {

@@ -18,6 +18,7 @@ function cookies() {
   return {
     session: createCookie(secure ? "__Host-koala_session" : "koala_session", { ...base, maxAge: Math.floor(cfg.sessionMaxMs / 1000) }),
     totpChallenge: createCookie(secure ? "__Host-koala_mfa" : "koala_mfa", { ...base, maxAge: 5 * 60 }),
+    selection: createCookie(secure ? "__Host-koala_selection" : "koala_selection", { ...base, maxAge: 7 * 86_400 }),
     flash: createCookieSessionStorage<Record<string, never>, { toast: Toast }>({ cookie: { ...base, name: "koala_flash" } }),
   };
 }
@@ -100,13 +101,24 @@ export async function readTotpChallenge(request: Request): Promise<string | null
 }
 export const totpChallengeCookie = (token: string) => cookieJar().totpChallenge.serialize(token);
 
-/** The theme cookie holds the spec's plain value, `lightmode` or `darkmode` (not secret, so not signed). */
-export type Theme = "lightmode" | "darkmode";
-export async function getTheme(request: Request): Promise<Theme> {
-  return /(?:^|;\s*)theme=darkmode(?:;|$)/.test(request.headers.get("Cookie") ?? "") ? "darkmode" : "lightmode";
+/**
+ * Display preferences in plain cookies holding the spec's values (`theme`, `selectedView`, `viewLayout`):
+ * not secret, so not signed; read on the server so the first paint is right without script.
+ */
+export function readPreference<T extends string>(request: Request, name: string, allowed: readonly T[], fallback: T): T {
+  const m = new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(request.headers.get("Cookie") ?? "");
+  const value = m?.[1] as T | undefined;
+  return value && allowed.includes(value) ? value : fallback;
 }
-export const themeCookie = async (theme: Theme) =>
-  `theme=${theme}; Path=/; Max-Age=${365 * 86_400}; SameSite=Lax${config().production ? "; Secure" : ""}`;
+export const preferenceCookie = (name: string, value: string) =>
+  `${name}=${value}; Path=/; Max-Age=${365 * 86_400}; SameSite=Lax${config().production ? "; Secure" : ""}`;
+
+export const THEMES = ["lightmode", "darkmode"] as const;
+export type Theme = (typeof THEMES)[number];
+export async function getTheme(request: Request): Promise<Theme> {
+  return readPreference(request, "theme", THEMES, "lightmode");
+}
+export const themeCookie = async (theme: Theme) => preferenceCookie("theme", theme);
 
 export interface Toast {
   kind: "success" | "error" | "info";
@@ -128,3 +140,20 @@ export async function takeToast(request: Request): Promise<{ toast: Toast | null
   const toast = (session.get("toast") as Toast | undefined) ?? null;
   return { toast, setCookie: toast ? await storage.commitSession(session) : null };
 }
+
+/**
+ * The grid selection, kept on the server side of the form so it works without JavaScript and across pages:
+ * either a list of picked ids, or "all" (the whole filtered set) minus a list of exceptions. One scope at a time.
+ */
+export interface Selection {
+  scope: string;
+  all: boolean;
+  ids: number[];
+}
+export const MAX_PICKED = 500;
+
+export async function readSelection(request: Request, scope: string): Promise<Selection> {
+  const v = (await cookieJar().selection.parse(request.headers.get("Cookie"))) as Selection | null;
+  return v && v.scope === scope && Array.isArray(v.ids) ? v : { scope, all: false, ids: [] };
+}
+export const selectionCookie = (selection: Selection) => cookieJar().selection.serialize(selection);

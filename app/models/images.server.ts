@@ -114,18 +114,19 @@ export async function insertImage(
  * The storage keys an actor may fetch for an image: any key of the image or of one of its versions.
  * Used by the media route, so an old version's derivative stays reachable for the version slider.
  */
-export async function findImageObject(actor: Actor, imageId: number, key: string): Promise<{ mimeType: string } | null> {
+export async function findImageObject(actor: Actor, imageId: number, key: string): Promise<{ mimeType: string; fileName: string } | null> {
   if (!Number.isSafeInteger(imageId)) return null;
   const image = await db()
     .selectFrom("images")
-    .select(["id", "mime_type", "storage_key", "thumb_key", "preview_key"])
+    .select(["id", "mime_type", "storage_key", "thumb_key", "preview_key", "original_name"])
     .where("id", "=", imageId)
     .where("deleted_at", "is", null)
     .where("project_id", "in", visibleProjectIds(actor))
     .executeTakeFirst();
   if (!image) return null;
+  const fileName = image.original_name;
   if ([image.storage_key, image.thumb_key, image.preview_key].includes(key))
-    return { mimeType: key === image.storage_key ? image.mime_type : "image/webp" };
+    return { mimeType: key === image.storage_key ? image.mime_type : "image/webp", fileName };
   const version = await db()
     .selectFrom("image_versions")
     .select(["storage_key", "thumb_key", "preview_key"])
@@ -133,7 +134,7 @@ export async function findImageObject(actor: Actor, imageId: number, key: string
     .where((eb) => eb.or([eb("storage_key", "=", key), eb("thumb_key", "=", key), eb("preview_key", "=", key)]))
     .executeTakeFirst();
   if (!version) return null;
-  return { mimeType: key === version.storage_key ? image.mime_type : "image/webp" };
+  return { mimeType: key === version.storage_key ? image.mime_type : "image/webp", fileName };
 }
 
 export async function countProjectImages(actor: Actor, projectId: number): Promise<number> {

@@ -23,7 +23,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   if (request.headers.get("If-None-Match") === etag) return new Response(null, { status: 304, headers });
   const found = await storage().get(key);
   if (!found) return new Response("Not found", { status: 404 });
-  return new Response(Readable.toWeb(found.stream) as ReadableStream, {
-    headers: { ...headers, "Content-Length": String(found.size) },
-  });
+  const out = new Headers({ ...headers, "Content-Length": String(found.size) });
+  if (new URL(request.url).searchParams.has("download"))
+    out.set("Content-Disposition", `attachment; filename="${object.fileName.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(object.fileName)}`);
+  return new Response(Readable.toWeb(found.stream) as ReadableStream, { headers: out });
 }

@@ -8,7 +8,7 @@ import { setDailyMedia } from "~/models/daily-media.server";
 import { insertImage } from "~/models/images.server";
 import { storeImageFile } from "~/services/image-files.server";
 import { drawDemoImage } from "~/services/demo.server";
-import { emailFor, OUTSIDERS, PASSWORD, PROJECTS, SCENARIOS, TOTP_SECRET, type Scenario } from "./users";
+import { emailFor, OUTSIDERS, TERMS_PENDING, PASSWORD, PROJECTS, SCENARIOS, TOTP_SECRET, type Scenario } from "./users";
 
 const connection = await openDatabase();
 const hash = await hashPassword(PASSWORD);
@@ -23,6 +23,7 @@ for (const p of PROJECTS)
       status: "active",
       password_hash: hash,
       totp_secret: totp ? TOTP_SECRET : null,
+      terms_acknowledged_at: TERMS_PENDING.includes(scenario as Scenario) ? null : Date.now(),
     });
     if (OUTSIDERS.includes(scenario as Scenario)) continue;
     await addMember(project.id, user.id, "editor");

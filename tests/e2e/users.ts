@@ -19,8 +19,13 @@ export const SCENARIOS = {
   watch: { totp: true },
   axe: { totp: true },
   media: { totp: true },
+  terms: { totp: true },
+  browse: { totp: true },
+  grid: { totp: true },
   outsider: { totp: true },
 } as const;
+/** Scenarios whose user has not yet accepted the terms (everyone else has). */
+export const TERMS_PENDING: Scenario[] = ["terms"];
 /** Scenarios whose user is not a member of the e2e project. */
 export const OUTSIDERS: Scenario[] = ["outsider"];
 export const emailFor = (scenario: Scenario, project: string) => `${scenario.toLowerCase()}-${project}@e2e.test`;

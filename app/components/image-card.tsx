@@ -1,0 +1,64 @@
+import { Link } from "@remix-run/react";
+import { mediaUrl } from "~/lib/media";
+
+export interface CardData {
+  id: number;
+  title: string;
+  keywords: string[];
+  thumbKey: string;
+}
+
+/**
+ * An image card: thumbnail, title, first five keywords, a selection checkbox (not on shared boards)
+ * and a menu with View. The full-info overlay shows on hover and on keyboard focus.
+ */
+export function ImageCard({
+  card,
+  from,
+  selectable,
+  checked,
+  onOpen,
+}: {
+  card: CardData;
+  from: string;
+  selectable: boolean;
+  checked?: boolean;
+  onOpen?: (id: number, trigger: HTMLElement) => void;
+}) {
+  const href = `/image/${card.id}?from=${encodeURIComponent(from)}`;
+  const titleId = `card-${card.id}-title`;
+  return (
+    <article className="image-card" aria-labelledby={titleId} data-image-id={card.id}>
+      <img src={mediaUrl(card.id, card.thumbKey)} alt="" loading="lazy" decoding="async" className="image-card-thumb" />
+      <div className="image-card-info">
+        <h3 id={titleId} className="image-card-title">
+          {card.title || "Untitled"}
+        </h3>
+        {card.keywords.length ? (
+          <ul className="keywords" aria-label="Keywords">
+            {card.keywords.map((k) => (
+              <li key={k}>{k}</li>
+            ))}
+          </ul>
+        ) : null}
+      </div>
+      {selectable ? (
+        <label className="image-card-check">
+          <input type="checkbox" name="ids" value={card.id} defaultChecked={checked} key={String(checked)} />
+          <span className="sr-only">Select {card.title || `image ${card.id}`}</span>
+        </label>
+      ) : null}
+      <Link
+        to={href}
+        className="image-card-view"
+        onClick={(e) => {
+          if (!onOpen || e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+          e.preventDefault();
+          onOpen(card.id, e.currentTarget);
+        }}
+      >
+        View<span className="sr-only"> {card.title || `image ${card.id}`}</span>
+      </Link>
+    </article>
+  );
+}

@@ -1,0 +1,115 @@
+import { Form, Link } from "@remix-run/react";
+import { mediaUrl } from "~/lib/media";
+
+export interface PanelData {
+  image: { id: number; title: string; description: string; keywords: string[]; ocr_text: string; storage_key: string; preview_key: string; original_name: string; width: number; height: number; version: number };
+  project: { id: number; name: string };
+  attributes: { attributeId: number; name: string; type: number; value: string }[];
+  projectHasUserAttributes: boolean;
+  versions: { version: number; title: string; description: string; keywords: string[]; ocrText: string; previewKey: string; changes: string[]; changedAt: number; changedBy: string | null }[];
+  shownVersion: number;
+}
+
+const NO_USER_ATTRIBUTES = "No user attributes found. Use the 'Manage Attributes' tab to create new user attributes.";
+
+/** The single image panel: the image, its metadata, attributes and version history. Used by the page and the modal. */
+export function ImagePanel({ data, headingId, path }: { data: PanelData; headingId: string; path: string }) {
+  const { image, project, attributes, versions, shownVersion } = data;
+  const shown = versions.find((v) => v.version === shownVersion) ?? versions[0];
+  const old = shown && shown.version !== image.version;
+  const view = old && shown ? { title: shown.title, keywords: shown.keywords, ocr: shown.ocrText, previewKey: shown.previewKey } : { title: image.title, keywords: image.keywords, ocr: image.ocr_text, previewKey: image.preview_key };
+  const original = mediaUrl(image.id, image.storage_key);
+  const userAttributes = attributes.filter((a) => a.type === 3);
+  return (
+    <div className="image-panel">
+      {old ? (
+        <div className="old-version-banner" role="status">
+          <span>An Old Version of the image is being displayed</span>
+          <Link to={path} className="btn">
+            Back to latest version
+          </Link>
+        </div>
+      ) : null}
+      <div className="image-panel-body">
+        <figure className="image-panel-figure">
+          <img src={mediaUrl(image.id, view.previewKey)} alt={view.title || "Image"} width={image.width} height={image.height} />
+        </figure>
+        <div className="image-panel-meta">
+          <h2 id={headingId}>{view.title || "Untitled"}</h2>
+          <p className="muted">{project.name}</p>
+          <div className="image-actions">
+            <a href={mediaUrl(image.id, view.previewKey)} className="btn" target="_blank" rel="noreferrer">
+              Enlarge
+            </a>
+            <a href={`${original}?download=1`} className="btn" download={image.original_name}>
+              Download
+            </a>
+          </div>
+          <h3>Keywords</h3>
+          {view.keywords.length ? (
+            <ul className="keywords">
+              {view.keywords.map((k) => (
+                <li key={k}>{k}</li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">No keywords</p>
+          )}
+          <h3>OCR text</h3>
+          <p className="ocr">{view.ocr || <span className="muted">No OCR text</span>}</p>
+          <h3>Attributes</h3>
+          {attributes.length ? (
+            <table className="attributes">
+              <thead>
+                <tr>
+                  <th scope="col">Attribute</th>
+                  <th scope="col">Value</th>
+                </tr>
+              </thead>
+              <tbody>
+                {attributes.map((a) => (
+                  <tr key={a.attributeId}>
+                    <th scope="row">{a.name}</th>
+                    <td>{a.value}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          {userAttributes.length === 0 && !data.projectHasUserAttributes ? (
+            <div className="no-user-attributes">
+              <p>{NO_USER_ATTRIBUTES}</p>
+              <Link to={`/upload/${project.id}`} className="btn">
+                Go
+              </Link>
+            </div>
+          ) : null}
+          <h3>Version history</h3>
+          {versions.length > 1 ? (
+            <Form method="get" action={path.split("?")[0]} className="version-form">
+              <label htmlFor={`${headingId}-version`}>
+                Version {shown?.version} of {image.version}
+                {shown?.changedBy ? ` · ${shown.changedBy}` : ""}
+                {shown ? ` · ${new Date(shown.changedAt).toISOString().slice(0, 10)}` : ""}
+              </label>
+              <input
+                id={`${headingId}-version`}
+                type="range"
+                name="v"
+                min={1}
+                max={image.version}
+                defaultValue={shown?.version}
+                onChange={(e) => e.currentTarget.form?.requestSubmit()}
+              />
+              <button type="submit" className="btn">
+                Show version
+              </button>
+            </Form>
+          ) : (
+            <p className="muted">Only the original version exists.</p>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

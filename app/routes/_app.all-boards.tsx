@@ -1,0 +1,96 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData, useNavigate, useNavigation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { z } from "zod";
+import { BoardCard } from "~/components/cards";
+import { searchBoards } from "~/models/boards.server";
+import { listProjects } from "~/models/projects.server";
+import { requireActor } from "~/sessions.server";
+
+export const meta: MetaFunction = () => [{ title: "All Boards | Koala" }];
+
+/** The spec's paging: 12 boards first, 4 more per step. The count lives in the URL, so the page works without JavaScript. */
+export const FIRST = 12;
+export const STEP = 4;
+const Query = z.object({
+  q: z.string().max(64).optional().catch(undefined),
+  project: z.coerce.number().int().positive().optional().catch(undefined),
+  count: z.coerce.number().int().min(FIRST).max(2000).optional().catch(undefined),
+});
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const actor = await requireActor(request);
+  const params = Query.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const count = params.count ?? FIRST;
+  const [projects, result] = await Promise.all([
+    listProjects(actor),
+    searchBoards(actor, { q: params.q, projectId: params.project, limit: count }),
+  ]);
+  return { ...result, projects: projects.map((p) => ({ id: p.id, name: p.name })), q: params.q ?? "", project: params.project ?? null, count };
+}
+
+export default function AllBoards() {
+  const { boards, more, projects, q, project, count } = useLoaderData<typeof loader>();
+  const filtered = Boolean(q || project);
+  const nextParams = new URLSearchParams();
+  if (q) nextParams.set("q", q);
+  if (project) nextParams.set("project", String(project));
+  nextParams.set("count", String(count + STEP));
+  const showMore = `?${nextParams}`;
+  return (
+    <div>
+      <h1>All boards</h1>
+      <Form method="get" className="filter-bar" role="search">
+        <label htmlFor="board-q">Search boards</label>
+        <input id="board-q" name="q" type="search" defaultValue={q} maxLength={64} />
+        <label htmlFor="board-project">Project</label>
+        <select id="board-project" name="project" defaultValue={project ?? ""}>
+          <option value="">All projects</option>
+          {projects.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+        <button type="submit" className="btn">
+          Search
+        </button>
+      </Form>
+      {boards.length === 0 ? (
+        <p className="empty">{filtered ? "No related boards found" : "No boards found"}</p>
+      ) : (
+        <ul className="cards layout-grid" aria-label="Boards">
+          {boards.map((b) => (
+            <li key={b.id}>
+              <BoardCard board={b} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {more ? <ShowMore to={showMore} /> : null}
+    </div>
+  );
+}
+
+/** 'Show more' without JavaScript; with it, the same link is followed by itself when it scrolls into view. */
+function ShowMore({ to }: { to: string }) {
+  const ref = useRef<HTMLAnchorElement>(null);
+  const navigate = useNavigate();
+  const busy = useNavigation().state !== "idle";
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || busy) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) navigate(to, { replace: true, preventScrollReset: true });
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [to, busy, navigate]);
+  return (
+    <p className="show-more">
+      <Link ref={ref} to={to} preventScrollReset replace className="btn">
+        Show more
+      </Link>
+    </p>
+  );
+}

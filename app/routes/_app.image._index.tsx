@@ -1,0 +1,11 @@
+import { data } from "@remix-run/node";
+import { NotFoundBoundary } from "~/components/not-found";
+
+/** /image without an id. */
+export const loader = () => {
+  throw data({ message: "Image not found" }, { status: 404 });
+};
+export default function NoImage() {
+  return null;
+}
+export const ErrorBoundary = NotFoundBoundary;
