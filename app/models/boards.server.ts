@@ -114,7 +114,7 @@ export async function searchBoards(
     .where("boards.active", "=", 1);
   const text = opts.q?.trim();
   // ESCAPE spelt out: SQLite has no default escape character for LIKE.
-  if (text) q = q.where(sql<boolean>`lower(boards.title) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\'`);
+  if (text) q = q.where(sql<boolean>`lower(boards.title) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`);
   if (opts.projectId !== undefined) q = q.where("boards.project_id", "=", opts.projectId);
   const rows = await q.orderBy("boards.updated_at", "desc").orderBy("boards.id").limit(opts.limit + 1).execute();
   return {

@@ -5,7 +5,7 @@ import { addMember, createProject } from "~/models/projects.server";
 import { createUser } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
 import { setDailyMedia } from "~/models/daily-media.server";
-import { insertImage } from "~/models/images.server";
+import { insertImage, insertImageRows } from "~/models/images.server";
 import { storeImageFile } from "~/services/image-files.server";
 import { drawDemoImage } from "~/services/demo.server";
 import { emailFor, OUTSIDERS, TERMS_PENDING, PASSWORD, PROJECTS, SCENARIOS, TOTP_SECRET, type Scenario } from "./users";
@@ -34,4 +34,21 @@ for (const p of PROJECTS)
       await createBoard(actor, { projectId: project.id, title: "E2E Board", imageIds: [imageId] });
     }
   }
+
+// Browsing fixtures: 130 images (three grid pages), 20 boards, and a project nobody in the e2e run belongs to.
+const owner = { id: 0, role: "admin" as const };
+const file = await storeImageFile(await drawDemoImage(2, 320, 240));
+await insertImageRows(
+  owner,
+  project.id,
+  Array.from({ length: 130 }, (_, i) => ({
+    file,
+    meta: { title: `Grid image ${String(i + 1).padStart(3, "0")}`, description: "", keywords: ["grid", `k${i % 7}`], ocrText: "", originalName: `g${i}.jpg` },
+    at: Date.UTC(2025, 0, 1) + i * 1000,
+  })),
+);
+for (let i = 1; i <= 20; i++) await createBoard(owner, { projectId: project.id, title: `Board ${String(i).padStart(2, "0")}` });
+const other = await createProject({ name: "Other Project" });
+await createBoard(owner, { projectId: other.id, title: "Secret board" });
+
 await connection.close();

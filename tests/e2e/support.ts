@@ -109,10 +109,13 @@ export function expireLinks(email: string) {
 }
 
 /** The e2e image's id and stored keys, read from the e2e database. */
-export function e2eImage(): { id: number; storage_key: string; thumb_key: string } {
+export const e2eImage = () => e2eRow<{ id: number; storage_key: string; thumb_key: string }>("select id, storage_key, thumb_key from images where title = 'E2E image'");
+
+/** Reads one row from the e2e database (test fixtures only). */
+export function e2eRow<T>(query: string, ...params: unknown[]): T {
   const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"), { readonly: true });
   try {
-    return db.prepare("select id, storage_key, thumb_key from images where title = 'E2E image'").get() as never;
+    return db.prepare(query).get(...params) as T;
   } finally {
     db.close();
   }

@@ -20,8 +20,13 @@ export const SCENARIOS = {
   axe: { totp: true },
   media: { totp: true },
   terms: { totp: true },
-  browse: { totp: true },
-  grid: { totp: true },
+  dashboard: { totp: true },
+  boards: { totp: true },
+  clients: { totp: true },
+  paging: { totp: true },
+  select: { totp: true },
+  panel: { totp: true },
+  notfound: { totp: true },
   outsider: { totp: true },
 } as const;
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
