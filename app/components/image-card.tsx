@@ -23,7 +23,7 @@ export function ImageCard({
   from: string;
   selectable: boolean;
   checked?: boolean;
-  onOpen?: (id: number, trigger: HTMLElement) => void;
+  onOpen: (id: number, trigger: HTMLElement) => void;
 }) {
   const href = `/image/${card.id}?from=${encodeURIComponent(from)}`;
   const titleId = `card-${card.id}-title`;
@@ -52,7 +52,7 @@ export function ImageCard({
         to={href}
         className="image-card-view"
         onClick={(e) => {
-          if (!onOpen || e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+          if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
           e.preventDefault();
           onOpen(card.id, e.currentTarget);
         }}

@@ -1,7 +1,8 @@
-import { Form, Link, useFetcher } from "@remix-run/react";
-import { useRef } from "react";
+import { Form, Link } from "@remix-run/react";
+import { useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { ImageCard, type CardData } from "./image-card";
+import { VirtualGrid } from "./virtual-grid";
 
 export interface GridData {
   cards: CardData[];
@@ -13,20 +14,45 @@ export interface GridData {
 }
 
 /**
- * The server-rendered image grid: one keyset page of cards with Previous / Next links. It is a form,
- * so selection works without JavaScript; with JavaScript each tick is posted in the background.
+ * The image grid. Without JavaScript: one keyset page of cards with Previous / Next links, inside a
+ * form so that selection works. With JavaScript: a virtual grid over the whole set, each tick posted
+ * in the background to the same action.
  */
-export function ImageGrid({ data, basePath, pageSize, onOpen }: { data: GridData; basePath: string; pageSize: number; onOpen?: (id: number, trigger: HTMLElement) => void }) {
+export function ImageGrid({
+  data,
+  basePath,
+  pageSize,
+  scopeQuery,
+  onOpen,
+}: {
+  data: GridData;
+  basePath: string;
+  pageSize: number;
+  /** `project=1` / `board=abc`: with JavaScript the grid becomes virtual and fetches its pages itself. */
+  scopeQuery: string;
+  onOpen: (id: number, trigger: HTMLElement) => void;
+}) {
   const hydrated = useHydrated();
-  const fetcher = useFetcher();
   const formRef = useRef<HTMLFormElement>(null);
   const { cards, total, pos, selection } = data;
-  const shown = pos + cards.length;
+  const [virtualShown, setVirtualShown] = useState<number | null>(null);
+  const shown = hydrated && virtualShown !== null ? virtualShown : pos + cards.length;
   const from = basePath + (data.prev ? `?after=${data.prev}` : "");
   const isSelected = (id: number) => (selection ? (selection.all ? !selection.ids.includes(id) : selection.ids.includes(id)) : false);
   const link = (key: "after" | "before", cursor: string, at: number) => `${basePath}?${key}=${cursor}&pos=${at}`;
 
-  const grid = (
+  const grid = hydrated ? (
+    <VirtualGrid
+      scopeQuery={scopeQuery}
+      total={total}
+      first={cards}
+      startAt={pos}
+      from={from}
+      selection={selection}
+      onOpen={onOpen}
+      onPosition={setVirtualShown}
+    />
+  ) : (
     <ul className="image-grid" aria-label="Images">
       {cards.map((card) => (
         <li key={card.id}>
@@ -56,17 +82,7 @@ export function ImageGrid({ data, basePath, pageSize, onOpen }: { data: GridData
       {cards.length === 0 ? (
         <p className="empty">No related images found</p>
       ) : selection ? (
-        <Form
-          method="post"
-          ref={formRef}
-          className="grid-form"
-          onChange={(e) => {
-            if (!hydrated || !(e.target instanceof HTMLInputElement) || e.target.type !== "checkbox") return;
-            const body = new FormData(formRef.current!);
-            body.set("intent", "update");
-            fetcher.submit(body, { method: "post" });
-          }}
-        >
+        <Form method="post" ref={formRef} className="grid-form">
           <div className="grid-toolbar">
             {selection.count > 0 ? (
               <button type="submit" name="intent" value="deselect-all" className="btn">
@@ -88,7 +104,7 @@ export function ImageGrid({ data, basePath, pageSize, onOpen }: { data: GridData
       ) : (
         grid
       )}
-      <nav className="pager" aria-label="Pages">
+      <nav className="pager" aria-label="Pages" hidden={hydrated}>
         {data.prev ? (
           <Link to={link("before", data.prev, Math.max(0, pos - pageSize))} className="btn" rel="prev">
             Previous

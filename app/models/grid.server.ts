@@ -145,3 +145,16 @@ export async function gridIds(actor: Actor, scope: GridScope): Promise<number[]>
   const q = await scopeQuery(actor, scope);
   return (await q.clearSelect().select(sql.ref<number>("images.id").as("id")).execute()).map((r) => Number(r.id));
 }
+
+/**
+ * A value that changes whenever the scope's content may have: the project's or board's updated_at
+ * and its image count. Used for ETags and for the "New Data Loaded" check.
+ */
+export async function gridVersion(actor: Actor, scope: GridScope): Promise<string> {
+  const row =
+    scope.kind === "project"
+      ? await db().selectFrom("projects").select("updated_at").where("id", "=", scope.projectId).where("id", "in", visibleProjectIds(actor)).executeTakeFirst()
+      : await db().selectFrom("boards").select("updated_at").where("id", "=", scope.boardId).where("project_id", "in", visibleProjectIds(actor)).executeTakeFirst();
+  if (!row) throw new NotFoundError(scope.kind === "project" ? `No Projects Found with ID: ${scope.projectId}` : `No Board Found with ID: ${scope.boardId}`);
+  return `${row.updated_at}.${await gridTotal(actor, scope)}`;
+}

@@ -38,7 +38,7 @@ export default function BoardGrid() {
   return (
     <div>
       <h1>{board.title}</h1>
-      <ImageGrid data={grid} basePath={`/${board.projectId}/board/${board.id}`} pageSize={PAGE_SIZE} onOpen={modal.open} />
+      <ImageGrid data={grid} basePath={`/${board.projectId}/board/${board.id}`} pageSize={PAGE_SIZE} scopeQuery={`board=${encodeURIComponent(board.id)}`} onOpen={modal.open} />
       <ImageModal state={modal} />
     </div>
   );

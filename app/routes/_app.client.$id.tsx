@@ -29,7 +29,7 @@ export default function ProjectGrid() {
   return (
     <div>
       <h1>{project.name}</h1>
-      <ImageGrid data={grid} basePath={`/client/${project.id}`} pageSize={PAGE_SIZE} onOpen={modal.open} />
+      <ImageGrid data={grid} basePath={`/client/${project.id}`} pageSize={PAGE_SIZE} scopeQuery={`project=${project.id}`} onOpen={modal.open} />
       <ImageModal state={modal} />
     </div>
   );

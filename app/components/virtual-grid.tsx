@@ -1,0 +1,160 @@
+import { useFetcher } from "@remix-run/react";
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { ImageCard, type CardData } from "./image-card";
+
+/** The spec's grid constants. */
+export const GAP = 15;
+export const OVERSCAN_ROWS = 3;
+export const RESIZE_DEBOUNCE_MS = 500;
+const FETCH_PAGE = 100;
+
+/** 2 to 4 columns by width (the same breakpoints as the server-rendered grid's CSS). */
+export const columnsFor = (width: number) => (width >= 1200 ? 4 : width >= 800 ? 3 : 2);
+
+interface Props {
+  /** `project=1` or `board=abc`: the scope in /api/grid's terms. */
+  scopeQuery: string;
+  total: number;
+  first: CardData[];
+  /** Position (0-based) to show first, when the page was opened deep in the grid. */
+  startAt: number;
+  from: string;
+  selection: { all: boolean; ids: number[] } | null;
+  onOpen: (id: number, trigger: HTMLElement) => void;
+  onPosition: (shown: number) => void;
+}
+
+/**
+ * The JavaScript grid: every image of the scope is a row slot in a window virtualizer, and pages of
+ * 100 cards are fetched as their rows come near the viewport — after the previous page's cursor
+ * when it is known, from a position otherwise (a jump), so the last image is reachable directly.
+ */
+export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection, onOpen, onPosition }: Props) {
+  const container = useRef<HTMLDivElement>(null);
+  const [layout, setLayout] = useState({ columns: 4, rowHeight: 240, offset: 0 });
+  const pages = useRef(new Map<number, { cards: CardData[]; next: string | null }>());
+  const pending = useRef(new Set<number>());
+  const [, setVersion] = useState(0);
+  const selectFetcher = useFetcher();
+
+  if (startAt === 0 && first.length && !pages.current.has(0)) pages.current.set(0, { cards: first.slice(0, FETCH_PAGE), next: null });
+
+  // Columns and row height follow the container's width, re-evaluated 500 ms after a resize.
+  useLayoutEffect(() => {
+    const el = container.current;
+    if (!el) return;
+    const measure = () => {
+      const width = el.clientWidth;
+      const columns = columnsFor(window.innerWidth);
+      const cardWidth = (width - GAP * (columns - 1)) / columns;
+      setLayout({ columns, rowHeight: Math.round((cardWidth * 3) / 4), offset: el.getBoundingClientRect().top + window.scrollY });
+    };
+    measure();
+    let timer: ReturnType<typeof setTimeout>;
+    const observer = new ResizeObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(measure, RESIZE_DEBOUNCE_MS);
+    });
+    observer.observe(el);
+    return () => {
+      clearTimeout(timer);
+      observer.disconnect();
+    };
+  }, []);
+
+  const rows = Math.ceil(total / layout.columns);
+  const virtualizer = useWindowVirtualizer({
+    count: rows,
+    estimateSize: () => layout.rowHeight,
+    overscan: OVERSCAN_ROWS,
+    gap: GAP,
+    scrollMargin: layout.offset,
+  });
+  useEffect(() => virtualizer.measure(), [layout, virtualizer]);
+
+  const load = useCallback(
+    async (page: number) => {
+      if (pages.current.has(page) || pending.current.has(page)) return;
+      pending.current.add(page);
+      const previous = pages.current.get(page - 1);
+      const position = previous?.next ? `after=${previous.next}` : `at=${page * FETCH_PAGE}`;
+      try {
+        const res = await fetch(`/api/grid?${scopeQuery}&${position}&limit=${FETCH_PAGE}`, { credentials: "same-origin" });
+        if (res.ok) {
+          const body = (await res.json()) as { cards: CardData[]; next: string | null };
+          pages.current.set(page, body);
+          setVersion((v) => v + 1);
+        }
+      } finally {
+        pending.current.delete(page);
+      }
+    },
+    [scopeQuery],
+  );
+
+  const items = virtualizer.getVirtualItems();
+  const firstIndex = (items[0]?.index ?? 0) * layout.columns;
+  const lastIndex = Math.min(total, ((items[items.length - 1]?.index ?? 0) + 1) * layout.columns);
+  useEffect(() => {
+    for (let p = Math.floor(firstIndex / FETCH_PAGE); p <= Math.floor(Math.max(0, lastIndex - 1) / FETCH_PAGE); p++) void load(p);
+  }, [firstIndex, lastIndex, load]);
+
+  // Where the person is: the last card whose row is on screen.
+  const visible = items.filter((i) => i.end > window.scrollY && i.start < window.scrollY + window.innerHeight);
+  const shown = Math.min(total, ((visible[visible.length - 1]?.index ?? 0) + 1) * layout.columns);
+  useEffect(() => onPosition(shown), [shown, onPosition]);
+
+  // Opened deep in the grid (?after=…&pos=N): start there.
+  const jumped = useRef(false);
+  useEffect(() => {
+    if (!jumped.current && startAt > 0 && layout.offset > 0) {
+      jumped.current = true;
+      virtualizer.scrollToIndex(Math.floor(startAt / layout.columns), { align: "start" });
+    }
+  }, [startAt, layout, virtualizer]);
+
+  const cardAt = (index: number) => pages.current.get(Math.floor(index / FETCH_PAGE))?.cards[index % FETCH_PAGE];
+  const isSelected = (id: number) => (selection ? (selection.all ? !selection.ids.includes(id) : selection.ids.includes(id)) : false);
+
+  return (
+    <div
+      ref={container}
+      className="virtual-grid"
+      style={{ height: virtualizer.getTotalSize(), position: "relative" }}
+      onChange={(e) => {
+        const input = e.target as HTMLInputElement;
+        if (input.type !== "checkbox" || !selection) return;
+        const body = new FormData();
+        body.set("intent", "update");
+        body.append("page", input.value);
+        if (input.checked) body.append("ids", input.value);
+        selectFetcher.submit(body, { method: "post" });
+      }}
+    >
+      {items.map((row) => (
+        <ul
+          key={row.key}
+          className="virtual-row"
+          aria-label={`Images ${row.index * layout.columns + 1} to ${Math.min(total, (row.index + 1) * layout.columns)}`}
+          style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`, height: row.size, gridTemplateColumns: `repeat(${layout.columns}, minmax(0, 1fr))` }}
+        >
+          {Array.from({ length: layout.columns }, (_, c) => row.index * layout.columns + c)
+            .filter((i) => i < total)
+            .map((i) => {
+              const card = cardAt(i);
+              return (
+                <li key={i}>
+                  {card ? (
+                    <ImageCard card={card} from={from} selectable={Boolean(selection)} checked={isSelected(card.id)} onOpen={onOpen} />
+                  ) : (
+                    <div className="image-card image-card-loading" aria-hidden="true" />
+                  )}
+                </li>
+              );
+            })}
+        </ul>
+      ))}
+    </div>
+  );
+}
