@@ -3,12 +3,26 @@ import { useEffect, useRef } from "react";
 import type { Theme } from "~/sessions.server";
 import { Logo } from "./logo";
 
+/** The project or board in view: its name, and the project the header's actions work on. */
+export interface HeaderContext {
+  title: string;
+  projectId: number;
+  projectName: string;
+  kind: "project" | "board";
+}
+
 export interface HeaderProps {
   user: { name: string; surname: string; email: string };
   theme: Theme;
-  /** The project or board in view, when there is one (filled in by the browsing pages). */
-  context?: { title: string; logoUrl?: string | null } | null;
+  context: HeaderContext | null;
 }
+
+const initialsOf = (name: string) =>
+  name
+    .split(/\s+/)
+    .slice(0, 2)
+    .map((w) => w[0]?.toUpperCase() ?? "")
+    .join("");
 
 /**
  * The signed-in header. The profile menu is a <details> element: it opens with Enter or Space and
@@ -48,10 +62,32 @@ export function Header({ user, theme, context }: HeaderProps) {
       <Link to="/dashboard" className="header-logo" aria-label="Koala dashboard">
         <Logo small />
       </Link>
-      <div className="header-context">{context ? <span className="header-title">{context.title}</span> : null}</div>
+      <div className="header-context">
+        {context ? (
+          <>
+            <span className="header-title">{context.title}</span>
+            <nav aria-label={`${context.kind === "project" ? "Project" : "Board"} actions`} className="header-icons">
+              <Link to={`/client/${context.projectId}/edit`} title={`Edit ${context.kind}`} aria-label={`Edit ${context.kind}`}>
+                <span aria-hidden="true">✎</span>
+              </Link>
+              <Link to={`/upload/${context.projectId}`} title="Upload images" aria-label="Upload images">
+                <span aria-hidden="true">⇪</span>
+              </Link>
+              <Link to={`/client/${context.projectId}/boards/new`} title="Create board" aria-label="Create board">
+                <span aria-hidden="true">＋</span>
+              </Link>
+            </nav>
+          </>
+        ) : null}
+      </div>
       <nav aria-label="Account" className="header-actions">
-        <Link to="/all-clients" className="project-logo" aria-label="All projects" title="All projects">
-          <span aria-hidden="true">▦</span>
+        <Link
+          to="/all-clients"
+          className="project-logo"
+          aria-label={context ? `${initialsOf(context.projectName)}: all projects` : "All projects"}
+          title="All projects"
+        >
+          {context ? initialsOf(context.projectName) : <span aria-hidden="true">▦</span>}
         </Link>
         <details className="profile-menu" ref={menu}>
           <summary aria-label={`${initials}: profile menu for ${user.name} ${user.surname}`}>

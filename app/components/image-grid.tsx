@@ -2,6 +2,7 @@ import { Form, Link } from "@remix-run/react";
 import { useRef, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { ImageCard, type CardData } from "./image-card";
+import { FreshnessCheck } from "./freshness-check";
 import { VirtualGrid } from "./virtual-grid";
 
 export interface GridData {
@@ -11,6 +12,7 @@ export interface GridData {
   total: number;
   pos: number;
   selection: { all: boolean; ids: number[]; count: number } | null;
+  version: string;
 }
 
 /**
@@ -43,6 +45,7 @@ export function ImageGrid({
 
   const grid = hydrated ? (
     <VirtualGrid
+      key={data.version}
       scopeQuery={scopeQuery}
       total={total}
       first={cards}
@@ -65,6 +68,7 @@ export function ImageGrid({
 
   return (
     <div className="grid-wrap">
+      {hydrated ? <FreshnessCheck scopeQuery={scopeQuery} version={data.version} /> : null}
       <div className="grid-status">
         <p className="grid-count" aria-live="polite">
           {shown} / {total} images

@@ -1,7 +1,7 @@
 import { data, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { NotFoundError, type Actor } from "~/models/actor";
-import { decodeCursor, gridIds, gridPage, gridTotal, type GridScope } from "~/models/grid.server";
+import { decodeCursor, gridIds, gridPage, gridTotal, gridVersion, type GridScope } from "~/models/grid.server";
 import { flashToast, MAX_PICKED, readSelection, selectionCookie, type Selection } from "~/sessions.server";
 
 import { PAGE_SIZE } from "./grid";
@@ -29,15 +29,16 @@ export async function loadGrid(request: Request, actor: Actor, scope: GridScope)
   const query = PageQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
   const after = decodeCursor(query.after);
   const before = decodeCursor(query.before);
-  const [page, total, selection] = await Promise.all([
+  const [page, total, version, selection] = await Promise.all([
     orNotFound(() => gridPage(actor, scope, { after, before, limit: PAGE_SIZE })),
     orNotFound(() => gridTotal(actor, scope)),
+    orNotFound(() => gridVersion(actor, scope)),
     readSelection(request, scopeKey(scope)),
   ]);
   // Position of the first card: carried in the links, since a keyset cursor does not know it.
   const pos = after || before ? Math.min(query.pos ?? 0, Math.max(0, total - page.cards.length)) : 0;
   const selected = selection.all ? total - selection.ids.length : selection.ids.length;
-  return { ...page, total, pos, selection: { all: selection.all, ids: selection.ids, count: Math.max(0, selected) } };
+  return { ...page, total, pos, version, selection: { all: selection.all, ids: selection.ids, count: Math.max(0, selected) } };
 }
 
 const SelectionAction = z.object({

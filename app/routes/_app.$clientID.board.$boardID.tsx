@@ -8,6 +8,7 @@ import { PAGE_SIZE } from "~/lib/grid";
 import { loadGrid, orNotFound, updateSelection } from "~/lib/grid.server";
 import type { Actor } from "~/models/actor";
 import { getBoard } from "~/models/boards.server";
+import { getProject } from "~/models/projects.server";
 import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.board.title ?? "Board"} | Koala` }];
@@ -23,7 +24,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const board = await boardOf(actor, params.clientID, params.boardID);
   const grid = await loadGrid(request, actor, { kind: "board", boardId: board.id });
-  return { board: { id: board.id, title: board.title, projectId: board.project_id }, grid };
+  const project = await getProject(actor, board.project_id);
+  return {
+    board: { id: board.id, title: board.title, projectId: board.project_id },
+    grid,
+    header: { title: board.title, projectId: project.id, projectName: project.name, kind: "board" as const },
+  };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {

@@ -15,7 +15,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const projectId = Number(params.id);
   const project = await orNotFound(() => getProject(actor, projectId));
   const grid = await loadGrid(request, actor, { kind: "project", projectId: project.id });
-  return { project: { id: project.id, name: project.name }, grid };
+  return {
+    project: { id: project.id, name: project.name },
+    grid,
+    header: { title: project.name, projectId: project.id, projectName: project.name, kind: "project" as const },
+  };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {

@@ -18,7 +18,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const query = Query.parse(Object.fromEntries(new URL(request.url).searchParams));
   const detail = await orNotFound(() => getImageDetail(actor, Number(params.id)));
   const back = safeRedirect(query.from, `/client/${detail.project.id}`);
-  return { ...detail, shownVersion: query.v ?? detail.image.version, back };
+  return {
+    ...detail,
+    shownVersion: query.v ?? detail.image.version,
+    back,
+    header: { title: detail.project.name, projectId: detail.project.id, projectName: detail.project.name, kind: "project" as const },
+  };
 }
 
 export default function ImagePage() {

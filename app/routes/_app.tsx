@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Outlet, useLoaderData } from "@remix-run/react";
-import { Header } from "~/components/header";
+import { Outlet, useLoaderData, useMatches } from "@remix-run/react";
+import { Header, type HeaderContext } from "~/components/header";
 import { SessionWatch } from "~/components/session-watch";
 import { toPublicUser } from "~/models/users.server";
 import { getTheme, requireUser } from "~/sessions.server";
@@ -13,12 +13,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export default function AppLayout() {
   const { user, theme } = useLoaderData<typeof loader>();
+  // A page about a project or board puts `header` in its loader data; the deepest one wins.
+  const context = useMatches()
+    .map((m) => (m.data as { header?: HeaderContext } | undefined)?.header)
+    .filter(Boolean)
+    .pop();
   return (
     <>
       <a href="#main" className="skip-link">
         Skip to content
       </a>
-      <Header user={user} theme={theme} />
+      <Header user={user} theme={theme} context={context ?? null} />
       <main id="main" className="app-main" tabIndex={-1}>
         <Outlet />
       </main>

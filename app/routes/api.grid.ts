@@ -12,6 +12,8 @@ const Query = z
     at: z.coerce.number().int().min(0).max(100_000_000).optional(),
     after: z.string().max(64).optional(),
     limit: z.coerce.number().int().min(1).max(300).default(100),
+    /** Only the scope's version: the open grid's cheap "is there newer data?" check. */
+    check: z.literal("version").optional(),
   })
   .refine((q) => Boolean(q.project) !== Boolean(q.board), "Give either project or board");
 
@@ -28,6 +30,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const q = parsed.data;
   const scope: GridScope = q.project ? { kind: "project", projectId: q.project } : { kind: "board", boardId: q.board! };
   const version = await orNotFound(() => gridVersion(actor, scope));
+  if (q.check) return Response.json({ version }, { headers: { "Cache-Control": "no-store" } });
   const etag = `W/"${sha256(`${version}|${url.search}`).slice(0, 24)}"`;
   const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
   if (request.headers.get("If-None-Match") === etag) return new Response(null, { status: 304, headers });

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import type { Scenario } from "./users";
-import { code, e2eRow, expectAccessible, hasJs, signInWithPassword, userFor } from "./support";
+import { code, e2eRow, expectAccessible, hasJs, signInWithPassword, touchE2eProject, userFor } from "./support";
 
 const project = () => e2eRow<{ id: number }>("select id from projects where name = 'E2E Project'");
 const secretBoard = () => e2eRow<{ id: string; project_id: number }>("select id, project_id from boards where title = 'Secret board'");
@@ -97,6 +97,40 @@ test("all projects lists the member's projects only", async ({ page }, info) => 
   await expectAccessible(page, info);
   await page.getByRole("link", { name: /E2E Project/ }).click();
   await expect(page).toHaveURL(new RegExp(`/client/${project().id}$`));
+  // The header now names the project and offers its actions; features not built yet answer with the 404 page.
+  const header = page.getByRole("banner");
+  await expect(header.getByText("E2E Project")).toBeVisible();
+  await expect(header.getByRole("link", { name: "EP: all projects" })).toHaveAttribute("href", "/all-clients");
+  await header.getByRole("link", { name: "Upload images" }).click();
+  await expect(page).toHaveURL(new RegExp(`/upload/${project().id}$`));
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  await page.getByRole("link", { name: "Back to dashboard" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+});
+
+test("an open grid offers newer data: 'New Data Loaded' with JavaScript, a plain reload without", async ({ page }, info) => {
+  await signedIn(page, info, "fresh");
+  await page.goto(`/client/${project().id}`);
+  await expect(page.getByRole("article").first()).toBeVisible();
+  touchE2eProject();
+  if (!hasJs(info)) {
+    await page.reload();
+    await expect(page.getByText("New Data Loaded")).toHaveCount(0);
+    await expect(page.getByRole("article").first()).toBeVisible();
+    return;
+  }
+  // The check runs every 20 s and when the tab becomes visible again.
+  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+  const toast = page.getByRole("status").filter({ hasText: "New Data Loaded" });
+  await expect(toast).toBeVisible();
+  await toast.getByRole("button", { name: "Cancel" }).click();
+  await expect(toast).toHaveCount(0);
+  touchE2eProject();
+  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+  await expect(toast).toBeVisible();
+  await toast.getByRole("button", { name: "Update Now" }).click();
+  await expect(toast).toHaveCount(0);
+  await expect(page.getByRole("article").first()).toBeVisible();
 });
 
 test("project grid: pages to the last image and back (virtual grid with JavaScript)", async ({ page }, info) => {

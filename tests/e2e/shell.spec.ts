@@ -24,6 +24,9 @@ test("a guarded page sends to sign-in and back afterwards", async ({ page }, inf
   await page.goto("/dashboard?view=boards");
   await expect(page).toHaveURL(/\/login\?redirectTo=%2Fdashboard%3Fview%3Dboards$/);
   await page.getByRole("link", { name: "Sign in with password and MFA code instead" }).click();
+  // The form is replaced by the navigation: wait for it before typing.
+  await expect(page).toHaveURL(/method=password/);
+  await expect(page.getByLabel("Password", { exact: true })).toBeVisible();
   await page.getByLabel("Email", { exact: true }).fill(userFor(info, "redirect"));
   await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
   await page.getByLabel("Code", { exact: true }).fill(code());

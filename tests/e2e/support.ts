@@ -120,3 +120,14 @@ export function e2eRow<T>(query: string, ...params: unknown[]): T {
     db.close();
   }
 }
+
+/** Test-only: marks the e2e project as changed on the server (its updated_at moves on). */
+export function touchE2eProject() {
+  const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"));
+  try {
+    db.pragma("busy_timeout = 5000");
+    db.prepare("update projects set updated_at = updated_at + 1 where name = 'E2E Project'").run();
+  } finally {
+    db.close();
+  }
+}

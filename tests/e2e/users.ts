@@ -27,6 +27,7 @@ export const SCENARIOS = {
   select: { totp: true },
   panel: { totp: true },
   notfound: { totp: true },
+  fresh: { totp: true },
   outsider: { totp: true },
 } as const;
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
