@@ -93,12 +93,8 @@ export async function gridPage(
   let q = await scopeQuery(actor, scope);
   const backwards = Boolean(opts.before);
   const at = opts.before ?? opts.after;
-  if (at)
-    q = q.where((eb) =>
-      backwards
-        ? eb.or([eb(tCol, ">", at.t), eb.and([eb(tCol, "=", at.t), eb(idCol, ">", at.id)])])
-        : eb.or([eb(tCol, "<", at.t), eb.and([eb(tCol, "=", at.t), eb(idCol, "<", at.id)])]),
-    );
+  // Row-value comparison: both dialects seek the (t, id) index directly, at any depth.
+  if (at) q = q.where(sql<boolean>`(${sql.ref(tCol)}, ${sql.ref(idCol)}) ${sql.raw(backwards ? ">" : "<")} (${at.t}, ${at.id})`);
   const direction = backwards ? "asc" : "desc";
   const rows = await q.orderBy(tCol, direction).orderBy(idCol, direction).limit(limit + 1).execute();
   const more = rows.length > limit;
@@ -147,8 +143,8 @@ export async function gridIds(actor: Actor, scope: GridScope): Promise<number[]>
 }
 
 /**
- * A value that changes whenever the scope's content may have: the project's or board's updated_at
- * and its image count. Used for ETags and for the "New Data Loaded" check.
+ * A value that changes whenever the scope's content does: the project's or board's updated_at, which
+ * every write to its images moves on. Used for ETags and for the "New Data Loaded" check.
  */
 export async function gridVersion(actor: Actor, scope: GridScope): Promise<string> {
   const row =
@@ -156,5 +152,5 @@ export async function gridVersion(actor: Actor, scope: GridScope): Promise<strin
       ? await db().selectFrom("projects").select("updated_at").where("id", "=", scope.projectId).where("id", "in", visibleProjectIds(actor)).executeTakeFirst()
       : await db().selectFrom("boards").select("updated_at").where("id", "=", scope.boardId).where("project_id", "in", visibleProjectIds(actor)).executeTakeFirst();
   if (!row) throw new NotFoundError(scope.kind === "project" ? `No Projects Found with ID: ${scope.projectId}` : `No Board Found with ID: ${scope.boardId}`);
-  return `${row.updated_at}.${await gridTotal(actor, scope)}`;
+  return String(row.updated_at);
 }

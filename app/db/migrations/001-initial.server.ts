@@ -107,11 +107,13 @@ export function initialSchema(dialect: Dialect): Migration {
         .addColumn("updated_at", time, (c) => c.notNull())
         .addColumn("deleted_at", time)
         .execute();
-      // The grid's keyset order: newest first, id as tiebreak, within a project.
+      // The grid's keyset order (newest first, id as tiebreak) over live images only: partial, so
+      // paging, counting and jump cursors read this index alone and never touch deleted rows.
       await db.schema
         .createIndex("images_project_keyset")
         .on("images")
         .columns(["project_id", "created_at desc", "id desc"])
+        .where(sql.ref("deleted_at"), "is", null)
         .execute();
 
       await withId(db.schema.createTable("image_versions"))
