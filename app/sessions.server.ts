@@ -150,7 +150,8 @@ export interface Selection {
   all: boolean;
   ids: number[];
 }
-export const MAX_PICKED = 500;
+// 300 ids keep the signed cookie well under the 4 KB browsers accept.
+export const MAX_PICKED = 300;
 
 export async function readSelection(request: Request, scope: string): Promise<Selection> {
   const v = (await cookieJar().selection.parse(request.headers.get("Cookie"))) as Selection | null;

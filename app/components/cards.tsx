@@ -1,13 +1,11 @@
 import { Link } from "@remix-run/react";
+import { initialsOf } from "~/lib/initials";
 import { mediaUrl } from "~/lib/media";
+import type { BoardCard as BoardCardData } from "~/models/boards.server";
 
 /** A project ("client") card: its initials in a circle (or its logo) and its name. */
 export function ProjectCard({ id, name }: { id: number; name: string }) {
-  const initials = name
-    .split(/\s+/)
-    .slice(0, 2)
-    .map((w) => w[0]?.toUpperCase() ?? "")
-    .join("");
+  const initials = initialsOf(name);
   return (
     <Link to={`/client/${id}`} className="card project-card">
       <span className="project-initials" aria-hidden="true">
@@ -16,15 +14,6 @@ export function ProjectCard({ id, name }: { id: number; name: string }) {
       <span className="card-title">{name}</span>
     </Link>
   );
-}
-
-export interface BoardCardData {
-  id: string;
-  title: string;
-  projectId: number;
-  projectName: string;
-  cover: { imageId: number; thumbKey: string } | null;
-  imageCount: number;
 }
 
 /** A board card: cover thumbnail, title, project and image count. Leads to /{clientID}/board/{boardId}. */

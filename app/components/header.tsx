@@ -1,6 +1,7 @@
 import { Form, Link, useLocation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import type { Theme } from "~/sessions.server";
+import { initialsOf } from "~/lib/initials";
 import { Logo } from "./logo";
 
 /** The project or board in view: its name, and the project the header's actions work on. */
@@ -16,13 +17,6 @@ export interface HeaderProps {
   theme: Theme;
   context: HeaderContext | null;
 }
-
-const initialsOf = (name: string) =>
-  name
-    .split(/\s+/)
-    .slice(0, 2)
-    .map((w) => w[0]?.toUpperCase() ?? "")
-    .join("");
 
 /**
  * The signed-in header. The profile menu is a <details> element: it opens with Enter or Space and
@@ -55,7 +49,7 @@ export function Header({ user, theme, context }: HeaderProps) {
     if (menu.current) menu.current.open = false;
   }, [location.key]);
 
-  const initials = `${user.name[0] ?? ""}${user.surname[0] ?? ""}`.toUpperCase() || "?";
+  const initials = initialsOf(`${user.name} ${user.surname}`) || "?";
   const nextTheme: Theme = theme === "darkmode" ? "lightmode" : "darkmode";
   return (
     <header className="app-header">

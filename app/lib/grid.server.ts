@@ -1,7 +1,7 @@
 import { data, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { NotFoundError, type Actor } from "~/models/actor";
-import { decodeCursor, gridIds, gridPage, gridTotal, gridVersion, type GridScope } from "~/models/grid.server";
+import { decodeCursor, gridPage, gridTotal, gridVersion, idsInScope, type GridScope } from "~/models/grid.server";
 import { flashToast, MAX_PICKED, readSelection, selectionCookie, type Selection } from "~/sessions.server";
 
 import { PAGE_SIZE } from "./grid";
@@ -58,7 +58,7 @@ export async function updateSelection(request: Request, actor: Actor, scope: Gri
   if (!parsed.success) throw redirect(back.pathname + back.search);
   const current = await readSelection(request, scopeKey(scope));
   // Only ids of this scope count: a forged id from elsewhere is dropped, never stored.
-  const valid = new Set(await orNotFound(() => gridIds(actor, scope)));
+  const valid = new Set(await orNotFound(() => idsInScope(actor, scope, [...new Set([...parsed.data.page, ...parsed.data.ids])])));
   const page = parsed.data.page.filter((id) => valid.has(id));
   const ticked = new Set(parsed.data.ids.filter((id) => valid.has(id)));
   let next: Selection;

@@ -136,10 +136,11 @@ export async function cursorBefore(actor: Actor, scope: GridScope, index: number
   return row ? { t: Number(row.t), id: Number(row.id) } : null;
 }
 
-/** The ids of every image in the scope (select all applies to the whole set, not the page). */
-export async function gridIds(actor: Actor, scope: GridScope): Promise<number[]> {
+/** Which of `ids` are images of the scope (a forged or foreign id is simply not among them). */
+export async function idsInScope(actor: Actor, scope: GridScope, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
   const q = await scopeQuery(actor, scope);
-  return (await q.clearSelect().select(sql.ref<number>("images.id").as("id")).execute()).map((r) => Number(r.id));
+  return (await q.clearSelect().select(sql.ref<number>("images.id").as("id")).where("images.id", "in", ids).execute()).map((r) => Number(r.id));
 }
 
 /**

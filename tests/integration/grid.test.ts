@@ -1,10 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotFoundError } from "~/models/actor";
 import { createBoard } from "~/models/boards.server";
-import { cursorBefore, decodeCursor, gridIds, gridPage, gridTotal, type GridScope } from "~/models/grid.server";
+import type { Actor } from "~/models/actor";
+import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope, type GridScope } from "~/models/grid.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+
+/** Every id of a scope, in grid order, by walking its pages. */
+async function gridIds(actor: Actor, scope: GridScope): Promise<number[]> {
+  const ids: number[] = [];
+  let after: string | null = null;
+  do {
+    const page = await gridPage(actor, scope, { after: decodeCursor(after), limit: 300 });
+    ids.push(...page.cards.map((c) => c.id));
+    after = page.next;
+  } while (after);
+  return ids;
+}
 
 describe.each(dialects)("image grid paging (%s)", (dialect) => {
   let t: TestDatabase;
@@ -100,6 +113,12 @@ describe.each(dialects)("image grid paging (%s)", (dialect) => {
     await expect(gridPage(stranger.actor, scope)).rejects.toThrow(NotFoundError);
     await expect(gridTotal(stranger.actor, boardScope)).rejects.toThrow(/No Board Found with ID/);
     await expect(gridPage(owner.actor, { kind: "project", projectId: 999_999 })).rejects.toThrow("No Projects Found with ID: 999999");
+  });
+
+  it("tells which posted ids belong to the scope", async () => {
+    const ids = await gridIds(owner.actor, boardScope);
+    expect((await idsInScope(owner.actor, boardScope, [ids[0]!, 999_999])).sort()).toEqual([ids[0]]);
+    await expect(idsInScope(stranger.actor, boardScope, [ids[0]!])).rejects.toThrow(NotFoundError);
   });
 
   it("ignores malformed cursors", () => {
