@@ -52,6 +52,12 @@ export function getUser(request: Request): Promise<User | null> {
   return pending;
 }
 
+/** Whether the request's session is still valid, without counting as activity (the periodic check must not keep an idle session alive). */
+export async function sessionIsActive(request: Request): Promise<boolean> {
+  const id = await sessionId(request);
+  return id ? (await sessionUser(id, policy(), { touch: false })) !== null : false;
+}
+
 export async function getPublicUser(request: Request): Promise<PublicUser | null> {
   const user = await getUser(request);
   return user ? toPublicUser(user) : null;

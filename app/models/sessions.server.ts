@@ -35,7 +35,7 @@ export async function startSession(
 }
 
 /** The active user behind a session id, or null when unknown, revoked, idle too long or past its absolute expiry. */
-export async function sessionUser(id: string, policy: SessionPolicy): Promise<User | null> {
+export async function sessionUser(id: string, policy: SessionPolicy, opts: { touch?: boolean } = {}): Promise<User | null> {
   const now = Date.now();
   const row = await db()
     .selectFrom("sessions")
@@ -49,7 +49,7 @@ export async function sessionUser(id: string, policy: SessionPolicy): Promise<Us
     .where("users.status", "=", "active")
     .executeTakeFirst();
   if (!row) return null;
-  if (now - row.last_seen_at > TOUCH_EVERY_MS) {
+  if (opts.touch !== false && now - row.last_seen_at > TOUCH_EVERY_MS) {
     await db().updateTable("sessions").set({ last_seen_at: now }).where("id_hash", "=", row.id_hash).execute();
   }
   const { id_hash: _h, last_seen_at: _l, ...user } = row;

@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { getUser } from "~/sessions.server";
+import { sessionIsActive } from "~/sessions.server";
 
 /** The periodic session check: 204 while signed in, 401 once not. No body, not cached. */
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await getUser(request);
-  return new Response(null, { status: user ? 204 : 401, headers: { "Cache-Control": "no-store" } });
+  const active = await sessionIsActive(request);
+  return new Response(null, { status: active ? 204 : 401, headers: { "Cache-Control": "no-store" } });
 }

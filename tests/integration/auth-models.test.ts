@@ -49,6 +49,18 @@ describe.each(dialects)("sign-in models (%s)", (dialect) => {
     expect(await sessionUser(d, policy)).toBeNull();
   });
 
+  it("a passive check does not count as activity", async () => {
+    const { user } = await makeUser();
+    const id = await startSession(user.id, policy);
+    const old = Date.now() - 10 * 60_000;
+    await db().updateTable("sessions").set({ last_seen_at: old }).where("user_id", "=", user.id).execute();
+    expect((await sessionUser(id, policy, { touch: false }))?.id).toBe(user.id);
+    const row = () => db().selectFrom("sessions").select("last_seen_at").where("user_id", "=", user.id).executeTakeFirstOrThrow();
+    expect((await row()).last_seen_at).toBe(old);
+    await sessionUser(id, policy);
+    expect((await row()).last_seen_at).toBeGreaterThan(old);
+  });
+
   it("uses a magic link once; a newer link voids the older; an expired one fails", async () => {
     const { user } = await makeUser();
     const first = await issueMagicLink(user.id, "/client/1");
