@@ -4,7 +4,6 @@ import { safeRedirect } from "~/lib/redirect";
 import type { User } from "~/db/schema";
 import { recordAudit } from "~/models/audit.server";
 import { revokeSession, sessionUser, startSession } from "~/models/sessions.server";
-import { toPublicUser, type PublicUser } from "~/models/users.server";
 import type { Actor } from "~/models/actor";
 
 /**
@@ -56,11 +55,6 @@ export function getUser(request: Request): Promise<User | null> {
 export async function sessionIsActive(request: Request): Promise<boolean> {
   const id = await sessionId(request);
   return id ? (await sessionUser(id, policy(), { touch: false })) !== null : false;
-}
-
-export async function getPublicUser(request: Request): Promise<PublicUser | null> {
-  const user = await getUser(request);
-  return user ? toPublicUser(user) : null;
 }
 
 export const actorOf = (user: Pick<User, "id" | "role">): Actor => ({ id: user.id, role: user.role });

@@ -10,17 +10,6 @@ export type BoardSummary = Pick<Board, "id" | "project_id" | "title" | "cover_im
 
 const columns = ["boards.id", "boards.project_id", "boards.title", "boards.cover_image_id", "boards.is_client_board", "boards.updated_at"] as const;
 
-/** Boards inherit their project's access. */
-export async function listBoards(actor: Actor, opts: { projectId?: number; limit?: number } = {}): Promise<BoardSummary[]> {
-  let q = db()
-    .selectFrom("boards")
-    .select(columns)
-    .where("boards.project_id", "in", visibleProjectIds(actor))
-    .where("boards.active", "=", 1);
-  if (opts.projectId !== undefined) q = q.where("boards.project_id", "=", opts.projectId);
-  return q.orderBy("boards.updated_at", "desc").orderBy("boards.id").limit(opts.limit ?? 500).execute();
-}
-
 export async function getBoard(actor: Actor, boardId: string): Promise<BoardSummary> {
   const row = await db()
     .selectFrom("boards")

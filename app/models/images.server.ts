@@ -137,44 +137,6 @@ export async function findImageObject(actor: Actor, imageId: number, key: string
   return { mimeType: key === version.storage_key ? image.mime_type : "image/webp", fileName };
 }
 
-export async function countProjectImages(actor: Actor, projectId: number): Promise<number> {
-  const row = await db()
-    .selectFrom("images")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("project_id", "=", projectId)
-    .where("project_id", "in", visibleProjectIds(actor))
-    .where("deleted_at", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-export interface ImageCursor {
-  createdAt: number;
-  id: number;
-}
-
-/** One keyset page of a project's images, newest first (id breaks ties). */
-export async function listProjectImages(
-  actor: Actor,
-  projectId: number,
-  opts: { after?: ImageCursor; limit?: number } = {},
-): Promise<ImageRecord[]> {
-  const limit = Math.min(Math.max(opts.limit ?? 100, 1), 500);
-  let q = db()
-    .selectFrom("images")
-    .selectAll()
-    .where("project_id", "=", projectId)
-    .where("project_id", "in", visibleProjectIds(actor))
-    .where("deleted_at", "is", null);
-  const after = opts.after;
-  if (after)
-    q = q.where((eb) =>
-      eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]),
-    );
-  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
-  return rows.map(parse);
-}
-
 /**
  * Bulk insert of metadata-only images that reuse stored files (seeds for performance work).
  * Rows go in chunks of 100 inside one transaction per call; no versions are written.

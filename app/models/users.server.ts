@@ -42,10 +42,6 @@ export async function createUser(
     .executeTakeFirstOrThrow();
 }
 
-export async function setPasswordHash(userId: number, passwordHash: string | null) {
-  await db().updateTable("users").set({ password_hash: passwordHash, updated_at: Date.now() }).where("id", "=", userId).execute();
-}
-
 export async function setTotpSecret(userId: number, secret: string | null) {
   await db()
     .updateTable("users")

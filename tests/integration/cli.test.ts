@@ -5,7 +5,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
 import { connect, useConnection, type Connection } from "~/db/connection.server";
-import { countProjectImages, listProjectImages } from "~/models/images.server";
+import { gridPage, gridTotal } from "~/models/grid.server";
+import { getImage } from "~/models/images.server";
 import { listProjects } from "~/models/projects.server";
 import { findUserByEmail } from "~/models/users.server";
 import { jpeg, png } from "../helpers/images";
@@ -59,11 +60,12 @@ describe("koala command line", () => {
     expect(ana).toMatchObject({ status: "active", role: "user" });
     const actor = { id: ana!.id, role: ana!.role };
     const [project] = await listProjects(actor);
-    const images = await listProjectImages(actor, project!.id);
+    const page = await gridPage(actor, { kind: "project", projectId: project!.id });
+    const images = await Promise.all(page.cards.map((c) => getImage(actor, c.id)));
     expect(images.map((i) => i.title).sort()).toEqual(["Shelf A", "a", "b", "b"]);
     expect(images.filter((i) => i.created_by === null)).toHaveLength(2);
     const big = (await listProjects({ id: 0, role: "admin" })).find((p) => p.name === "Big")!;
-    expect(await countProjectImages({ id: 0, role: "admin" }, big.id)).toBe(2500);
+    expect(await gridTotal({ id: 0, role: "admin" }, { kind: "project", projectId: big.id })).toBe(2500);
     expect(images.find((i) => i.title === "Shelf A")).toMatchObject({ description: "Front, left", keywords: ["retail", "promo"], ocr_text: "SALE" });
   });
 
