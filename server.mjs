@@ -23,6 +23,9 @@ const app = express();
 app.disable("x-powered-by");
 if (cfg.trustProxy) app.set("trust proxy", true);
 
+// The browser PUTs uploads to presigned URLs: with S3 storage that is the bucket's endpoint.
+const connectSrc = ["'self'", ...(dev ? ["ws:", "wss:"] : []), ...(cfg.s3 ? [cfg.s3.endpoint ? new URL(cfg.s3.endpoint).origin : "https://*.amazonaws.com"] : [])].join(" ");
+
 // Security headers, with a fresh nonce for every response.
 app.use((req, res, next) => {
   const nonce = randomBytes(16).toString("base64");
@@ -36,7 +39,7 @@ app.use((req, res, next) => {
     "img-src 'self' data: blob:",
     "media-src 'self' blob:",
     "font-src 'self'",
-    dev ? "connect-src 'self' ws: wss:" : "connect-src 'self'",
+    `connect-src ${connectSrc}`,
     "form-action 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",

@@ -34,6 +34,12 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_IP: int(50, 1),
   MAX_IMAGE_BYTES: int(50 * 1024 * 1024, 1),
   MAX_IMAGE_PIXELS: int(50_000_000, 1),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool(true),
   DEMO_SEED: z.enum(["auto", "off"]).default("auto"),
   JOB_RUNNER: bool(true),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -76,6 +82,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     maxImageBytes: e.MAX_IMAGE_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
+    /** S3-compatible object storage when S3_BUCKET is set; files under DATA_DIR/objects otherwise. */
+    s3: e.S3_BUCKET
+      ? {
+          bucket: e.S3_BUCKET,
+          region: e.S3_REGION,
+          endpoint: e.S3_ENDPOINT,
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE,
+        }
+      : undefined,
     demoSeed: e.DEMO_SEED,
     jobRunner: e.JOB_RUNNER,
     logLevel: e.LOG_LEVEL,

@@ -9,12 +9,12 @@ import { config } from "~/config.server";
 import { hashPassword } from "~/lib/crypto.server";
 import { newTotpSecret, otpauthUri, totpCode } from "~/lib/totp.server";
 import { SYSTEM } from "~/models/actor";
-import { insertImage } from "~/models/images.server";
 import { addMember, createProject, findProjectByName } from "~/models/projects.server";
 import { createUser, findUserByEmail, setTotpSecret } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
 import { seedDemo, seedLargeProject } from "~/services/demo.server";
-import { ImageRejected, storeImageFile } from "~/services/image-files.server";
+import { ImageRejected } from "~/services/image-files.server";
+import { addImageFile } from "~/services/ingest.server";
 import { startRunner } from "~/services/jobs.server";
 import { readSidecar, type SidecarEntry } from "./sidecar";
 
@@ -183,8 +183,7 @@ async function importFolder(opts: Opts, out: (l: string) => void) {
   for (const file of files) {
     const meta = sidecar.get(file);
     try {
-      const stored = await storeImageFile(await readFile(path.join(dir, file)));
-      await insertImage(actor, project.id, stored, {
+      await addImageFile(actor, project.id, await readFile(path.join(dir, file)), {
         title: meta?.title ?? path.parse(file).name,
         description: meta?.description ?? "",
         keywords: meta?.keywords ?? [],

@@ -8,6 +8,8 @@ export interface PanelData {
   projectHasUserAttributes: boolean;
   versions: { version: number; title: string; description: string; keywords: string[]; ocrText: string; previewKey: string; changes: string[]; changedAt: number; changedBy: string | null }[];
   shownVersion: number;
+  /** Editors see Edit and Delete. */
+  canEdit?: boolean;
 }
 
 const NO_USER_ATTRIBUTES = "No user attributes found. Use the 'Manage Attributes' tab to create new user attributes.";
@@ -44,6 +46,16 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
             <a href={`${original}?download=1`} className="btn" download={image.original_name}>
               Download
             </a>
+            {data.canEdit ? (
+              <>
+                <Link to={`/image/${image.id}?edit`} className="btn">
+                  Edit
+                </Link>
+                <Link to={`/image/${image.id}/delete`} className="btn btn-danger">
+                  Delete
+                </Link>
+              </>
+            ) : null}
           </div>
           <h3>Keywords</h3>
           {view.keywords.length ? (
@@ -91,6 +103,7 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
                 Version {shown?.version} of {image.version}
                 {shown?.changedBy ? ` · ${shown.changedBy}` : ""}
                 {shown ? ` · ${new Date(shown.changedAt).toISOString().slice(0, 10)}` : ""}
+                {shown?.changes.length ? ` · ${shown.changes.join(", ")}` : ""}
               </label>
               <input
                 id={`${headingId}-version`}

@@ -2,12 +2,14 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import type { Dialect } from "./connection.server";
 import { initialSchema } from "./migrations/001-initial.server";
 import { referenceData } from "./migrations/002-reference-data.server";
+import { objectReferences } from "./migrations/003-object-references.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     "001-initial": initialSchema(dialect),
     "002-reference-data": referenceData(),
+    "003-object-references": objectReferences(),
   };
 }
 

@@ -3,7 +3,9 @@ import type { Insertable } from "kysely";
 import type { Image, ImagesTable } from "~/db/schema";
 import { visibleProjectIds } from "./access.server";
 import { NotFoundError, recordedAs, type Actor } from "./actor";
+import { lockObjects } from "./objects.server";
 import { assertCanEdit, touchProject } from "./projects.server";
+import { claimPendingUpload, getPendingUpload } from "./uploads.server";
 
 export interface StoredImageFile {
   storageKey: string;
@@ -69,43 +71,73 @@ export async function getImage(actor: Actor, imageId: number): Promise<ImageReco
   return parse(row);
 }
 
-/** Inserts an image and its first version in one transaction. */
-export async function insertImage(
-  actor: Actor,
-  projectId: number,
-  file: StoredImageFile,
-  meta: ImageMetadata,
-  at = Date.now(),
-): Promise<number> {
+export interface InsertOptions {
+  at?: number;
+  /**
+   * Runs inside the transaction, under the object lock: throws when the image's objects are not all stored,
+   * so no row is ever committed whose objects are gone.
+   */
+  verifyObjects?: () => Promise<void>;
+  /** The pending upload this image registers: claimed in the same transaction; a second claim returns the first image. */
+  uploadKey?: string;
+}
+
+class AlreadyRegistered extends Error {}
+
+/** The actor's visible images of one project among `ids`, in the order of `ids` (missing ones left out). */
+export async function imagesByIds(actor: Actor, projectId: number, ids: number[]): Promise<ImageRecord[]> {
+  const wanted = ids.filter(Number.isSafeInteger);
+  if (!wanted.length) return [];
+  const rows = await db()
+    .selectFrom("images")
+    .selectAll()
+    .where("id", "in", wanted)
+    .where("project_id", "=", projectId)
+    .where("deleted_at", "is", null)
+    .where("project_id", "in", visibleProjectIds(actor))
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, parse(r)]));
+  return wanted.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** Inserts an image and its first version in one transaction; with `uploadKey`, registering it twice gives one image. */
+export async function insertImage(actor: Actor, projectId: number, file: StoredImageFile, meta: ImageMetadata, opts: InsertOptions = {}): Promise<number> {
   await assertCanEdit(actor, projectId);
-  const id = await db()
-    .transaction()
-    .execute(async (trx) => {
-      const row = await trx
-        .insertInto("images")
-        .values(newImageRow(actor, projectId, file, meta, at))
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto("image_versions")
-        .values({
-          image_id: row.id,
-          version: 1,
-          title: meta.title,
-          description: meta.description,
-          keywords: JSON.stringify(meta.keywords),
-          ocr_text: meta.ocrText,
-          rotation: 0,
-          storage_key: file.storageKey,
-          thumb_key: file.thumbKey,
-          preview_key: file.previewKey,
-          changes: JSON.stringify(["created"]),
-          changed_by: recordedAs(actor),
-          changed_at: at,
-        })
-        .execute();
-      return row.id;
-    });
+  const at = opts.at ?? Date.now();
+  let id: number;
+  try {
+    id = await db()
+      .transaction()
+      .execute(async (trx) => {
+        await lockObjects(trx);
+        await opts.verifyObjects?.();
+        const row = await trx.insertInto("images").values(newImageRow(actor, projectId, file, meta, at)).returning("id").executeTakeFirstOrThrow();
+        await trx
+          .insertInto("image_versions")
+          .values({
+            image_id: row.id,
+            version: 1,
+            title: meta.title,
+            description: meta.description,
+            keywords: JSON.stringify(meta.keywords),
+            ocr_text: meta.ocrText,
+            rotation: 0,
+            storage_key: file.storageKey,
+            thumb_key: file.thumbKey,
+            preview_key: file.previewKey,
+            changes: JSON.stringify(["created"]),
+            changed_by: recordedAs(actor),
+            changed_at: at,
+          })
+          .execute();
+        if (opts.uploadKey && !(await claimPendingUpload(trx, opts.uploadKey, row.id))) throw new AlreadyRegistered();
+        return row.id;
+      });
+  } catch (err) {
+    if (!(err instanceof AlreadyRegistered) || !opts.uploadKey) throw err;
+    const pending = await getPendingUpload(actor, projectId, opts.uploadKey);
+    return pending.imageId!;
+  }
   await touchProject(projectId, at);
   return id;
 }

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { db, dialect } from "~/db/connection.server";
+import { db, dialect, type DB } from "~/db/connection.server";
 import type { Job } from "~/db/schema";
 
 /** A job locked longer than this is taken to belong to a dead worker and is handed out again. */
@@ -9,9 +9,11 @@ export async function enqueueJob(
   type: string,
   payload: unknown,
   opts: { runAt?: number; maxAttempts?: number } = {},
+  /** A transaction, so that the job is queued exactly when the change that needs it commits. */
+  executor: Pick<DB, "insertInto"> = db(),
 ): Promise<number> {
   const now = Date.now();
-  const row = await db()
+  const row = await executor
     .insertInto("jobs")
     .values({
       type,

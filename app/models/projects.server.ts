@@ -44,6 +44,16 @@ export async function assertCanEdit(actor: Actor, projectId: number) {
   if (!row || row.role === "viewer") throw new NotFoundError(`No Projects Found with ID: ${projectId}`);
 }
 
+export async function canEditProject(actor: Actor, projectId: number): Promise<boolean> {
+  return assertCanEdit(actor, projectId).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    },
+  );
+}
+
 /** Administrative: creates a project (CLI, demo). */
 export async function createProject(input: { name: string; wsc?: boolean; wscSource?: string | null }): Promise<Project> {
   const now = Date.now();

@@ -5,6 +5,7 @@ import { log } from "~/lib/log.server";
 import { countUsers } from "~/models/users.server";
 import { startHousekeeping } from "./housekeeping.server";
 import { startRunner, type Runner } from "./jobs.server";
+import "./ingest.server";
 import "./mail.server";
 
 export interface Services {

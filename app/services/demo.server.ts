@@ -124,7 +124,7 @@ export async function seedDemo(opts: SeedOptions = {}) {
       const files = await Promise.all(numbers.map(async (m) => storeImageFile(await drawDemoImage(m))));
       for (const [k, file] of files.entries()) {
         const m = numbers[k]!;
-        const id = await insertImage(actor, project.id, file, demoMetadata(m), base + (i + k) * 60_000);
+        const id = await insertImage(actor, project.id, file, demoMetadata(m), { at: base + (i + k) * 60_000 });
         imageIds.push(id);
         const rnd = seeded(m);
         const values = attrIds

@@ -11,6 +11,9 @@ export class ImageRejected extends Error {
   }
 }
 
+/** The refusal of a file over MAX_IMAGE_BYTES. */
+export const tooLarge = () => new ImageRejected(`The file is larger than ${Math.round(config().maxImageBytes / 1024 / 1024)} MB.`);
+
 export interface SniffedType {
   mime: string;
   ext: string;
@@ -37,6 +40,12 @@ export function sniffImageType(buf: Buffer): SniffedType | null {
   return null;
 }
 
+// Markup a browser could be tricked into running. A polyglot (a valid image that is also an HTML page) holds it on
+// purpose; compressed image data holds one of these long patterns by chance about once in 10^6 large files or less
+// (shorter tags such as <a or <svg would match by chance far too often to be refused).
+const MARKUP = /<(?:script|html|body|iframe|object|embed)[\s>/]|<!doctype|javascript:/i;
+export const hasMarkup = (buf: Buffer) => MARKUP.test(buf.toString("latin1"));
+
 export const THUMB_WIDTH = 480;
 export const PREVIEW_WIDTH = 1600;
 
@@ -53,10 +62,10 @@ export interface CheckedImage {
 export async function checkImage(buf: Buffer): Promise<CheckedImage> {
   const cfg = config();
   if (buf.length === 0) throw new ImageRejected("The file is empty.");
-  if (buf.length > cfg.maxImageBytes)
-    throw new ImageRejected(`The file is larger than ${Math.round(cfg.maxImageBytes / 1024 / 1024)} MB.`);
+  if (buf.length > cfg.maxImageBytes) throw tooLarge();
   const type = sniffImageType(buf);
   if (!type) throw new ImageRejected("The file is not a supported image (JPEG, PNG, WebP, GIF, TIFF, AVIF or HEIF).");
+  if (hasMarkup(buf)) throw new ImageRejected("The file holds HTML or script as well as an image, so it is not accepted.");
   let meta: Awaited<ReturnType<ReturnType<typeof sharp>["metadata"]>>;
   try {
     meta = await sharp(buf, { limitInputPixels: false }).metadata();
@@ -81,34 +90,53 @@ export async function makeDerivatives(buf: Buffer, rotation = 0) {
   return { thumb, preview };
 }
 
-/** Checks an image, stores the original and its derivatives under content-addressed keys. */
-export async function storeImageFile(buf: Buffer, rotation = 0): Promise<StoredImageFile> {
-  const checked = await checkImage(buf);
-  const hash = sha256(buf);
+/** The derivative keys of a file (by checksum) turned by `rotation` degrees; unrotated ones carry no suffix. */
+export function derivativeKeys(checksum: string, rotation: number) {
   const variant = rotation ? `r${rotation}` : undefined;
-  const keys = {
-    storageKey: objectKey("originals", hash, checked.type.ext),
-    thumbKey: objectKey("thumbs", hash, "webp", variant),
-    previewKey: objectKey("previews", hash, "webp", variant),
-  };
-  const store = storage();
+  return { thumbKey: objectKey("thumbs", checksum, "webp", variant), previewKey: objectKey("previews", checksum, "webp", variant) };
+}
+
+/** Makes and stores the derivatives of an original for a rotation. */
+export async function storeDerivatives(buf: Buffer, checksum: string, rotation: number) {
+  const keys = derivativeKeys(checksum, rotation);
   let derivatives: { thumb: Buffer; preview: Buffer };
   try {
     derivatives = await makeDerivatives(buf, rotation);
   } catch {
     throw new ImageRejected("The image could not be read; it may be damaged or truncated.");
   }
-  const { thumb, preview } = derivatives;
+  await storage().put(keys.thumbKey, derivatives.thumb);
+  await storage().put(keys.previewKey, derivatives.preview);
+  return keys;
+}
+
+/** Checks an image, stores the original and its derivatives under content-addressed keys. */
+export async function storeImageFile(buf: Buffer): Promise<StoredImageFile> {
+  const checked = await checkImage(buf);
+  const hash = sha256(buf);
   // Derivatives first, original last: an original present means its derivatives are too.
-  await store.put(keys.thumbKey, thumb);
-  await store.put(keys.previewKey, preview);
-  if (!(await store.exists(keys.storageKey))) await store.put(keys.storageKey, buf);
+  const derivatives = await storeDerivatives(buf, hash, 0);
+  const storageKey = objectKey("originals", hash, checked.type.ext);
+  if ((await storage().size(storageKey)) !== buf.length) await storage().put(storageKey, buf);
   return {
-    ...keys,
+    storageKey,
+    ...derivatives,
     mimeType: checked.type.mime,
     sizeBytes: buf.length,
     width: checked.width,
     height: checked.height,
     checksum: hash,
   };
+}
+
+/** Throws unless every key is stored: run under the object lock before a row that refers to them commits. */
+export async function assertStored(keys: string[]) {
+  for (const key of keys) if ((await storage().size(key)) === null) throw new ObjectMissing(key);
+}
+
+export class ObjectMissing extends Error {
+  constructor(key: string) {
+    super(`Stored object missing: ${key}`);
+    this.name = "ObjectMissing";
+  }
 }

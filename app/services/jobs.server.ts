@@ -16,8 +16,13 @@ const wakers = new Set<() => void>();
 export async function queue(type: string, payload: unknown, opts?: { runAt?: number; maxAttempts?: number }) {
   if (!handlers.has(type)) throw new Error(`No job handler registered for ${type}`);
   const id = await enqueueJob(type, payload, opts);
-  for (const wake of wakers) wake();
+  wakeRunners();
   return id;
+}
+
+/** After a model queued a job inside its own transaction: run it now rather than at the next poll. */
+export function wakeRunners() {
+  for (const wake of wakers) wake();
 }
 
 /** Runs one claimed job; returns false when there was nothing due. */

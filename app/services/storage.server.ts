@@ -1,28 +1,84 @@
-import { createReadStream } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { config } from "~/config.server";
-import { randomToken } from "~/lib/crypto.server";
+import { hmac, randomToken, safeEqual } from "~/lib/crypto.server";
+import { S3Storage } from "./storage-s3.server";
 
-/** Object storage. Keys are made by the server (content hashes), never taken from file names. */
+/**
+ * Object storage. Keys are made by the server (content hashes, or random ids for uploads),
+ * never taken from file names. Two drivers: FileStorage (default) and S3Storage.
+ */
 export interface Storage {
   put(key: string, body: Buffer): Promise<void>;
+  /** Streams bytes to a key, refusing (and keeping nothing) past maxBytes with ObjectTooLarge. */
+  putStream(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<void>;
   get(key: string): Promise<{ stream: Readable; size: number } | null>;
-  exists(key: string): Promise<boolean>;
+  /** The object's size in bytes, or null when there is none. */
+  size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
+  /**
+   * A URL the browser may PUT the object's bytes to until `expiresInSeconds` pass. S3 cannot cap the size of a
+   * presigned PUT, so registration always checks the stored object again.
+   */
+  signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number }): Promise<string>;
+}
+
+export class ObjectTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`The object is larger than ${maxBytes} bytes`);
+    this.name = "ObjectTooLarge";
+  }
 }
 
 const KEY = /^[a-z]+\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}(-[a-z0-9]+)?\.[a-z0-9]+$/;
 export const isValidKey = (key: string) => KEY.test(key);
 
 /** `originals/ab/cd/<sha256>.jpg`: sharded so no folder grows huge. */
-export function objectKey(kind: "originals" | "thumbs" | "previews", hash: string, ext: string, variant?: string) {
+export function objectKey(kind: "originals" | "thumbs" | "previews" | "uploads", hash: string, ext: string, variant?: string) {
   return `${kind}/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}${variant ? `-${variant}` : ""}.${ext}`;
 }
 
+/** Where a browser's bytes wait until registration: a random key, unrelated to the file's name. */
+export const newUploadKey = () => objectKey("uploads", randomBytes(32).toString("hex"), "upload");
+export const isUploadKey = (key: string) => isValidKey(key) && key.startsWith("uploads/");
+
+/** Reads a whole object, refusing (without reading further) one larger than maxBytes. */
+export async function readObject(store: Storage, key: string, maxBytes: number): Promise<Buffer | null> {
+  const found = await store.get(key);
+  if (!found) return null;
+  if (found.size > maxBytes) {
+    found.stream.destroy();
+    throw new ObjectTooLarge(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of found.stream as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      found.stream.destroy();
+      throw new ObjectTooLarge(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/**
+ * The default driver: files under DATA_DIR/objects. Its signed upload URLs are served by the app itself
+ * (`PUT /storage/upload`), HMAC-signed over key, size limit and expiry, so the browser's flow is the same as with S3.
+ */
 export class FileStorage implements Storage {
-  constructor(private root: string) {}
+  private signingKey: string;
+  constructor(
+    private root: string,
+    secret: string,
+  ) {
+    this.signingKey = hmac(secret, "koala upload urls");
+  }
 
   private file(key: string) {
     if (!isValidKey(key)) throw new Error("Invalid storage key");
@@ -31,11 +87,20 @@ export class FileStorage implements Storage {
 
   /** Written to a temporary file and renamed, so a crash never leaves a half-written object under its key. */
   async put(key: string, body: Buffer) {
+    await this.write(key, async (tmp) => writeFile(tmp, body, { flush: true }));
+  }
+
+  private async write(key: string, fill: (tmp: string) => Promise<void>) {
     const file = this.file(key);
     await mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${randomToken(6)}.tmp`;
-    await writeFile(tmp, body, { flush: true });
-    await rename(tmp, file);
+    try {
+      await fill(tmp);
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
   }
 
   async get(key: string) {
@@ -48,24 +113,61 @@ export class FileStorage implements Storage {
     }
   }
 
-  async exists(key: string) {
+  async size(key: string) {
     try {
-      await stat(this.file(key));
-      return true;
+      return (await stat(this.file(key))).size;
     } catch {
-      return false;
+      return null;
     }
   }
 
   async delete(key: string) {
     await rm(this.file(key), { force: true });
   }
+
+  async signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number }) {
+    this.file(key);
+    const exp = Math.floor(Date.now() / 1000) + opts.expiresInSeconds;
+    const query = new URLSearchParams({ key, max: String(opts.maxBytes), exp: String(exp) });
+    query.set("sig", hmac(this.signingKey, query.toString()));
+    return `/storage/upload?${query}`;
+  }
+
+  /** The key and size limit of a signed upload URL's query, or why it is refused. */
+  verifyUpload(query: URLSearchParams): { key: string; maxBytes: number } | { error: string } {
+    const key = query.get("key") ?? "";
+    const max = Number(query.get("max"));
+    const exp = Number(query.get("exp"));
+    const signed = new URLSearchParams({ key, max: query.get("max") ?? "", exp: query.get("exp") ?? "" });
+    if (!isUploadKey(key) || !safeEqual(hmac(this.signingKey, signed.toString()), query.get("sig") ?? ""))
+      return { error: "The upload URL's signature is not valid." };
+    if (!Number.isSafeInteger(exp) || exp * 1000 < Date.now()) return { error: "The upload URL has expired." };
+    if (!Number.isSafeInteger(max) || max < 1) return { error: "The upload URL's signature is not valid." };
+    return { key, maxBytes: max };
+  }
+
+  async putStream(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number) {
+    await this.write(key, async (tmp) => {
+      let total = 0;
+      const limit = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          total += chunk.length;
+          done(total > maxBytes ? new ObjectTooLarge(maxBytes) : null, chunk);
+        },
+      });
+      await pipeline(Readable.from(body), limit, createWriteStream(tmp, { flush: true }));
+    });
+  }
 }
 
 let current: Storage | undefined;
+/** The configured driver: S3 when S3_BUCKET is set, otherwise files under DATA_DIR. */
 export function storage(): Storage {
-  return (current ??= new FileStorage(path.join(config().dataDir, "objects")));
+  if (current) return current;
+  const cfg = config();
+  return (current = cfg.s3 ? new S3Storage(cfg.s3) : new FileStorage(path.join(cfg.dataDir, "objects"), cfg.sessionSecret));
 }
+
 export function useStorage(next: Storage | undefined) {
   current = next;
 }

@@ -75,7 +75,7 @@ describe.each(dialects)("image grid paging (%s)", (dialect) => {
     let n = 1000;
     const seen = await walk(scope, 25, async () => {
       n += 1;
-      await insertImage(owner.actor, projectId, fakeFile(n), meta(`new ${n}`), Date.now());
+      await insertImage(owner.actor, projectId, fakeFile(n), meta(`new ${n}`), { at: Date.now() });
     });
     const seenBefore = seen.filter((id) => before.has(id));
     expect(seenBefore).toHaveLength(before.size);

@@ -52,7 +52,7 @@ describe("image store", () => {
     ["text", () => Buffer.from("hello, this is not an image at all"), /not a supported image/],
     ["a zero-byte file", () => Buffer.alloc(0), /empty/],
     ["a truncated JPEG", async () => (await jpeg(800, 600, "#ff8800")).subarray(0, 1500), /damaged/],
-    ["a JPEG/HTML polyglot", async () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from("<html><script>alert(1)</script></html>".padEnd(400, " "))]), /damaged|could not be read/],
+    ["a JPEG/HTML polyglot", async () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from("<html><script>alert(1)</script></html>".padEnd(400, " "))]), /HTML or script/],
     ["a 30000×30000 PNG bomb", () => pngBomb(), /too large/],
     ["a file over the size limit", () => sharp({ create: { width: 1500, height: 1500, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } }).png().toBuffer(), /larger than 2 MB/],
   ];

@@ -1,0 +1,114 @@
+import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { Form, Link, useNavigation } from "@remix-run/react";
+import { useState } from "react";
+import type { z } from "zod";
+import { mediaUrl } from "~/lib/media";
+import { ImageEditSchema, LIMITS } from "~/lib/schemas";
+import { Field, FormError } from "./field";
+
+export interface EditableImage {
+  id: number;
+  title: string;
+  description: string;
+  keywords: string[];
+  ocr_text: string;
+  preview_key: string;
+  version: number;
+}
+
+/**
+ * Edit Image: title, description, keywords, OCR text and (in the image panel) rotation in 90° steps.
+ * Rotate works without JavaScript: the button posts the form back with the turn added; with JavaScript it only
+ * turns the preview. The turn is saved with everything else, as one new version.
+ */
+export function ImageEditForm({
+  image,
+  lastResult,
+  rotate: initialRotate = 0,
+  canRotate,
+  cancelTo,
+  submitLabel = "Save",
+  hidden = {},
+}: {
+  image: EditableImage;
+  lastResult?: SubmissionResult<string[]> | null;
+  rotate?: number;
+  canRotate: boolean;
+  cancelTo: string;
+  submitLabel?: string;
+  /** Extra fields the action needs (the upload page's image id and pending list). */
+  hidden?: Record<string, string>;
+}) {
+  const busy = useNavigation().state === "submitting";
+  const [rotate, setRotate] = useState(initialRotate);
+  const [form, fields] = useForm<z.input<typeof ImageEditSchema>, z.output<typeof ImageEditSchema>>({
+    id: `edit-image-${image.id}`,
+    lastResult,
+    defaultValue: { title: image.title, description: image.description, keywords: image.keywords.join(", "), ocr: image.ocr_text },
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ImageEditSchema }),
+  });
+  return (
+    <Form method="post" {...getFormProps(form)} className="edit-image-form">
+      <input type="hidden" name="version" value={image.version} />
+      {Object.entries(hidden).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <input type="hidden" name="rotate" value={String(rotate)} />
+      {/* Enter in a field submits the form's first submit button: make that Save, not Rotate. */}
+      <button type="submit" name="intent" value="save" className="sr-only" tabIndex={-1} aria-hidden="true">
+        Save
+      </button>
+      <FormError id={form.errorId} errors={form.errors} />
+      <figure className="edit-image-preview">
+        <img src={mediaUrl(image.id, image.preview_key)} alt="" style={rotate ? { transform: `rotate(${rotate}deg)` } : undefined} />
+        {canRotate ? (
+          <figcaption>
+            <button
+              type="submit"
+              name="intent"
+              value="rotate"
+              className="btn"
+              formNoValidate
+              onClick={(e) => {
+                e.preventDefault();
+                setRotate((r) => (r + 90) % 360);
+              }}
+            >
+              Rotate 90°
+            </button>
+            <span role="status" className="muted">
+              {rotate ? ` Turned ${rotate}° clockwise; saved with the rest.` : ""}
+            </span>
+          </figcaption>
+        ) : null}
+      </figure>
+      <Field label="Title" htmlFor={fields.title.id} errorId={fields.title.errorId} errors={fields.title.errors}>
+        <input {...getInputProps(fields.title, { type: "text" })} maxLength={LIMITS.title} />
+      </Field>
+      <Field label="Description" htmlFor={fields.description.id} errorId={fields.description.errorId} errors={fields.description.errors}>
+        <textarea {...getTextareaProps(fields.description)} rows={3} maxLength={LIMITS.description} />
+      </Field>
+      <Field label="Keywords" htmlFor={fields.keywords.id} errorId={fields.keywords.errorId} errors={fields.keywords.errors}>
+        <input {...getInputProps(fields.keywords, { type: "text" })} aria-describedby={`${fields.keywords.errorId} ${fields.keywords.id}-hint`} />
+      </Field>
+      <p id={`${fields.keywords.id}-hint`} className="muted field-hint">
+        Separate keywords with commas; each 2 to 20 characters, without ( ) &amp; @ * $ | % ~. Title up to {LIMITS.title} characters,
+        description up to {LIMITS.description}.
+      </p>
+      <Field label="OCR text" htmlFor={fields.ocr.id} errorId={fields.ocr.errorId} errors={fields.ocr.errors}>
+        <textarea {...getTextareaProps(fields.ocr)} rows={3} maxLength={LIMITS.ocr} />
+      </Field>
+      <div className="form-actions">
+        <button type="submit" name="intent" value="save" className="btn btn-primary" disabled={busy}>
+          {busy ? "Saving…" : submitLabel}
+        </button>
+        <Link to={cancelTo} className="btn">
+          Cancel
+        </Link>
+      </div>
+    </Form>
+  );
+}

@@ -1,0 +1,232 @@
+import { Link, useNavigate } from "@remix-run/react";
+import { useRef, useState, type FormEvent } from "react";
+import { ACCEPT, UPLOAD_CONCURRENCY, UPLOAD_ERRORS, uploadUrl } from "~/lib/uploads";
+
+interface Item {
+  id: string;
+  file: File;
+  loaded: number;
+  status: "waiting" | "uploading" | "registering" | "done" | "failed";
+  imageId?: number;
+  error?: string;
+  detail?: string;
+}
+
+class StepFailed extends Error {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
+async function errorText(response: Response | XMLHttpRequest): Promise<string | undefined> {
+  const text = response instanceof Response ? await response.text().catch(() => "") : String(response.responseText ?? "");
+  try {
+    return (JSON.parse(text) as { error?: string }).error;
+  } catch {
+    return text && text.length < 200 && !text.startsWith("<") ? text : undefined;
+  }
+}
+
+const postJson = (url: string, body: unknown) =>
+  fetch(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(body) });
+
+/** PUT with XMLHttpRequest: fetch reports no upload progress. */
+function put(url: string, file: File, onProgress: (loaded: number) => void) {
+  return new Promise<void>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("PUT", url);
+    if (file.type) xhr.setRequestHeader("Content-Type", file.type);
+    xhr.upload.onprogress = (e) => onProgress(e.loaded);
+    xhr.onload = async () => (xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new StepFailed(UPLOAD_ERRORS.put, await errorText(xhr))));
+    xhr.onerror = () => reject(new StepFailed(UPLOAD_ERRORS.put));
+    xhr.send(file);
+  });
+}
+
+/** The spec's three steps for one file: signed URL, PUT, register. Any failure stops this file only. */
+async function uploadOne(projectId: number, item: Item, onProgress: (loaded: number) => void, onRegistering: () => void): Promise<number> {
+  const signed = await postJson("/api/uploads", { clientID: projectId, fileName: item.file.name }).catch(() => null);
+  const grant = signed?.ok ? ((await signed.json().catch(() => null)) as { uploadUrl?: string; key?: string } | null) : null;
+  if (!grant?.key || !grant.uploadUrl) throw new StepFailed(UPLOAD_ERRORS.sign, signed ? await errorText(signed) : undefined);
+  await put(grant.uploadUrl, item.file, onProgress);
+  onRegistering();
+  const registered = await postJson("/api/images", {
+    clientID: projectId,
+    newImage: { imgURL: grant.key, imgOrgName: item.file.name, imgType: item.file.type, imgTags: [""], imgORC: "", imgDesc: "", imgTitle: "" },
+  }).catch(() => null);
+  const body = registered?.ok ? ((await registered.json().catch(() => null)) as { insertID?: number } | null) : null;
+  if (!body?.insertID) throw new StepFailed(UPLOAD_ERRORS.register, registered && registered.status < 500 ? await errorText(registered) : undefined);
+  return body.insertID;
+}
+
+/**
+ * The upload form. Without JavaScript it is a plain multipart form the server runs the pipeline for. With
+ * JavaScript the browser runs it: a few files at a time, a progress bar per file and overall, retry per file,
+ * then on to Edit Image (one file) or Multiple Uploaded Images (several).
+ */
+export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number; maxBytes: number; noFiles: boolean }) {
+  const navigate = useNavigate();
+  const input = useRef<HTMLInputElement>(null);
+  const [items, setItems] = useState<Item[]>([]);
+  const [running, setRunning] = useState(false);
+  const [message, setMessage] = useState(noFiles ? "Choose at least one image to upload." : "");
+  const itemsRef = useRef<Item[]>([]);
+
+  const update = (id: string, patch: Partial<Item>) => {
+    itemsRef.current = itemsRef.current.map((i) => (i.id === id ? { ...i, ...patch } : i));
+    setItems(itemsRef.current);
+  };
+
+  async function run(queue: Item[]) {
+    setRunning(true);
+    const work = [...queue];
+    const worker = async () => {
+      for (let item = work.shift(); item; item = work.shift()) {
+        const id = item.id;
+        if (item.file.size > maxBytes) {
+          update(id, { status: "failed", error: UPLOAD_ERRORS.put, detail: `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.` });
+          continue;
+        }
+        update(id, { status: "uploading", loaded: 0, error: undefined, detail: undefined });
+        try {
+          const imageId = await uploadOne(
+            projectId,
+            item,
+            (loaded) => update(id, { loaded }),
+            () => update(id, { status: "registering", loaded: item!.file.size }),
+          );
+          update(id, { status: "done", imageId });
+        } catch (err) {
+          update(id, { status: "failed", error: err instanceof StepFailed ? err.message : UPLOAD_ERRORS.register, detail: err instanceof StepFailed ? err.detail : undefined });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: UPLOAD_CONCURRENCY }, worker));
+    setRunning(false);
+    const all = itemsRef.current;
+    const done = all.flatMap((i) => (i.imageId ? [i.imageId] : []));
+    if (done.length && done.length === all.length) navigate(uploadUrl(projectId, done.length === 1 ? "edit" : "multiple", done));
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const files = [...(input.current?.files ?? [])];
+    if (!files.length) {
+      setMessage("Choose at least one image to upload.");
+      return;
+    }
+    setMessage("");
+    const fresh = files.map((file, n) => ({ id: `${Date.now()}-${n}`, file, loaded: 0, status: "waiting" as const }));
+    itemsRef.current = [...itemsRef.current.filter((i) => i.status === "done"), ...fresh];
+    setItems(itemsRef.current);
+    if (input.current) input.current.value = "";
+    void run(fresh);
+  }
+
+  const total = items.reduce((sum, i) => sum + i.file.size, 0);
+  const loaded = items.reduce((sum, i) => sum + (i.status === "done" || i.status === "registering" ? i.file.size : i.loaded), 0);
+  const done = items.filter((i) => i.status === "done");
+  const failed = items.filter((i) => i.status === "failed");
+
+  return (
+    <div className="uploader">
+      <form method="post" encType="multipart/form-data" action={`/upload/${projectId}`} onSubmit={onSubmit} className="upload-form">
+        <label htmlFor="upload-files">Images to upload</label>
+        <input ref={input} id="upload-files" type="file" name="files" accept={ACCEPT} multiple aria-describedby="upload-hint upload-message" />
+        <p id="upload-hint" className="muted field-hint">
+          JPEG, PNG, WebP, GIF, TIFF, AVIF or HEIF, up to {Math.round(maxBytes / 1024 / 1024)} MB each.
+        </p>
+        <p id="upload-message" className="field-error" role="alert">
+          {message}
+        </p>
+        <button type="submit" className="btn btn-primary" disabled={running}>
+          {running ? "Uploading…" : "Upload"}
+        </button>
+      </form>
+      {items.length ? (
+        <section aria-labelledby="upload-progress-heading" className="upload-progress">
+          <h2 id="upload-progress-heading">{running ? "Submitting" : "Uploads"}</h2>
+          <label htmlFor="upload-overall">
+            {done.length} of {items.length} uploaded{failed.length ? `, ${failed.length} failed` : ""}
+          </label>
+          <progress id="upload-overall" max={total || 1} value={loaded} />
+          <ul className="upload-items">
+            {items.map((item) => (
+              <li key={item.id} className={`upload-item upload-${item.status}`}>
+                <span className="upload-name">{item.file.name}</span>
+                <progress max={item.file.size || 1} value={item.status === "done" ? item.file.size : item.loaded} aria-label={`${item.file.name} progress`} />
+                <span className="upload-status">{statusText(item)}</span>
+                {item.status === "failed" ? (
+                  <>
+                    <span className="field-error">
+                      {item.error}
+                      {item.detail ? `: ${item.detail}` : ""}
+                    </span>
+                    <button type="button" className="btn" disabled={running} onClick={() => void run([item])}>
+                      Retry
+                    </button>
+                  </>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+          {!running && done.length && failed.length ? (
+            <Link className="btn btn-primary" to={uploadUrl(projectId, done.length === 1 ? "edit" : "multiple", done.map((i) => i.imageId!))}>
+              Continue with {done.length} uploaded {done.length === 1 ? "image" : "images"}
+            </Link>
+          ) : null}
+        </section>
+      ) : null}
+    </div>
+  );
+}
+
+function statusText(item: Item) {
+  switch (item.status) {
+    case "waiting":
+      return "Waiting";
+    case "uploading":
+      return "Uploading";
+    case "registering":
+      return "Processing";
+    case "done":
+      return "Uploaded";
+    case "failed":
+      return "Failed";
+  }
+}
+
+/** What the server made of a form upload without JavaScript, when some file failed. */
+export function UploadResults({ projectId, results }: { projectId: number; results: { name: string; id?: number; error?: string; detail?: string }[] }) {
+  const done = results.flatMap((r) => (r.id ? [r.id] : []));
+  return (
+    <section aria-labelledby="upload-results-heading" className="upload-progress" role="alert">
+      <h2 id="upload-results-heading">
+        {done.length} of {results.length} uploaded
+      </h2>
+      <ul className="upload-items">
+        {results.map((r, n) => (
+          <li key={n} className={`upload-item ${r.id ? "upload-done" : "upload-failed"}`}>
+            <span className="upload-name">{r.name}</span>
+            {r.id ? (
+              <span className="upload-status">Uploaded</span>
+            ) : (
+              <span className="field-error">
+                {r.error}
+                {r.detail ? `: ${r.detail}` : ""}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+      {done.length ? (
+        <Link className="btn btn-primary" to={uploadUrl(projectId, done.length === 1 ? "edit" : "multiple", done)}>
+          Continue with {done.length} uploaded {done.length === 1 ? "image" : "images"}
+        </Link>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,59 @@
+import type { Transaction } from "kysely";
+import { db } from "~/db/connection.server";
+import type { Database } from "~/db/schema";
+import { NotFoundError, type Actor } from "./actor";
+import { assertCanEdit } from "./projects.server";
+
+/** A signed upload URL is good for 15 minutes; its pending record (and the right to register it) for an hour. */
+export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+export const PENDING_UPLOAD_TTL_MS = 60 * 60_000;
+
+export interface PendingUpload {
+  key: string;
+  projectId: number;
+  fileName: string;
+  /** Set once registered: registering the same key again answers with this image. */
+  imageId: number | null;
+}
+
+/** Records that the actor may PUT one file to `key` for a project they can edit. */
+export async function createPendingUpload(actor: Actor, projectId: number, key: string, fileName: string, now = Date.now()) {
+  await assertCanEdit(actor, projectId);
+  await db()
+    .insertInto("pending_uploads")
+    .values({ key, user_id: actor.id, project_id: projectId, file_name: fileName, created_at: now, expires_at: now + PENDING_UPLOAD_TTL_MS, image_id: null })
+    .execute();
+}
+
+/**
+ * The actor's own pending upload for a project. Another user's key, another project, or an expired and never
+ * registered upload answers like a key that never existed.
+ */
+export async function getPendingUpload(actor: Actor, projectId: number, key: string): Promise<PendingUpload> {
+  await assertCanEdit(actor, projectId);
+  const row = await db()
+    .selectFrom("pending_uploads")
+    .select(["key", "project_id", "file_name", "image_id", "expires_at"])
+    .where("key", "=", key)
+    .where("user_id", "=", actor.id)
+    .where("project_id", "=", projectId)
+    .executeTakeFirst();
+  if (!row || (row.image_id === null && row.expires_at < Date.now())) throw new NotFoundError("Upload not found");
+  return { key: row.key, projectId: row.project_id, fileName: row.file_name, imageId: row.image_id };
+}
+
+/** Marks a pending upload as registered; false when another request registered it first. */
+export async function claimPendingUpload(trx: Transaction<Database>, key: string, imageId: number): Promise<boolean> {
+  const result = await trx.updateTable("pending_uploads").set({ image_id: imageId }).where("key", "=", key).where("image_id", "is", null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Pending uploads past their expiry, registered or not: their upload objects can go, and then the records. */
+export async function expiredPendingUploads(now = Date.now(), limit = 500): Promise<string[]> {
+  const rows = await db().selectFrom("pending_uploads").select("key").where("expires_at", "<", now).orderBy("expires_at").limit(limit).execute();
+  return rows.map((r) => r.key);
+}
+
+export async function deletePendingUploads(keys: string[]) {
+  if (keys.length) await db().deleteFrom("pending_uploads").where("key", "in", keys).execute();
+}

@@ -1,0 +1,128 @@
+import { config } from "~/config.server";
+import { cleanFileName } from "~/lib/schemas";
+import { log } from "~/lib/log.server";
+import type { Actor } from "~/models/actor";
+import { deleteImage, getEditableImage, PURGE_JOB, updateImage, type MetadataChange, type PurgePayload } from "~/models/image-edits.server";
+import { insertImage, type ImageMetadata, type StoredImageFile } from "~/models/images.server";
+import { db } from "~/db/connection.server";
+import { lockObjects, unreferencedKeys } from "~/models/objects.server";
+import { createPendingUpload, deletePendingUploads, expiredPendingUploads, getPendingUpload, UPLOAD_URL_TTL_SECONDS } from "~/models/uploads.server";
+import { assertStored, ImageRejected, ObjectMissing, storeDerivatives, storeImageFile, tooLarge } from "./image-files.server";
+import { registerJob, wakeRunners } from "./jobs.server";
+import { newUploadKey, ObjectTooLarge, readObject, storage } from "./storage.server";
+
+/**
+ * The ways images come in and go out, over the models and the object store:
+ * the three upload steps (sign, PUT, register), direct adds (CLI, demo), edits with rotation, and the
+ * background removal of objects no row needs any more.
+ */
+
+/** Step 1: a URL to PUT one file to, and the key to register it by. */
+export async function signUpload(actor: Actor, projectId: number, fileName: string) {
+  const key = newUploadKey();
+  await createPendingUpload(actor, projectId, key, cleanFileName(fileName));
+  const uploadUrl = await storage().signUpload(key, { maxBytes: config().maxImageBytes, expiresInSeconds: UPLOAD_URL_TTL_SECONDS });
+  return { uploadUrl, key };
+}
+
+/**
+ * Step 3: checks the uploaded object (size, type, pixels, a clean decode), stores the original and derivatives
+ * under content-addressed keys and inserts the image in one transaction with the claim of the upload.
+ * The same key registered twice answers with the same image. A refused object is deleted at once.
+ */
+export async function registerUpload(actor: Actor, projectId: number, key: string, meta: ImageMetadata): Promise<number> {
+  const pending = await getPendingUpload(actor, projectId, key);
+  if (pending.imageId) return pending.imageId;
+  let buf: Buffer | null;
+  try {
+    buf = await readObject(storage(), key, config().maxImageBytes);
+  } catch (err) {
+    if (!(err instanceof ObjectTooLarge)) throw err;
+    await storage().delete(key);
+    throw tooLarge();
+  }
+  if (!buf) throw new ImageRejected("The file was not uploaded.");
+  let id: number;
+  try {
+    id = await addImageFile(actor, projectId, buf, { ...meta, originalName: meta.originalName || pending.fileName }, key);
+  } catch (err) {
+    if (err instanceof ImageRejected) await storage().delete(key);
+    throw err;
+  }
+  // The bytes now live under their content key; a failure here is swept with the expired record.
+  await storage().delete(key).catch((err: unknown) => log.warn("upload object not removed", { key, error: String(err) }));
+  return id;
+}
+
+/**
+ * Stores a file and inserts its image (CLI import, demo, registration). Should a purge remove a shared object
+ * between storing and committing, the objects are stored again once.
+ */
+export async function addImageFile(actor: Actor, projectId: number, buf: Buffer, meta: ImageMetadata, uploadKey?: string, at?: number): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const file: StoredImageFile = await storeImageFile(buf);
+    try {
+      return await insertImage(actor, projectId, file, meta, {
+        at,
+        uploadKey,
+        verifyObjects: () => assertStored([file.storageKey, file.thumbKey, file.previewKey]),
+      });
+    } catch (err) {
+      if (!(err instanceof ObjectMissing) || attempt > 1) throw err;
+    }
+  }
+}
+
+/**
+ * Saves an edit as a new version. `rotateBy` (0, 90, 180 or 270) turns the image further: new derivatives are
+ * made from the untouched original. Returns the new version, or null when nothing changed.
+ */
+export async function saveImageEdit(actor: Actor, imageId: number, change: MetadataChange, rotateBy: number, expectedVersion?: number) {
+  const image = await getEditableImage(actor, imageId);
+  const rotation = (((image.rotation + rotateBy) % 360) + 360) % 360;
+  if (rotation === image.rotation) return updateImage(actor, imageId, change, { expectedVersion });
+  for (let attempt = 1; ; attempt++) {
+    const original = await readObject(storage(), image.storage_key, Number.MAX_SAFE_INTEGER);
+    if (!original) throw new ObjectMissing(image.storage_key);
+    const keys = await storeDerivatives(original, image.checksum, rotation);
+    try {
+      return await updateImage(actor, imageId, change, {
+        expectedVersion,
+        rotated: { rotation, ...keys },
+        verifyObjects: () => assertStored([keys.thumbKey, keys.previewKey]),
+      });
+    } catch (err) {
+      if (!(err instanceof ObjectMissing) || attempt > 1) throw err;
+    }
+  }
+}
+
+/** Deletes an image; its objects go in the background (see deleteImage). */
+export async function removeImage(actor: Actor, imageId: number) {
+  const result = await deleteImage(actor, imageId);
+  wakeRunners();
+  return result;
+}
+
+/** Removes a deleted image's objects that no other image or version refers to, under the object lock. */
+export async function purgeObjects(payload: PurgePayload) {
+  await db()
+    .transaction()
+    .execute(async (trx) => {
+      await lockObjects(trx);
+      for (const key of await unreferencedKeys(trx, payload.checksum, payload.keys)) await storage().delete(key);
+    });
+}
+registerJob(PURGE_JOB, purgeObjects);
+
+/** Deletes the objects of expired pending uploads (never registered, or registered and already moved), then the records. */
+export async function sweepExpiredUploads(now = Date.now()) {
+  let swept = 0;
+  for (;;) {
+    const keys = await expiredPendingUploads(now);
+    if (!keys.length) return swept;
+    for (const key of keys) await storage().delete(key);
+    await deletePendingUploads(keys);
+    swept += keys.length;
+  }
+}

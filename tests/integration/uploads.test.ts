@@ -1,0 +1,229 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import { db } from "~/db/connection.server";
+import { loadConfig, setConfig, config } from "~/config.server";
+import { NotFoundError, type Actor } from "~/models/actor";
+import { getImageDetail } from "~/models/images.server";
+import { StaleEdit } from "~/models/image-edits.server";
+import { ImageRejected } from "~/services/image-files.server";
+import { registerUpload, removeImage, saveImageEdit, signUpload, sweepExpiredUploads } from "~/services/ingest.server";
+import { runOnce } from "~/services/jobs.server";
+import { storage, useStorage, type Storage } from "~/services/storage.server";
+import { action as putAction } from "~/routes/storage.upload";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { makeProject, makeUser } from "../helpers/fixtures";
+import { jpeg, pngBomb } from "../helpers/images";
+import { startS3 } from "../helpers/s3";
+
+/** Step 2 as a browser does it: a PUT to the signed URL (the app's own route, or the S3 server over HTTP). */
+async function put(uploadUrl: string, body: Buffer): Promise<number> {
+  if (uploadUrl.startsWith("/")) {
+    const request = new Request(`http://koala.test${uploadUrl}`, { method: "PUT", body, headers: { "Content-Length": String(body.length) } });
+    const response = await putAction({ request, params: {}, context: {} });
+    return response.status;
+  }
+  return (await fetch(uploadUrl, { method: "PUT", body })).status;
+}
+
+const META = { title: "Shelf", description: "", keywords: ["shelf"], ocrText: "", originalName: "" };
+
+/** A valid JPEG that is also an HTML page: the markup sits in a comment segment right after SOI. */
+async function polyglot() {
+  const image = await jpeg(200, 150);
+  const html = Buffer.from("<html><body><script>alert(document.cookie)</script></body></html>");
+  const segment = Buffer.concat([Buffer.from([0xff, 0xfe, (html.length + 2) >> 8, (html.length + 2) & 0xff]), html]);
+  return Buffer.concat([image.subarray(0, 2), segment, image.subarray(2)]);
+}
+
+const drivers = ["file", "s3"] as const;
+let s3: Awaited<ReturnType<typeof startS3>>;
+beforeAll(async () => {
+  s3 = await startS3();
+});
+afterAll(() => s3.stop());
+
+describe.each(dialects.flatMap((d) => drivers.map((s) => [d, s] as const)))("upload pipeline (%s, %s storage)", (dialect, driver) => {
+  let t: TestDatabase;
+  let store: Storage;
+  let alice: { actor: Actor };
+  let bob: { actor: Actor };
+  let projectId: number;
+  let otherProjectId: number;
+
+  beforeEach(async () => {
+    t = await freshDatabase(dialect, { MAX_IMAGE_BYTES: String(3 * 1024 * 1024), ...(driver === "s3" ? s3.env : {}) });
+    store = driver === "s3" ? s3.storage() : storage();
+    useStorage(store);
+    alice = await makeUser();
+    bob = await makeUser();
+    projectId = (await makeProject([{ actor: alice.actor }, { actor: bob.actor }])).id;
+    otherProjectId = (await makeProject([{ actor: bob.actor }])).id;
+  });
+  afterEach(() => t.drop());
+
+  const objectsOf = async (imageId: number) => {
+    const row = await db().selectFrom("images").select(["storage_key", "thumb_key", "preview_key"]).where("id", "=", imageId).executeTakeFirstOrThrow();
+    return [row.storage_key, row.thumb_key, row.preview_key];
+  };
+  const imageCount = async () => Number((await db().selectFrom("images").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+
+  async function upload(buf: Buffer, fileName = "shelf.jpg", actor = alice.actor) {
+    const { uploadUrl, key } = await signUpload(actor, projectId, fileName);
+    expect(await put(uploadUrl, buf)).toBe(200);
+    return key;
+  }
+
+  it("signs, receives and registers an image with its first version, objects and no leftover upload", async () => {
+    const buf = await jpeg(1200, 800);
+    const key = await upload(buf, "../../etc/Shelf in Leeds.jpg");
+    expect(key).toMatch(/^uploads\/..\/..\/[0-9a-f]{64}\.upload$/);
+    const id = await registerUpload(alice.actor, projectId, key, { ...META, originalName: "" });
+    const detail = await getImageDetail(alice.actor, id);
+    expect(detail.image).toMatchObject({ width: 1200, height: 800, mime_type: "image/jpeg", original_name: "Shelf in Leeds.jpg", version: 1, keywords: ["shelf"] });
+    expect(detail.versions).toHaveLength(1);
+    for (const k of await objectsOf(id)) expect(await store.size(k)).toBeGreaterThan(0);
+    expect(await store.size(key)).toBeNull();
+    // Registering the same key again answers with the same image, and adds nothing.
+    expect(await registerUpload(alice.actor, projectId, key, META)).toBe(id);
+    expect(await imageCount()).toBe(1);
+  });
+
+  it("gives one image when the same key is registered twice at once", async () => {
+    const key = await upload(await jpeg(300, 200));
+    const [a, b] = await Promise.all([registerUpload(alice.actor, projectId, key, META), registerUpload(alice.actor, projectId, key, META)]);
+    expect(a).toBe(b);
+    expect(await imageCount()).toBe(1);
+  });
+
+  const bad: [string, () => Promise<Buffer> | Buffer, RegExp][] = [
+    ["an SVG with a script", () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), /not a supported image/],
+    ["an SVG with an external reference", () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><image href="https://evil.example/x.png"/></svg>'), /not a supported image/],
+    ["HTML renamed to .jpg", () => Buffer.from("<!doctype html><html><body>hi</body></html>"), /not a supported image/],
+    ["text renamed to .jpg", () => Buffer.from("just some words, not an image at all"), /not a supported image/],
+    ["a JPEG/HTML polyglot", polyglot, /HTML or script/],
+    ["a 30000×30000 PNG of a few hundred kilobytes", () => pngBomb(), /too large/],
+    ["a truncated JPEG", async () => (await jpeg(800, 600, "#ff8800")).subarray(0, 1500), /damaged/],
+    ["a zero-byte file", () => Buffer.alloc(0), /empty/],
+  ];
+  it.each(bad)("refuses %s at registration: a clear message, the object deleted, nothing inserted", async (_name, make, message) => {
+    const key = await upload(await make(), "photo.jpg");
+    const error = await registerUpload(alice.actor, projectId, key, META).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImageRejected);
+    expect((error as Error).message).toMatch(message);
+    expect(await imageCount()).toBe(0);
+    expect(await store.size(key)).toBeNull();
+  });
+
+  it("refuses a file over the size limit (the app's PUT stops it; S3 cannot, so registration does)", async () => {
+    const big = Buffer.alloc(config().maxImageBytes + 1, 1);
+    const { uploadUrl, key } = await signUpload(alice.actor, projectId, "big.jpg");
+    const status = await put(uploadUrl, big);
+    if (driver === "file") expect(status).toBe(413);
+    else expect(status).toBe(200);
+    const error = await registerUpload(alice.actor, projectId, key, META).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImageRejected);
+    expect((error as Error).message).toMatch(/larger than 3 MB|not uploaded/);
+    expect(await store.size(key)).toBeNull();
+    expect(await imageCount()).toBe(0);
+  });
+
+  it("answers 'not found' for another user's pending key, another project, or a project the user is not in", async () => {
+    const key = await upload(await jpeg());
+    await expect(registerUpload(bob.actor, projectId, key, META)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(registerUpload(alice.actor, otherProjectId, key, META)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(signUpload(alice.actor, otherProjectId, "x.jpg")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(registerUpload(alice.actor, projectId, `uploads/22/22/${"2".repeat(64)}.upload`, META)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await imageCount()).toBe(0);
+  });
+
+  it("rotates from the original into a new version, keeping the original and the history", async () => {
+    const buf = await jpeg(400, 200);
+    const id = await registerUpload(alice.actor, projectId, await upload(buf), META);
+    const [original, thumb1] = await objectsOf(id);
+    const v2 = await saveImageEdit(alice.actor, id, { title: "Turned", description: "", keywords: ["shelf", "promo"], ocrText: "" }, 90, 1);
+    expect(v2).toBe(2);
+    const detail = await getImageDetail(alice.actor, id);
+    expect(detail.image).toMatchObject({ version: 2, rotation: 90, title: "Turned", storage_key: original });
+    expect(detail.image.thumb_key).not.toBe(thumb1);
+    expect(detail.versions.map((v) => v.version)).toEqual([2, 1]);
+    expect(detail.versions[0]!.changes).toEqual(["title", "keywords", "rotated to 90°"]);
+    const thumb = await store.get(detail.image.thumb_key);
+    const chunks: Buffer[] = [];
+    for await (const c of thumb!.stream) chunks.push(c as Buffer);
+    expect(await sharp(Buffer.concat(chunks)).metadata()).toMatchObject({ width: 200, height: 400 });
+    expect(await store.size(original!)).toBe(buf.length);
+    // Nothing changed: no version. A form loaded before the last save: refused, not overwritten.
+    expect(await saveImageEdit(alice.actor, id, { title: "Turned", description: "", keywords: ["shelf", "promo"], ocrText: "" }, 0, 2)).toBeNull();
+    await expect(saveImageEdit(bob.actor, id, { title: "Stale", description: "", keywords: [], ocrText: "" }, 0, 1)).rejects.toBeInstanceOf(StaleEdit);
+  });
+
+  it("deletes the row first and its objects in a job, keeping objects another image still uses", async () => {
+    const buf = await jpeg(320, 240);
+    const first = await registerUpload(alice.actor, projectId, await upload(buf), META);
+    const second = await registerUpload(alice.actor, projectId, await upload(buf), META);
+    await saveImageEdit(alice.actor, first, { ...META, title: "rot" }, 180, 1);
+    const firstKeys = [...(await objectsOf(first)), ...(await objectsOf(second))];
+    await removeImage(alice.actor, first);
+    await expect(getImageDetail(alice.actor, first)).rejects.toBeInstanceOf(NotFoundError);
+    while (await runOnce("test"));
+    // The shared original and unrotated derivatives stay for the second image; the rotated ones went.
+    for (const k of await objectsOf(second)) expect(await store.size(k)).not.toBeNull();
+    const rotated = firstKeys.filter((k) => k.includes("-r180"));
+    expect(rotated).toHaveLength(2);
+    for (const k of rotated) expect(await store.size(k)).toBeNull();
+    await removeImage(alice.actor, second);
+    while (await runOnce("test"));
+    for (const k of firstKeys) expect(await store.size(k)).toBeNull();
+    await expect(removeImage(alice.actor, second)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("sweeps the objects and records of expired uploads that were never registered", async () => {
+    const key = await upload(await jpeg());
+    expect(await store.size(key)).not.toBeNull();
+    expect(await sweepExpiredUploads(Date.now() + 2 * 3_600_000)).toBe(1);
+    expect(await store.size(key)).toBeNull();
+    await expect(registerUpload(alice.actor, projectId, key, META)).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+// S3 checks its own presigned URLs (s3rver leaves V4 signatures unchecked, so there is nothing of ours to test
+// there); whatever reaches a bucket, only a key with the user's own pending upload can be registered (above).
+describe("the app's signed upload URLs (filesystem storage)", () => {
+  let t: TestDatabase;
+  let alice: { actor: Actor };
+  let projectId: number;
+  let store: Storage;
+  beforeAll(async () => {
+    t = await freshDatabase("sqlite");
+    store = storage();
+    alice = await makeUser();
+    projectId = (await makeProject([{ actor: alice.actor }])).id;
+  });
+  afterAll(() => t.drop());
+
+  it("refuses an upload URL whose signature, key, size limit or expiry was changed, or that has expired", async () => {
+    const { uploadUrl } = await signUpload(alice.actor, projectId, "a.jpg");
+    const url = new URL(uploadUrl, "http://koala.test");
+    const pathOf = (u: URL) => `${u.pathname}${u.search}`;
+    const forged = new URL(url);
+    forged.searchParams.set("sig", `${url.searchParams.get("sig")!.slice(0, -2)}aa`);
+    expect(await put(pathOf(forged), await jpeg())).toBe(403);
+    for (const [name, value] of [["key", `uploads/00/00/${"0".repeat(64)}.upload`], ["max", "999999999"], ["exp", "9999999999"]] as const) {
+      const changed = new URL(url);
+      changed.searchParams.set(name, value);
+      expect(await put(pathOf(changed), await jpeg())).toBe(403);
+    }
+    const expired = await store.signUpload(`uploads/11/11/${"1".repeat(64)}.upload`, { maxBytes: 100, expiresInSeconds: -1 });
+    expect(await put(expired, Buffer.from("x"))).toBe(403);
+  });
+
+});
+
+describe("storage configuration", () => {
+  it("chooses the S3 driver when S3_BUCKET is set", async () => {
+    setConfig(loadConfig({ DATA_DIR: "/tmp/koala-config-test", KOALA_ENV: "development", ...s3.env }));
+    useStorage(undefined);
+    expect(storage().constructor.name).toBe("S3Storage");
+    useStorage(undefined);
+  });
+});
