@@ -63,7 +63,10 @@ export function ImageEditForm({
       </button>
       <FormError id={form.errorId} errors={form.errors} />
       <figure className="edit-image-preview">
-        <img src={mediaUrl(image.id, image.preview_key)} alt="" style={rotate ? { transform: `rotate(${rotate}deg)` } : undefined} />
+        {/* A square frame: the turned preview stays inside it, clear of the buttons. */}
+        <div className="edit-image-frame">
+          <img src={mediaUrl(image.id, image.preview_key)} alt="" style={rotate ? { transform: `rotate(${rotate}deg)` } : undefined} />
+        </div>
         {canRotate ? (
           <figcaption>
             <button

@@ -8,7 +8,7 @@ import { setDailyMedia } from "~/models/daily-media.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
 import { storeImageFile } from "~/services/image-files.server";
 import { drawDemoImage } from "~/services/demo.server";
-import { emailFor, OUTSIDERS, TERMS_PENDING, PASSWORD, PROJECTS, SCENARIOS, TOTP_SECRET, type Scenario } from "./users";
+import { emailFor, OWN_PROJECT, uploadProject, OUTSIDERS, TERMS_PENDING, PASSWORD, PROJECTS, SCENARIOS, TOTP_SECRET, type Scenario } from "./users";
 
 const connection = await openDatabase();
 const hash = await hashPassword(PASSWORD);
@@ -26,6 +26,19 @@ for (const p of PROJECTS)
       terms_acknowledged_at: TERMS_PENDING.includes(scenario as Scenario) ? null : Date.now(),
     });
     if (OUTSIDERS.includes(scenario as Scenario)) continue;
+    if (OWN_PROJECT.includes(scenario as Scenario)) {
+      const own = await createProject({ name: uploadProject(scenario as Scenario, p) });
+      await addMember(own.id, user.id, "editor");
+      const actor = { id: user.id, role: "user" as const };
+      await insertImage(actor, own.id, await storeImageFile(await drawDemoImage(3, 400, 300)), {
+        title: "Seeded image",
+        description: "Seeded for the edit tests",
+        keywords: ["seeded", "shelf"],
+        ocrText: "SALE",
+        originalName: "seeded.jpg",
+      });
+      continue;
+    }
     await addMember(project.id, user.id, "editor");
     if (scenario === "link" && p === "js") {
       const actor = { id: user.id, role: "user" as const };

@@ -121,6 +121,16 @@ export function e2eRow<T>(query: string, ...params: unknown[]): T {
   }
 }
 
+/** Reads rows from the e2e database (test fixtures only). */
+export function e2eRows<T>(query: string, ...params: unknown[]): T[] {
+  const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"), { readonly: true });
+  try {
+    return db.prepare(query).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
 /** Test-only: marks the e2e project as changed on the server (its updated_at moves on). */
 export function touchE2eProject() {
   const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"));

@@ -29,9 +29,20 @@ export const SCENARIOS = {
   notfound: { totp: true },
   fresh: { totp: true },
   outsider: { totp: true },
+  uploadOne: { totp: true },
+  uploadMany: { totp: true },
+  uploadBad: { totp: true },
+  uploadKeys: { totp: true },
+  editMeta: { totp: true },
+  rotate: { totp: true },
+  deleteImg: { totp: true },
+  uploadGuard: { totp: true },
 } as const;
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
 export const TERMS_PENDING: Scenario[] = ["terms"];
 /** Scenarios whose user is not a member of the e2e project. */
 export const OUTSIDERS: Scenario[] = ["outsider"];
+/** Scenarios that get a project of their own (named by uploadProject), holding one seeded image, so uploads and deletes never disturb other tests. */
+export const OWN_PROJECT: Scenario[] = ["uploadOne", "uploadMany", "uploadBad", "uploadKeys", "editMeta", "rotate", "deleteImg"];
+export const uploadProject = (scenario: Scenario, project: string) => `Uploads ${scenario} ${project}`;
 export const emailFor = (scenario: Scenario, project: string) => `${scenario.toLowerCase()}-${project}@e2e.test`;

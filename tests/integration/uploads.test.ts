@@ -18,11 +18,11 @@ import { startS3 } from "../helpers/s3";
 /** Step 2 as a browser does it: a PUT to the signed URL (the app's own route, or the S3 server over HTTP). */
 async function put(uploadUrl: string, body: Buffer): Promise<number> {
   if (uploadUrl.startsWith("/")) {
-    const request = new Request(`http://koala.test${uploadUrl}`, { method: "PUT", body, headers: { "Content-Length": String(body.length) } });
-    const response = await putAction({ request, params: {}, context: {} });
+    const request = new Request(`http://koala.test${uploadUrl}`, { method: "PUT", body: new Uint8Array(body), headers: { "Content-Length": String(body.length) } });
+    const response = await putAction({ request, params: {}, context: { nonce: "", clientIp: "127.0.0.1" } });
     return response.status;
   }
-  return (await fetch(uploadUrl, { method: "PUT", body })).status;
+  return (await fetch(uploadUrl, { method: "PUT", body: new Uint8Array(body) })).status;
 }
 
 const META = { title: "Shelf", description: "", keywords: ["shelf"], ocrText: "", originalName: "" };
