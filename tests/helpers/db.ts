@@ -18,6 +18,8 @@ export const dialects: Dialect[] = PG_URL ? ["sqlite", "postgres"] : ["sqlite"];
 export interface TestDatabase {
   connection: Connection;
   dataDir: string;
+  /** What a server process needs as DATABASE_URL to open this same database. */
+  url: string;
   drop(): Promise<void>;
 }
 
@@ -47,9 +49,12 @@ export async function freshDatabase(dialect: Dialect, env: Record<string, string
   }
   await migrateToLatest(connection.db, dialect, schema);
   useConnection(connection);
+  const url =
+    dialect === "sqlite" ? `sqlite:${path.join(dataDir, "test.sqlite")}` : `${PG_URL}${PG_URL!.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   return {
     connection,
     dataDir,
+    url,
     async drop() {
       await connection.close();
       useConnection(undefined);
