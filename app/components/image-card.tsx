@@ -10,7 +10,7 @@ export interface CardData {
 
 /**
  * An image card: thumbnail, title, first five keywords, a selection checkbox (not on shared boards)
- * and a menu with View. The full-info overlay shows on hover and on keyboard focus.
+ * and a menu with View (and Delete in a project grid, for editors). The full-info overlay shows on hover and on keyboard focus.
  */
 export function ImageCard({
   card,
@@ -18,12 +18,15 @@ export function ImageCard({
   selectable,
   checked,
   onOpen,
+  deletable = false,
 }: {
   card: CardData;
   from: string;
   selectable: boolean;
   checked?: boolean;
   onOpen: (id: number, trigger: HTMLElement) => void;
+  /** Project grids of editors: a Delete link to the typed confirmation. */
+  deletable?: boolean;
 }) {
   const href = `/image/${card.id}?from=${encodeURIComponent(from)}`;
   const titleId = `card-${card.id}-title`;
@@ -59,6 +62,11 @@ export function ImageCard({
       >
         View<span className="sr-only"> {card.title || `image ${card.id}`}</span>
       </Link>
+      {deletable ? (
+        <Link to={`/image/${card.id}/delete`} className="image-card-delete">
+          Delete<span className="sr-only"> {card.title || `image ${card.id}`}</span>
+        </Link>
+      ) : null}
     </article>
   );
 }

@@ -26,6 +26,7 @@ export function ImageGrid({
   pageSize,
   scopeQuery,
   onOpen,
+  deletable = false,
 }: {
   data: GridData;
   basePath: string;
@@ -33,6 +34,7 @@ export function ImageGrid({
   /** `project=1` / `board=abc`: with JavaScript the grid becomes virtual and fetches its pages itself. */
   scopeQuery: string;
   onOpen: (id: number, trigger: HTMLElement) => void;
+  deletable?: boolean;
 }) {
   const hydrated = useHydrated();
   const formRef = useRef<HTMLFormElement>(null);
@@ -53,13 +55,14 @@ export function ImageGrid({
       from={from}
       selection={selection}
       onOpen={onOpen}
+      deletable={deletable}
       onPosition={setVirtualShown}
     />
   ) : (
     <ul className="image-grid" aria-label="Images">
       {cards.map((card) => (
         <li key={card.id}>
-          <ImageCard card={card} from={from} selectable={Boolean(selection)} checked={isSelected(card.id)} onOpen={onOpen} />
+          <ImageCard card={card} from={from} selectable={Boolean(selection)} checked={isSelected(card.id)} onOpen={onOpen} deletable={deletable} />
           {selection ? <input type="hidden" name="page" value={card.id} /> : null}
         </li>
       ))}

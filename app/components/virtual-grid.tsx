@@ -22,6 +22,7 @@ interface Props {
   from: string;
   selection: { all: boolean; ids: number[] } | null;
   onOpen: (id: number, trigger: HTMLElement) => void;
+  deletable?: boolean;
   onPosition: (shown: number) => void;
 }
 
@@ -30,7 +31,7 @@ interface Props {
  * 100 cards are fetched as their rows come near the viewport — after the previous page's cursor
  * when it is known, from a position otherwise (a jump), so the last image is reachable directly.
  */
-export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection, onOpen, onPosition }: Props) {
+export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection, onOpen, onPosition, deletable = false }: Props) {
   const container = useRef<HTMLDivElement>(null);
   const [layout, setLayout] = useState({ columns: 4, rowHeight: 240, offset: 0 });
   const pages = useRef(new Map<number, { cards: CardData[]; next: string | null }>());
@@ -146,7 +147,7 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
               return (
                 <li key={i}>
                   {card ? (
-                    <ImageCard card={card} from={from} selectable={Boolean(selection)} checked={isSelected(card.id)} onOpen={onOpen} />
+                    <ImageCard card={card} from={from} selectable={Boolean(selection)} checked={isSelected(card.id)} onOpen={onOpen} deletable={deletable} />
                   ) : (
                     <div className="image-card image-card-loading" aria-hidden="true" />
                   )}

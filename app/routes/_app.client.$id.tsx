@@ -5,7 +5,7 @@ import { NotFoundBoundary } from "~/components/not-found";
 import { ImageModal, useImageModal } from "~/components/image-modal";
 import { PAGE_SIZE } from "~/lib/grid";
 import { loadGrid, orNotFound, updateSelection } from "~/lib/grid.server";
-import { getProject } from "~/models/projects.server";
+import { canEditProject, getProject } from "~/models/projects.server";
 import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.project.name ?? "Project"} | Koala` }];
@@ -14,9 +14,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const actor = await requireActor(request);
   const projectId = Number(params.id);
   const project = await orNotFound(() => getProject(actor, projectId));
-  const grid = await loadGrid(request, actor, { kind: "project", projectId: project.id });
+  const [grid, canEdit] = await Promise.all([loadGrid(request, actor, { kind: "project", projectId: project.id }), canEditProject(actor, project.id)]);
   return {
     project: { id: project.id, name: project.name },
+    canEdit,
     grid,
     header: { title: project.name, projectId: project.id, projectName: project.name, kind: "project" as const },
   };
@@ -28,12 +29,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function ProjectGrid() {
-  const { project, grid } = useLoaderData<typeof loader>();
+  const { project, grid, canEdit } = useLoaderData<typeof loader>();
   const modal = useImageModal();
   return (
     <div>
       <h1>{project.name}</h1>
-      <ImageGrid data={grid} basePath={`/client/${project.id}`} pageSize={PAGE_SIZE} scopeQuery={`project=${project.id}`} onOpen={modal.open} />
+      <ImageGrid data={grid} basePath={`/client/${project.id}`} pageSize={PAGE_SIZE} scopeQuery={`project=${project.id}`} onOpen={modal.open} deletable={canEdit} />
       <ImageModal state={modal} />
     </div>
   );

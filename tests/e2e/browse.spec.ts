@@ -97,12 +97,15 @@ test("all projects lists the member's projects only", async ({ page }, info) => 
   await expectAccessible(page, info);
   await page.getByRole("link", { name: /E2E Project/ }).click();
   await expect(page).toHaveURL(new RegExp(`/client/${project().id}$`));
-  // The header now names the project and offers its actions; features not built yet answer with the 404 page.
+  // The header now names the project and offers its actions; features not built yet (edit, new board) answer 404.
   const header = page.getByRole("banner");
   await expect(header.getByText("E2E Project")).toBeVisible();
   await expect(header.getByRole("link", { name: "EP: all projects" })).toHaveAttribute("href", "/all-clients");
   await header.getByRole("link", { name: "Upload images" }).click();
   await expect(page).toHaveURL(new RegExp(`/upload/${project().id}$`));
+  await expect(page.getByRole("heading", { name: "Upload images to E2E Project" })).toBeVisible();
+  await page.goto(`/client/${project().id}`);
+  await page.getByRole("banner").getByRole("link", { name: "Create board" }).click();
   await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
   await page.getByRole("link", { name: "Back to dashboard" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);

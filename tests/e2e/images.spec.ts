@@ -184,6 +184,10 @@ test("delete an image: two confirmations, the second typing DELETE", async ({ pa
   await signIn(page, info, "deleteImg");
   const { id: projectId } = ownProject("deleteImg", info);
   const { id } = seededImage(projectId);
+  // From the project grid: the card's Delete leads to the same confirmation as the panel's.
+  await page.goto(`/client/${projectId}`);
+  await page.getByRole("link", { name: "Delete Seeded image" }).focus();
+  await expect(page.getByRole("link", { name: "Delete Seeded image" })).toHaveAttribute("href", `/image/${id}/delete`);
   await page.goto(`/image/${id}`);
   await page.getByRole("link", { name: "Delete", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Delete image" })).toBeVisible();
