@@ -1,5 +1,6 @@
 import { log } from "~/lib/log.server";
 import { NotFoundError } from "~/models/actor";
+import { TooManyUploads } from "~/models/uploads.server";
 import { ImageRejected } from "~/services/image-files.server";
 
 /**
@@ -17,6 +18,7 @@ export async function jsonApi(work: () => Promise<Response>): Promise<Response> 
     }
     if (err instanceof NotFoundError) return Response.json({ error: err.message }, { status: 404 });
     if (err instanceof ImageRejected) return Response.json({ error: err.message }, { status: 422 });
+    if (err instanceof TooManyUploads) return Response.json({ error: err.message }, { status: 429 });
     log.error("api error", { error: err instanceof Error ? err.message : String(err) });
     return Response.json({ error: "Internal server error" }, { status: 500 });
   }

@@ -16,9 +16,27 @@ export interface PendingUpload {
   imageId: number | null;
 }
 
+/** Uploads one user may have signed and not yet registered at once: enough for any real batch, not for a flood. */
+export const MAX_PENDING_UPLOADS = 1000;
+
+export class TooManyUploads extends Error {
+  constructor() {
+    super(`More than ${MAX_PENDING_UPLOADS} uploads are in progress; finish or wait for them before starting more.`);
+    this.name = "TooManyUploads";
+  }
+}
+
 /** Records that the actor may PUT one file to `key` for a project they can edit. */
 export async function createPendingUpload(actor: Actor, projectId: number, key: string, fileName: string, now = Date.now()) {
   await assertCanEdit(actor, projectId);
+  const { n } = await db()
+    .selectFrom("pending_uploads")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("user_id", "=", actor.id)
+    .where("image_id", "is", null)
+    .where("expires_at", ">", now)
+    .executeTakeFirstOrThrow();
+  if (Number(n) >= MAX_PENDING_UPLOADS) throw new TooManyUploads();
   await db()
     .insertInto("pending_uploads")
     .values({ key, user_id: actor.id, project_id: projectId, file_name: fileName, created_at: now, expires_at: now + PENDING_UPLOAD_TTL_MS, image_id: null })

@@ -5,6 +5,7 @@ import { loadConfig, setConfig, config } from "~/config.server";
 import { NotFoundError, type Actor } from "~/models/actor";
 import { getImageDetail } from "~/models/images.server";
 import { StaleEdit } from "~/models/image-edits.server";
+import { MAX_PENDING_UPLOADS, TooManyUploads } from "~/models/uploads.server";
 import { ImageRejected } from "~/services/image-files.server";
 import { registerUpload, removeImage, saveImageEdit, signUpload, sweepExpiredUploads } from "~/services/ingest.server";
 import { runOnce } from "~/services/jobs.server";
@@ -175,6 +176,16 @@ describe.each(dialects.flatMap((d) => drivers.map((s) => [d, s] as const)))("upl
     while (await runOnce("test"));
     for (const k of firstKeys) expect(await store.size(k)).toBeNull();
     await expect(removeImage(alice.actor, second)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("caps the uploads one user may have in flight", async () => {
+    const now = Date.now();
+    const row = (i: number) => ({ key: `uploads/aa/aa/${String(i).padStart(64, "0")}.upload`, user_id: alice.actor.id, project_id: projectId, file_name: "x.jpg", created_at: now, expires_at: now + 60_000, image_id: null });
+    // In chunks of 100: SQLite's bound-parameter limit.
+    for (let i = 0; i < MAX_PENDING_UPLOADS; i += 100) await db().insertInto("pending_uploads").values(Array.from({ length: 100 }, (_, k) => row(i + k))).execute();
+    await expect(signUpload(alice.actor, projectId, "one-too-many.jpg")).rejects.toBeInstanceOf(TooManyUploads);
+    // Someone else is not held up by it.
+    await expect(signUpload(bob.actor, projectId, "fine.jpg")).resolves.toHaveProperty("key");
   });
 
   it("sweeps the objects and records of expired uploads that were never registered", async () => {
