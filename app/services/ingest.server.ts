@@ -41,7 +41,12 @@ export async function registerUpload(actor: Actor, projectId: number, key: strin
     await storage().delete(key);
     throw tooLarge();
   }
-  if (!buf) throw new ImageRejected("The file was not uploaded.");
+  if (!buf) {
+    // A concurrent registration of the same key may have just finished and removed the upload object.
+    const again = await getPendingUpload(actor, projectId, key);
+    if (again.imageId) return again.imageId;
+    throw new ImageRejected("The file was not uploaded.");
+  }
   let id: number;
   try {
     id = await addImageFile(actor, projectId, buf, { ...meta, originalName: meta.originalName || pending.fileName }, key);
