@@ -1,0 +1,23 @@
+/**
+ * A/B rounds: each round runs both sides once, alternating which goes first (A B, B A, A B, …), so a drift
+ * in the shared machine's speed falls on both sides alike. Ratios are taken per round, then the median.
+ */
+export async function interleave<T>(rounds: number, a: () => Promise<T>, b: () => Promise<T>, onRound?: (r: number, a: T, b: T) => void) {
+  const as: T[] = [];
+  const bs: T[] = [];
+  for (let r = 0; r < rounds; r++) {
+    let ra: T;
+    let rb: T;
+    if (r % 2 === 0) {
+      ra = await a();
+      rb = await b();
+    } else {
+      rb = await b();
+      ra = await a();
+    }
+    as.push(ra);
+    bs.push(rb);
+    onRound?.(r, ra, rb);
+  }
+  return { a: as, b: bs };
+}

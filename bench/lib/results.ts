@@ -1,0 +1,122 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { round } from "./stats";
+import type { MetricResult } from "./types";
+
+export type Status = "pass" | "miss" | "skipped" | "error";
+
+export interface MetricRecord extends Partial<MetricResult> {
+  id: string;
+  title: string;
+  goal: string;
+  status: Status;
+  seconds: number;
+  /** Why it was skipped, or the error. */
+  reason?: string;
+}
+
+export interface RunRecord {
+  timestamp: string;
+  durationSeconds: number;
+  selection: string[];
+  machine: Record<string, unknown>;
+  build?: { appSeconds: number };
+  datasets: Record<string, { count: number; builtThisRun: boolean; buildSeconds: number; builtAt: string }>;
+  metrics: MetricRecord[];
+}
+
+const fmt = (v: number | boolean | null | undefined, unit = "") =>
+  typeof v === "boolean" ? (v ? "yes" : "no") : v === null || v === undefined ? "–" : `${round(v)}${unit === "×" ? "×" : unit ? ` ${unit}` : ""}`;
+
+const figureText = (m: MetricRecord) =>
+  m.status === "skipped" || m.status === "error" ? (m.reason ?? "").split("\n")[0]! : (m.checks ?? []).map((c) => `${c.name} ${fmt(c.value, c.unit)}`).join(" · ");
+
+const sideText = (side?: Record<string, number | string>) =>
+  side ? Object.entries(side).map(([k, v]) => `${k} ${typeof v === "number" ? round(v) : v}`).join(", ") : "";
+
+export function markdown(run: RunRecord): string {
+  const m = run.machine as { cpus: { count: number; model: string }; node: string; git: { commit: string; dirty: string[] }; pinning: string };
+  const lines = [
+    `# Benchmark results ${run.timestamp}`,
+    "",
+    `Commit \`${m.git.commit.slice(0, 12)}\`${m.git.dirty.length ? ` with uncommitted changes outside bench/ (${m.git.dirty.length} files)` : ""}, ` +
+      `Node ${m.node}, ${m.cpus.count} × ${m.cpus.model}; ${m.pinning}. Run took ${Math.round(run.durationSeconds)} s.`,
+    "",
+    "| id | metric | figure | goal | status | measured (median of rounds) | baseline |",
+    "|---|---|---|---|---|---|---|",
+    ...run.metrics.map((x) =>
+      [x.id, x.title, figureText(x), x.goal, x.status === "miss" ? "**miss**" : x.status, sideText(x.subject), sideText(x.baseline)]
+        .map((cell) => cell.replaceAll("|", "\\|"))
+        .join(" | ")
+        .replace(/^/, "| ")
+        .concat(" |"),
+    ),
+    "",
+    "Datasets: " +
+      Object.entries(run.datasets)
+        .map(([k, d]) => `${k} (${d.count.toLocaleString("en")} images, ${d.builtThisRun ? "built in this run" : "cached"}, build ${d.buildSeconds} s)`)
+        .join("; ") +
+      ".",
+  ];
+  const noted = run.metrics.filter((x) => x.notes?.length);
+  if (noted.length) {
+    lines.push("", "## Notes", "");
+    for (const x of noted) for (const n of x.notes!) lines.push(`- **${x.id}**: ${n}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Writes <timestamp>.json and .md, and copies the markdown to LATEST.md. */
+export function writeResults(dir: string, run: RunRecord) {
+  mkdirSync(dir, { recursive: true });
+  const base = path.join(dir, run.timestamp.replace(/:/g, "-").replace(/\.\d+Z$/, "Z"));
+  writeFileSync(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
+  writeFileSync(`${base}.md`, markdown(run));
+  copyFileSync(`${base}.md`, path.join(dir, "LATEST.md"));
+  return { json: `${base}.json`, md: `${base}.md` };
+}
+
+/** Earlier result files, newest first. */
+function earlierRuns(dir: string, current: string): { file: string; run: RunRecord }[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json") && path.join(dir, f) !== current)
+    .sort()
+    .reverse()
+    .flatMap((f) => {
+      try {
+        return [{ file: f, run: JSON.parse(readFileSync(path.join(dir, f), "utf8")) as RunRecord }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+const change = (now: number, before: number) => (before ? `${now >= before ? "+" : ""}${(((now - before) / Math.abs(before)) * 100).toFixed(1)}%` : "");
+
+/** For every metric of this run: its figure and ratio against the newest earlier result file that has it. */
+export function comparison(dir: string, currentFile: string, run: RunRecord): string[] {
+  const earlier = earlierRuns(dir, currentFile);
+  if (!earlier.length) return ["No earlier result file to compare with."];
+  const lines: string[] = [];
+  for (const m of run.metrics) {
+    const found = earlier.find((e) => e.run.metrics.some((x) => x.id === m.id && typeof x.figure === "number"));
+    const before = found?.run.metrics.find((x) => x.id === m.id);
+    if (!found || !before) {
+      lines.push(`${m.id.padEnd(7)} no earlier figure`);
+      continue;
+    }
+    if (typeof m.figure !== "number") {
+      lines.push(`${m.id.padEnd(7)} ${m.status} now; was ${fmt(before.figure, before.unit)} (${before.status}) in ${found.file}`);
+      continue;
+    }
+    const ratio = `${fmt(before.figure, before.unit)} → ${fmt(m.figure, m.unit)} (${change(m.figure, before.figure!)})`;
+    const abs =
+      m.absolute && before.absolute && m.absolute.name === before.absolute.name
+        ? `; ${m.absolute.name} ${fmt(before.absolute.value, before.absolute.unit)} → ${fmt(m.absolute.value, m.absolute.unit)} (${change(m.absolute.value, before.absolute.value)})`
+        : "";
+    const status = before.status === m.status ? m.status : `${before.status} → ${m.status}`;
+    lines.push(`${m.id.padEnd(7)} ${ratio}${abs}; ${status}   [vs ${found.file}]`);
+  }
+  return lines;
+}

@@ -1,0 +1,86 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { appEnv, type Dataset } from "./datasets";
+import { assertPortFree, start, waitForHttp, type Started } from "./proc";
+import type { Context } from "./types";
+
+export interface Server {
+  url: string;
+  proc: Started;
+  stop(): Promise<void>;
+}
+
+/**
+ * The built production server (the snapshot under bench/.cache/app) on a dataset, pinned to the server core.
+ * Development mode keeps SMTP optional; the job runner is off and the sign-in rate limits are out of the way.
+ * With BENCH_CPU_PROF=1 it writes a V8 CPU profile to bench/.cache/profiles when stopped.
+ */
+export async function startApp(ctx: Context, ds: Dataset, port: number): Promise<Server> {
+  await assertPortFree(port);
+  const url = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    ...appEnv(ds),
+    NODE_ENV: "production" as const,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    APP_URL: url,
+    JOB_RUNNER: "false",
+    RATE_LIMIT_PER_IP: "1000000",
+    RATE_LIMIT_PER_ADDRESS: "1000000",
+  };
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ctx.cache, "profiles")}`] : [];
+  const proc = start(ctx.cores.server, process.execPath, [...profile, "server.mjs"], { cwd: ctx.appDir, env });
+  await waitForHttp(`${url}/healthz`, proc);
+  return { url, proc, stop: () => proc.stop() };
+}
+
+/** node:http serving one file's bytes from memory (the P2 baseline), pinned to the server core. */
+export async function startStatic(ctx: Context, file: string, port: number, contentType: string): Promise<Server> {
+  await assertPortFree(port);
+  const proc = start(ctx.cores.server, process.execPath, [path.join(ctx.root, "bench/workers/static-server.mjs"), file, String(port), contentType]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/`, proc);
+  return { url, proc, stop: () => proc.stop() };
+}
+
+/**
+ * nginx serving one file with sendfile (the P4 ceiling): an instance of our own, one worker, pinned to the
+ * server core, with its config, pid, logs and temp folders under bench/.cache/nginx.
+ */
+export async function startNginx(ctx: Context, file: string, port: number, urlPath: string, headers: Record<string, string>): Promise<Server> {
+  await assertPortFree(port);
+  const dir = path.join(ctx.cache, "nginx");
+  mkdirSync(path.join(dir, "tmp"), { recursive: true });
+  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `  ${t}_temp_path ${dir}/tmp/${t};`).join("\n");
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `      add_header ${k} "${v}";`)
+    .join("\n");
+  const conf = `daemon off;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+${temp}
+  types { image/webp webp; text/html html; }
+  server {
+    listen 127.0.0.1:${port};
+    location = ${urlPath} {
+      alias ${file};
+${extra}
+    }
+  }
+}
+`;
+  const confFile = path.join(dir, "nginx.conf");
+  writeFileSync(confFile, conf);
+  const proc = start(ctx.cores.server, "nginx", ["-p", dir, "-c", confFile, "-e", path.join(dir, "error.log")]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}${urlPath}`, proc, 15_000);
+  return { url, proc, stop: () => proc.stop() };
+}

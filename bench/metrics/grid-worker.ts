@@ -1,0 +1,33 @@
+import path from "node:path";
+import { appEnv, type Dataset } from "../lib/datasets";
+import { run } from "../lib/proc";
+import type { Summary } from "../lib/stats";
+import type { Context } from "../lib/types";
+
+export interface GridWorkerOutput {
+  dialect: "sqlite" | "postgres";
+  /** Per round: A and B summaries in ms (see workers/grid-loader.ts for what A and B are in each mode). */
+  rounds: { a: Summary; b: Summary }[];
+  /** p50 of each model call alone, in ms. */
+  breakdown: { pageMs: number; totalMs: number; versionMs: number };
+  plans: { sql: string; plan: string }[];
+  bareSql: string;
+}
+
+/** Runs workers/grid-loader.ts on a dataset, pinned to the server core, and returns its measurements. */
+export async function runGridWorker(
+  ctx: Context,
+  ds: Dataset,
+  mode: "first" | "deep",
+  opts: { rounds: number; batch: number; warmup: number },
+): Promise<GridWorkerOutput> {
+  const args = JSON.stringify({ mode, ...opts, projectId: ds.projectId, email: ds.email });
+  const out = await run(ctx.cores.server, path.join(ctx.root, "node_modules/.bin/tsx"), [path.join(ctx.root, "bench/workers/grid-loader.ts"), args], {
+    cwd: ctx.root,
+    env: { ...process.env, ...appEnv(ds) },
+  });
+  return JSON.parse(out.trim().split("\n").pop()!) as GridWorkerOutput;
+}
+
+export const datasetLabel = (name: string) =>
+  ({ "sqlite-100k": "100k project, SQLite", "pg-100k": "100k project, PostgreSQL", "sqlite-1m": "1M project, SQLite" })[name] ?? name;

@@ -1,0 +1,45 @@
+import type { DatasetName } from "../lib/datasets";
+import { median } from "../lib/stats";
+import type { Metric } from "../lib/types";
+import { datasetLabel, runGridWorker } from "./grid-worker";
+
+/**
+ * P1: the grid loader for the first page of 100 cards (page + total + version, through the models and
+ * Kysely) against the bare prepared keyset SELECT of the same page (the same SQL, no Kysely). p50 per round,
+ * ratio per round, median of the ratios.
+ */
+function gridLoaderFirstPage(id: string, dataset: DatasetName): Metric {
+  return {
+    id,
+    title: `Grid loader p50, first page of 100 cards, ${datasetLabel(dataset)}`,
+    goal: "≤ 3× the bare keyset SELECT",
+    needs: [dataset],
+    async run(ctx) {
+      const ds = await ctx.dataset(dataset);
+      const out = await runGridWorker(ctx, ds, "first", { rounds: ctx.rounds(9), batch: 200, warmup: 50 });
+      const ratios = out.rounds.map((r) => r.a.p50 / r.b.p50);
+      const ratio = median(ratios);
+      const loaderP50 = median(out.rounds.map((r) => r.a.p50));
+      const bareP50 = median(out.rounds.map((r) => r.b.p50));
+      const { pageMs, totalMs, versionMs } = out.breakdown;
+      return {
+        figure: ratio,
+        unit: "×",
+        absolute: { name: "loader p50", value: loaderP50, unit: "ms" },
+        checks: [{ name: "ratio", value: ratio, unit: "×", goal: "≤ 3", pass: ratio <= 3 }],
+        subject: { "loader p50 ms": loaderP50, "loader p99 ms": median(out.rounds.map((r) => r.a.p99)) },
+        baseline: { "bare SELECT p50 ms": bareP50 },
+        rounds: out.rounds.length,
+        perRound: { ratio: ratios },
+        notes: [
+          `Each call alone (p50): page ${pageMs.toFixed(2)} ms, total (count) ${totalMs.toFixed(2)} ms, version ${versionMs.toFixed(2)} ms; ` +
+            `the bare page SELECT ${bareP50.toFixed(2)} ms.`,
+        ],
+        details: { bareSql: out.bareSql, plans: out.plans, breakdown: out.breakdown },
+      };
+    },
+  };
+}
+
+export const p1 = gridLoaderFirstPage("P1", "sqlite-100k");
+export const p1Pg = gridLoaderFirstPage("P1-pg", "pg-100k");

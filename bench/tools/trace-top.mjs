@@ -1,0 +1,32 @@
+// Summarises a Chrome trace (P8b writes one for its first pass with BENCH_CPU_PROF=1): the renderer main
+// thread's tasks over 50 ms and, inside them, the self time per trace event (Layout, FunctionCall, Paint, …).
+// Usage: node bench/tools/trace-top.mjs <trace.json> [count]
+import { readFileSync } from "node:fs";
+
+const [file, count = "20"] = process.argv.slice(2);
+const data = JSON.parse(readFileSync(file, "utf8"));
+const events = Array.isArray(data) ? data : data.traceEvents;
+const main = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
+const onMain = events.filter((e) => e.ph === "X" && e.dur !== undefined && main.has(`${e.pid}:${e.tid}`)).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+const isTask = (e) => e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask";
+const long = onMain.filter((e) => isTask(e) && e.dur > 50_000);
+console.log(`${file}: ${long.length} main-thread tasks over 50 ms: ${long.map((t) => Math.round(t.dur / 1000)).sort((a, b) => b - a).slice(0, 15).join(", ")} ms`);
+
+const totals = new Map();
+const add = (name, us) => totals.set(name, (totals.get(name) ?? 0) + us);
+for (const task of long) {
+  const end = task.ts + task.dur;
+  const inside = onMain.filter((e) => e !== task && !isTask(e) && e.ts >= task.ts && e.ts + e.dur <= end);
+  // Self time: each event's duration minus that of the events directly nested in it.
+  const stack = [{ name: "(task, outside any traced event)", end, self: task.dur }];
+  const all = [stack[0]];
+  for (const e of inside) {
+    while (stack.at(-1).end <= e.ts) stack.pop();
+    stack.at(-1).self -= e.dur;
+    const node = { name: e.name, end: e.ts + e.dur, self: e.dur };
+    stack.push(node);
+    all.push(node);
+  }
+  for (const n of all) add(n.name, Math.max(0, n.self));
+}
+for (const [name, us] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, Number(count))) console.log(`${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`);

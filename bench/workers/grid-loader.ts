@@ -1,0 +1,130 @@
+/**
+ * P1 / P1b, in a process of its own (pinned by the harness): times the project grid's loader for one page of
+ * 100 cards — page + total + version, the model calls the grid routes make — against a baseline, interleaved
+ * in rounds, and prints one JSON object.
+ *
+ *   first: A = loader for the first page,       B = the bare keyset SELECT of that page (same SQL, prepared,
+ *                                                   better-sqlite3 / pg directly, no Kysely)
+ *   deep:  A = loader for page 1000 (1-based),  B = loader for the first page
+ *
+ * Input: argv[2] JSON { mode, rounds, batch, warmup, projectId, email } and the app's environment for the dataset.
+ */
+import { performance } from "node:perf_hooks";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from "kysely";
+import pg from "pg";
+import { config, loadConfig, setConfig } from "~/config.server";
+import { useConnection } from "~/db/connection.server";
+import type { Database } from "~/db/schema";
+import type { Actor } from "~/models/actor";
+import { cursorBefore, gridPage, gridTotal, gridVersion, type Cursor, type GridScope } from "~/models/grid.server";
+import { findUserByEmail } from "~/models/users.server";
+import { openDatabase } from "~/services/boot.server";
+import { summarise, type Summary } from "../lib/stats";
+
+const args = JSON.parse(process.argv[2] ?? "{}") as { mode: "first" | "deep"; rounds: number; batch: number; warmup: number; projectId: number; email: string };
+const LIMIT = 100;
+const DEEP_PAGE = 1000;
+
+setConfig(loadConfig(process.env));
+const cfg = config();
+const connection = await openDatabase();
+const user = await findUserByEmail(args.email);
+if (!user) throw new Error(`No bench user ${args.email}`);
+const actor: Actor = { id: user.id, role: user.role };
+const scope: GridScope = { kind: "project", projectId: args.projectId };
+const loader = (after: Cursor | null) => Promise.all([gridPage(actor, scope, { after, limit: LIMIT }), gridTotal(actor, scope), gridVersion(actor, scope)]);
+
+/** The statements one loader call sends, as Kysely compiles them (captured through a logging instance). */
+async function captureQueries(after: Cursor | null): Promise<CompiledQuery[]> {
+  const captured: CompiledQuery[] = [];
+  const log = (event: { level: string; query: CompiledQuery }) => void (event.level === "query" && captured.push(event.query));
+  const logging =
+    cfg.database.dialect === "sqlite"
+      ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(cfg.database.file) }), log })
+      : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: cfg.database.url, max: 1 }) }), log });
+  useConnection({ db: logging, dialect: connection.dialect, close: () => logging.destroy() });
+  try {
+    await loader(after);
+  } finally {
+    useConnection(connection);
+    await logging.destroy();
+  }
+  return captured;
+}
+
+/** The bare statement and a way to explain any captured statement, on the dataset's own database. */
+async function rawDatabase() {
+  if (cfg.database.dialect === "sqlite") {
+    const raw = new SQLite(cfg.database.file, { readonly: true });
+    return {
+      prepare(q: CompiledQuery) {
+        const stmt = raw.prepare(q.sql);
+        return async () => stmt.all(...(q.parameters as unknown[]));
+      },
+      explain: async (q: CompiledQuery) =>
+        (raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[]).map((r) => r.detail).join("; "),
+      close: async () => raw.close(),
+    };
+  }
+  const client = new pg.Client({ connectionString: cfg.database.url });
+  await client.connect();
+  return {
+    prepare(q: CompiledQuery) {
+      const config = { name: "bench-bare-page", text: q.sql, values: q.parameters as unknown[] };
+      return async () => (await client.query(config)).rows;
+    },
+    explain: async (q: CompiledQuery) =>
+      (await client.query(`explain (analyze, buffers, costs off) ${q.sql}`, q.parameters as unknown[])).rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n"),
+    close: () => client.end(),
+  };
+}
+
+async function timeBatch(work: () => Promise<unknown>, n: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await work();
+    samples.push(performance.now() - t);
+  }
+  return samples;
+}
+
+const deep = await cursorBefore(actor, scope, (DEEP_PAGE - 1) * LIMIT);
+const firstQueries = await captureQueries(null);
+const pageQuery = firstQueries.find((q) => /from "images"/.test(q.sql) && /order by/.test(q.sql));
+if (!pageQuery) throw new Error("Could not find the page query among the loader's statements");
+const raw = await rawDatabase();
+const bare = raw.prepare(pageQuery);
+
+const [a, b] = args.mode === "first" ? [() => loader(null), bare] : [() => loader(deep), () => loader(null)];
+await timeBatch(a, args.warmup);
+await timeBatch(b, args.warmup);
+const rounds: { a: Summary; b: Summary }[] = [];
+for (let r = 0; r < args.rounds; r++) {
+  // A B, then B A: the two sides alternate who goes first, so a drift in the machine's speed hits both alike.
+  let sa: number[];
+  let sb: number[];
+  if (r % 2 === 0) {
+    sa = await timeBatch(a, args.batch);
+    sb = await timeBatch(b, args.batch);
+  } else {
+    sb = await timeBatch(b, args.batch);
+    sa = await timeBatch(a, args.batch);
+  }
+  rounds.push({ a: summarise(sa), b: summarise(sb) });
+}
+
+// Where the loader's time goes: each model call alone, and the plans of the statements it sends.
+const after = args.mode === "first" ? null : deep;
+const part = async (work: () => Promise<unknown>) => summarise(await timeBatch(work, Math.max(50, Math.floor(args.batch / 2)))).p50;
+const breakdown = {
+  pageMs: await part(() => gridPage(actor, scope, { after, limit: LIMIT })),
+  totalMs: await part(() => gridTotal(actor, scope)),
+  versionMs: await part(() => gridVersion(actor, scope)),
+};
+const plans: { sql: string; plan: string }[] = [];
+for (const q of await captureQueries(after)) if (!plans.some((p) => p.sql === q.sql)) plans.push({ sql: q.sql, plan: await raw.explain(q) });
+await raw.close();
+await connection.close();
+process.stdout.write(`${JSON.stringify({ dialect: cfg.database.dialect, rounds, breakdown, plans, bareSql: pageQuery.sql })}\n`);

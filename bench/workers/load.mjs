@@ -1,0 +1,26 @@
+// One load run with autocannon's programmatic API, in its own process (the harness pins it to the load core).
+// Usage: node load.mjs '{"url": "...", "connections": 50, "seconds": 5, "headers": {...}}'  → one JSON line.
+import autocannon from "autocannon";
+
+const opts = JSON.parse(process.argv[2]);
+const cpuBefore = process.cpuUsage();
+const wallBefore = performance.now();
+const result = await autocannon({ url: opts.url, connections: opts.connections, duration: opts.seconds, headers: opts.headers ?? {} });
+const summary = {
+  rps: result.requests.total / result.duration,
+  requests: result.requests.total,
+  seconds: result.duration,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  max: result.latency.max,
+  bytesPerSecond: result.throughput.average,
+  non2xx: result.non2xx,
+  errors: result.errors,
+  timeouts: result.timeouts,
+  /** Share of one core the load generator used: near 1 means it, not the server, may set the pace. */
+  loadCpu: (() => {
+    const used = process.cpuUsage(cpuBefore);
+    return (used.user + used.system) / 1000 / (performance.now() - wallBefore);
+  })(),
+};
+process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -1,0 +1,121 @@
+/**
+ * Builds one bench dataset into the database and DATA_DIR the environment names (see lib/datasets.ts):
+ * a bench user (password + TOTP), one project with four attributes, 8 real image files stored through the
+ * app's storeImageFile, and N image rows pointing at them, with keywords and attribute values, all drawn from
+ * seeded generators so every build is the same. Rows go in through the app's own models (insertImageRows,
+ * setAttributeValues), 1000 at a time. seedLargeProject is not used: its timestamps follow the wall clock
+ * and it writes no attribute values.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { sql } from "kysely";
+import { config, loadConfig, setConfig } from "~/config.server";
+import { db, dialect } from "~/db/connection.server";
+import { hashPassword } from "~/lib/crypto.server";
+import type { Actor } from "~/models/actor";
+import { createAttribute, setAttributeValues } from "~/models/attributes.server";
+import { insertImageRows, type StoredImageFile } from "~/models/images.server";
+import { addMember, createProject } from "~/models/projects.server";
+import { createUser } from "~/models/users.server";
+import { openDatabase } from "~/services/boot.server";
+import { demoMetadata, drawDemoImage, seeded } from "~/services/demo.server";
+import { storeImageFile } from "~/services/image-files.server";
+import type { Dataset, DatasetName } from "../lib/datasets";
+
+const spec = JSON.parse(process.env.BENCH_DATASET ?? "null") as {
+  name: DatasetName;
+  count: number;
+  generatorVersion: number;
+  user: { email: string; password: string; totpSecret: string };
+} | null;
+if (!spec) throw new Error("BENCH_DATASET is not set; run through npm run bench");
+
+/** Fixed clock: image i was taken BASE + i seconds, so the grid order (newest first) is the reverse of i. */
+const BASE = Date.UTC(2024, 0, 1);
+const BATCH = 1000;
+const ATTRIBUTES = [
+  { name: "Region", code: "region", type: 1 as const, values: ["North", "South", "East", "West"] },
+  { name: "Channel", code: "channel", type: 2 as const, values: ["Supermarket", "Convenience", "Online", "Wholesale"] },
+  { name: "Quality", code: "quality", type: 3 as const, values: ["Good", "Fair", "Poor"] },
+  { name: "Season", code: "season", type: 3 as const, values: ["Summer", "Winter", "Spring", "Autumn"] },
+];
+
+const started = Date.now();
+setConfig(loadConfig(process.env));
+const connection = await openDatabase();
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+const user = await createUser({
+  email: spec.user.email,
+  name: "Bench",
+  surname: "Runner",
+  role: "user",
+  status: "active",
+  password_hash: await hashPassword(spec.user.password),
+  totp_secret: spec.user.totpSecret,
+  terms_acknowledged_at: BASE,
+  country_code: "ZA",
+  language_code: "en",
+});
+const actor: Actor = { id: user.id, role: user.role };
+const projectName = `Bench ${spec.name}`;
+const project = await createProject({ name: projectName });
+await addMember(project.id, user.id, "manager");
+const attributes: { id: number; values: string[] }[] = [];
+for (const a of ATTRIBUTES) attributes.push({ id: await createAttribute(actor, project.id, a), values: a.values });
+
+const files: StoredImageFile[] = [];
+for (let i = 0; i < 8; i++) files.push(await storeImageFile(await drawDemoImage(100_000 + i, 800, 600)));
+
+let lastReport = 0;
+for (let start = 0; start < spec.count; start += BATCH) {
+  const end = Math.min(spec.count, start + BATCH);
+  const rows = [];
+  for (let i = start; i < end; i++) rows.push({ file: files[i % files.length]!, meta: demoMetadata(i + 1), at: BASE + i * 1000 });
+  await insertImageRows(actor, project.id, rows);
+  const inserted = await db()
+    .selectFrom("images")
+    .select(["id", "created_at"])
+    .where("project_id", "=", project.id)
+    .where("created_at", ">=", BASE + start * 1000)
+    .where("created_at", "<", BASE + end * 1000)
+    .execute();
+  const values = inserted.flatMap(({ id, created_at }) => {
+    const rnd = seeded((created_at - BASE) / 1000 + 1);
+    return attributes.filter(() => rnd() < 0.8).map((a) => ({ imageId: id, attributeId: a.id, value: a.values[Math.floor(rnd() * a.values.length)]! }));
+  });
+  await setAttributeValues(actor, project.id, values);
+  if (end - lastReport >= spec.count / 10 || end === spec.count) {
+    lastReport = end;
+    say(`${end.toLocaleString("en")} / ${spec.count.toLocaleString("en")} images (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
+}
+// PostgreSQL's autovacuum would get there on its own; do it now so plans and index-only scans match a settled database.
+if (dialect() === "postgres") await sql`vacuum analyze`.execute(db());
+
+const first = await db()
+  .selectFrom("images")
+  .select(["id", "thumb_key"])
+  .where("project_id", "=", project.id)
+  .where("created_at", "=", BASE + (spec.count - 1) * 1000)
+  .executeTakeFirstOrThrow();
+const last = await db().selectFrom("images").select(["id", "title"]).where("project_id", "=", project.id).where("created_at", "=", BASE).executeTakeFirstOrThrow();
+const dataset: Dataset = {
+  name: spec.name,
+  count: spec.count,
+  dataDir: config().dataDir,
+  databaseUrl: process.env.DATABASE_URL ?? null,
+  projectId: project.id,
+  projectName,
+  email: spec.user.email,
+  password: spec.user.password,
+  totpSecret: spec.user.totpSecret,
+  firstImage: { id: first.id, thumbKey: first.thumb_key },
+  lastImage: { id: last.id, title: last.title },
+  generatorVersion: spec.generatorVersion,
+  builtAt: new Date().toISOString(),
+  buildSeconds: Math.round((Date.now() - started) / 100) / 10,
+};
+await connection.close();
+writeFileSync(path.join(config().dataDir, "dataset.json"), `${JSON.stringify(dataset, null, 2)}\n`);
+say(`built in ${dataset.buildSeconds} s`);
