@@ -69,6 +69,7 @@ async function main() {
   const started = Date.now();
   const timestamp = new Date().toISOString();
   const cores = pinningCores();
+  const machine = machineInfo(root, cores);
   log(`Koala bench: ${chosen.map((m) => m.id).join(", ")}  (${cores.server ? `server core ${cores.server}, load core ${cores.load}` : "no core pinning"})`);
 
   // A metric whose tool or database is missing is skipped (with the reason); one whose dataset cannot be built fails.
@@ -156,7 +157,7 @@ async function main() {
     timestamp,
     durationSeconds: (Date.now() - started) / 1000,
     selection: chosen.map((m) => m.id),
-    machine: { ...machineInfo(root, cores), loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+    machine: { ...machine, loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100) },
     build,
     datasets: Object.fromEntries(
       await Promise.all(
