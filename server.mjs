@@ -23,8 +23,15 @@ const app = express();
 app.disable("x-powered-by");
 if (cfg.trustProxy) app.set("trust proxy", true);
 
-// The browser PUTs uploads to presigned URLs: with S3 storage that is the bucket's endpoint.
-const connectSrc = ["'self'", ...(dev ? ["ws:", "wss:"] : []), ...(cfg.s3 ? [cfg.s3.endpoint ? new URL(cfg.s3.endpoint).origin : "https://*.amazonaws.com"] : [])].join(" ");
+// The browser PUTs uploads to presigned URLs: with S3 storage that is the bucket's endpoint (path style) or
+// the bucket's own host under it (virtual-host style).
+function bucketOrigins(s3) {
+  if (!s3) return [];
+  if (!s3.endpoint) return ["https://*.amazonaws.com"];
+  const url = new URL(s3.endpoint);
+  return s3.forcePathStyle ? [url.origin] : [`${url.protocol}//${s3.bucket}.${url.host}`];
+}
+const connectSrc = ["'self'", ...(dev ? ["ws:", "wss:"] : []), ...bucketOrigins(cfg.s3)].join(" ");
 
 // Security headers, with a fresh nonce for every response.
 app.use((req, res, next) => {
@@ -71,6 +78,20 @@ app.use((req, res, next) => {
   }
   if (allowed) return next();
   res.status(403).type("text/plain").send("Cross-site request refused.");
+});
+
+// Request bodies are small (forms, JSON) except the two upload paths, which stream with their own per-file
+// limits: everything else is refused above 1 MiB, and must say its length up front so it is never buffered blind.
+const MAX_BODY = 1024 * 1024;
+const streamsItsBody = (req) =>
+  (req.method === "PUT" && req.path === "/storage/upload") ||
+  (req.method === "POST" && /^\/upload\/\d+$/.test(req.path) && /^multipart\/form-data/i.test(req.get("content-type") ?? ""));
+app.use((req, res, next) => {
+  if (["GET", "HEAD", "OPTIONS"].includes(req.method) || streamsItsBody(req)) return next();
+  const length = req.get("content-length");
+  if (length === undefined && req.get("transfer-encoding")) return res.status(411).type("text/plain").send("A Content-Length is required.");
+  if (Number(length ?? 0) > MAX_BODY) return res.status(413).type("text/plain").send("The request is too large.");
+  next();
 });
 
 app.get("/healthz", (_req, res) => res.type("text/plain").send("ok"));

@@ -30,6 +30,7 @@ export function ImageEditForm({
   cancelTo,
   submitLabel = "Save",
   hidden = {},
+  postedVersion,
 }: {
   image: EditableImage;
   lastResult?: SubmissionResult<string[]> | null;
@@ -39,6 +40,11 @@ export function ImageEditForm({
   submitLabel?: string;
   /** Extra fields the action needs (the upload page's image id and pending list). */
   hidden?: Record<string, string>;
+  /**
+   * The version the edit started from, when the form comes back from the server (after Rotate without
+   * JavaScript, or a refused save): kept, so a save can never silently overwrite a version saved meanwhile.
+   */
+  postedVersion?: number;
 }) {
   const busy = useNavigation().state === "submitting";
   const [rotate, setRotate] = useState(initialRotate);
@@ -52,7 +58,7 @@ export function ImageEditForm({
   });
   return (
     <Form method="post" {...getFormProps(form)} className="edit-image-form">
-      <input type="hidden" name="version" value={image.version} />
+      <input type="hidden" name="version" value={postedVersion || image.version} />
       {Object.entries(hidden).map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}

@@ -1,6 +1,6 @@
 import { Link, useNavigate } from "@remix-run/react";
 import { useRef, useState, type FormEvent } from "react";
-import { ACCEPT, UPLOAD_CONCURRENCY, UPLOAD_ERRORS, uploadUrl } from "~/lib/uploads";
+import { ACCEPT, MAX_BATCH, UPLOAD_CONCURRENCY, UPLOAD_ERRORS, uploadUrl } from "~/lib/uploads";
 
 interface Item {
   id: string;
@@ -8,6 +8,8 @@ interface Item {
   loaded: number;
   status: "waiting" | "uploading" | "registering" | "done" | "failed";
   imageId?: number;
+  /** Set once the file's bytes are stored: a retry then only registers again, under the same key (same image). */
+  storedKey?: string;
   error?: string;
   detail?: string;
 }
@@ -47,15 +49,19 @@ function put(url: string, file: File, onProgress: (loaded: number) => void) {
 }
 
 /** The spec's three steps for one file: signed URL, PUT, register. Any failure stops this file only. */
-async function uploadOne(projectId: number, item: Item, onProgress: (loaded: number) => void, onRegistering: () => void): Promise<number> {
-  const signed = await postJson("/api/uploads", { clientID: projectId, fileName: item.file.name }).catch(() => null);
-  const grant = signed?.ok ? ((await signed.json().catch(() => null)) as { uploadUrl?: string; key?: string } | null) : null;
-  if (!grant?.key || !grant.uploadUrl) throw new StepFailed(UPLOAD_ERRORS.sign, signed ? await errorText(signed) : undefined);
-  await put(grant.uploadUrl, item.file, onProgress);
-  onRegistering();
+async function uploadOne(projectId: number, item: Item, onProgress: (loaded: number) => void, onStored: (key: string) => void): Promise<number> {
+  let key = item.storedKey;
+  if (!key) {
+    const signed = await postJson("/api/uploads", { clientID: projectId, fileName: item.file.name, fileSize: item.file.size }).catch(() => null);
+    const grant = signed?.ok ? ((await signed.json().catch(() => null)) as { uploadUrl?: string; key?: string } | null) : null;
+    if (!grant?.key || !grant.uploadUrl) throw new StepFailed(UPLOAD_ERRORS.sign, signed ? await errorText(signed) : undefined);
+    await put(grant.uploadUrl, item.file, onProgress);
+    key = grant.key;
+    onStored(key);
+  }
   const registered = await postJson("/api/images", {
     clientID: projectId,
-    newImage: { imgURL: grant.key, imgOrgName: item.file.name, imgType: item.file.type, imgTags: [""], imgORC: "", imgDesc: "", imgTitle: "" },
+    newImage: { imgURL: key, imgOrgName: item.file.name, imgType: item.file.type, imgTags: [""], imgORC: "", imgDesc: "", imgTitle: "" },
   }).catch(() => null);
   const body = registered?.ok ? ((await registered.json().catch(() => null)) as { insertID?: number } | null) : null;
   if (!body?.insertID) throw new StepFailed(UPLOAD_ERRORS.register, registered && registered.status < 500 ? await errorText(registered) : undefined);
@@ -90,17 +96,24 @@ export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number
           update(id, { status: "failed", error: UPLOAD_ERRORS.put, detail: `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.` });
           continue;
         }
-        update(id, { status: "uploading", loaded: 0, error: undefined, detail: undefined });
+        update(id, { status: item.storedKey ? "registering" : "uploading", loaded: item.storedKey ? item.file.size : 0, error: undefined, detail: undefined });
         try {
           const imageId = await uploadOne(
             projectId,
             item,
             (loaded) => update(id, { loaded }),
-            () => update(id, { status: "registering", loaded: item!.file.size }),
+            (storedKey) => update(id, { status: "registering", loaded: item!.file.size, storedKey }),
           );
           update(id, { status: "done", imageId });
         } catch (err) {
-          update(id, { status: "failed", error: err instanceof StepFailed ? err.message : UPLOAD_ERRORS.register, detail: err instanceof StepFailed ? err.detail : undefined });
+          // A file the server refused (4xx at registration) is deleted there: a retry starts over with a new key.
+          const refused = err instanceof StepFailed && err.message === UPLOAD_ERRORS.register && err.detail !== undefined;
+          update(id, {
+            status: "failed",
+            error: err instanceof StepFailed ? err.message : UPLOAD_ERRORS.register,
+            detail: err instanceof StepFailed ? err.detail : undefined,
+            ...(refused ? { storedKey: undefined } : {}),
+          });
         }
       }
     };
@@ -116,6 +129,10 @@ export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number
     const files = [...(input.current?.files ?? [])];
     if (!files.length) {
       setMessage("Choose at least one image to upload.");
+      return;
+    }
+    if (files.length > MAX_BATCH) {
+      setMessage(`Choose at most ${MAX_BATCH} images at a time.`);
       return;
     }
     setMessage("");
@@ -149,7 +166,7 @@ export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number
       {items.length ? (
         <section aria-labelledby="upload-progress-heading" className="upload-progress">
           <h2 id="upload-progress-heading">{running ? "Submitting" : "Uploads"}</h2>
-          <label htmlFor="upload-overall">
+          <label htmlFor="upload-overall" aria-live="polite">
             {done.length} of {items.length} uploaded{failed.length ? `, ${failed.length} failed` : ""}
           </label>
           <progress id="upload-overall" max={total || 1} value={loaded} />

@@ -110,6 +110,8 @@ export const NewImageSchema = z.object({
 export const SignUploadSchema = z.object({
   clientID: z.coerce.number().int().positive(),
   fileName: z.string().trim().min(1, "A file name is required").max(255, "The file name is too long"),
+  /** Optional (not in the spec's call): lets the server refuse an oversized file at once and sign its size. */
+  fileSize: z.coerce.number().int().min(0).optional(),
 });
 
 /** A file's name as kept with the image: no folders, no control characters. */

@@ -5,6 +5,9 @@ export const UPLOAD_ERRORS = {
   register: "Internal server error",
 } as const;
 
+/** Files one batch may hold: the pending list of the edit views lives in the URL and keeps this many. */
+export const MAX_BATCH = 300;
+
 /** Files uploaded at once by the browser; the rest wait their turn. */
 export const UPLOAD_CONCURRENCY = 3;
 

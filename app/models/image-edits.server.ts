@@ -52,7 +52,7 @@ export async function updateImage(
   const version = await db()
     .transaction()
     .execute(async (trx) => {
-      await lockObjects(trx);
+      await lockObjects(trx, image.checksum);
       await opts.verifyObjects?.();
       const rotation = opts.rotated?.rotation ?? image.rotation;
       const thumbKey = opts.rotated?.thumbKey ?? image.thumb_key;
@@ -134,6 +134,8 @@ export async function deleteImage(actor: Actor, imageId: number): Promise<{ proj
   await db()
     .transaction()
     .execute(async (trx) => {
+      // Under the lock, so a rotation committing meanwhile cannot add a version whose objects this list misses.
+      await lockObjects(trx, image.checksum);
       const versions = await trx.selectFrom("image_versions").select(["storage_key", "thumb_key", "preview_key"]).where("image_id", "=", image.id).execute();
       const keys = [image, ...versions].flatMap((r) => [r.storage_key, r.thumb_key, r.preview_key]);
       await touchBoardsOf(trx, image.id, at);

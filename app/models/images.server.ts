@@ -109,7 +109,7 @@ export async function insertImage(actor: Actor, projectId: number, file: StoredI
     id = await db()
       .transaction()
       .execute(async (trx) => {
-        await lockObjects(trx);
+        await lockObjects(trx, file.checksum);
         await opts.verifyObjects?.();
         const row = await trx.insertInto("images").values(newImageRow(actor, projectId, file, meta, at)).returning("id").executeTakeFirstOrThrow();
         await trx

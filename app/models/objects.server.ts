@@ -6,10 +6,11 @@ import type { Database } from "~/db/schema";
  * Stored objects are shared by content (two uploads of the same file share an original and derivatives), so an
  * object may be removed only when no row refers to it. Writers that add references and the purge that removes
  * objects take this lock inside their transactions, so a purge never deletes an object a commit is about to use.
+ * Every key of a file embeds its checksum, so the lock is per checksum: different files never wait on each other.
  * SQLite's immediate transactions already serialise writers; PostgreSQL takes a transaction-level advisory lock.
  */
-export async function lockObjects(trx: Transaction<Database>) {
-  if (dialect() === "postgres") await sql`select pg_advisory_xact_lock(7355608)`.execute(trx);
+export async function lockObjects(trx: Transaction<Database>, checksum: string) {
+  if (dialect() === "postgres") await sql`select pg_advisory_xact_lock(hashtext(${`koala-objects:${checksum}`}))`.execute(trx);
 }
 
 /**

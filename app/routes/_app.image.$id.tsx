@@ -48,20 +48,21 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const image = await orNotFound(() => getEditableImage(actor, Number(params.id)));
   const formData = await request.formData();
   const submission = parseWithZod(formData, { schema: ImageEditSchema });
+  const version = Number(formData.get("version")) || undefined;
   if (formData.get("intent") === "rotate") {
     const turned = ((Number(formData.get("rotate")) || 0) + 90) % 360;
     const initialValue = Object.fromEntries(["title", "description", "keywords", "ocr"].map((k) => [k, String(formData.get(k) ?? "")]));
-    return data({ result: { initialValue }, rotate: turned });
+    return data({ result: { initialValue }, rotate: turned, version });
   }
   const rotate = Number(formData.get("rotate")) || 0;
-  if (submission.status !== "success") return data({ result: submission.reply(), rotate }, { status: 400 });
-  const { title, description, keywords, ocr, version } = submission.value;
+  if (submission.status !== "success") return data({ result: submission.reply(), rotate, version }, { status: 400 });
+  const { title, description, keywords, ocr } = submission.value;
   let saved: number | null;
   try {
     saved = await saveImageEdit(actor, image.id, { title, description, keywords, ocrText: ocr }, submission.value.rotate, version);
   } catch (err) {
     if (!(err instanceof StaleEdit)) throw err;
-    return data({ result: submission.reply({ formErrors: [err.message] }), rotate }, { status: 409 });
+    return data({ result: submission.reply({ formErrors: [err.message] }), rotate, version }, { status: 409 });
   }
   const toast = saved ? { kind: "success" as const, title: "Image saved" } : { kind: "info" as const, title: "No changes made" };
   throw redirect(`/image/${image.id}`, { headers: { "Set-Cookie": await flashToast(request, toast) } });
@@ -83,6 +84,7 @@ export default function ImagePage() {
             image={data.image}
             lastResult={actionData?.result as Parameters<typeof ImageEditForm>[0]["lastResult"]}
             rotate={actionData?.rotate ?? 0}
+            postedVersion={actionData?.version}
             canRotate
             cancelTo={`/image/${data.image.id}`}
           />

@@ -10,7 +10,7 @@ import { orNotFound } from "~/lib/grid.server";
 import { mediaUrl } from "~/lib/media";
 import { ImageEditSchema } from "~/lib/schemas";
 import { receiveFormUploads } from "~/lib/upload-form.server";
-import { uploadUrl } from "~/lib/uploads";
+import { MAX_BATCH, uploadUrl } from "~/lib/uploads";
 import { StaleEdit } from "~/models/image-edits.server";
 import { imagesByIds } from "~/models/images.server";
 import { assertCanEdit, getProject } from "~/models/projects.server";
@@ -21,9 +21,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Upload
 
 const ids = z
   .string()
-  .max(4000)
+  .max(6000)
   .optional()
-  .transform((v) => [...new Set((v ?? "").split(",").map(Number).filter((n) => Number.isSafeInteger(n) && n > 0))].slice(0, 300));
+  .transform((v) => [...new Set((v ?? "").split(",").map(Number).filter((n) => Number.isSafeInteger(n) && n > 0))].slice(0, MAX_BATCH));
 const Query = z.object({
   view: z.enum(["upload", "edit", "multiple"]).catch("upload").default("upload"),
   ids: ids.catch([]),
@@ -62,7 +62,7 @@ const SaveFields = z.object({ image: z.coerce.number().int().positive(), ids });
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const { actor, project } = await editableProject(request, params.clientID);
-  if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
+  if (/^multipart\/form-data/i.test(request.headers.get("Content-Type") ?? "")) {
     const results = await receiveFormUploads(request, actor, project.id);
     const done = results.flatMap((r) => (r.id ? [r.id] : []));
     if (!results.length) return data({ uploads: null, noFiles: true, result: null }, { status: 400 });
@@ -75,7 +75,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const fields = SaveFields.safeParse({ image: formData.get("image"), ids: formData.get("ids") });
   if (!fields.success) throw redirect(`/upload/${project.id}`);
   const submission = parseWithZod(formData, { schema: ImageEditSchema });
-  if (submission.status !== "success") return data({ uploads: null, noFiles: false, result: submission.reply() }, { status: 400 });
+  const posted = Number(formData.get("version")) || undefined;
+  if (submission.status !== "success") return data({ uploads: null, noFiles: false, result: submission.reply(), version: posted }, { status: 400 });
   const { image, ids: pending } = fields.data;
   const [target] = await imagesByIds(actor, project.id, [image]);
   if (!target) throw data({ message: "Image not found" }, { status: 404 });
@@ -84,7 +85,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     await saveImageEdit(actor, target.id, { title, description, keywords, ocrText: ocr }, 0, version);
   } catch (err) {
     if (!(err instanceof StaleEdit)) throw err;
-    return data({ uploads: null, noFiles: false, result: submission.reply({ formErrors: [err.message] }) }, { status: 409 });
+    return data({ uploads: null, noFiles: false, result: submission.reply({ formErrors: [err.message] }), version: posted }, { status: 409 });
   }
   const remaining = pending.filter((id) => id !== target.id);
   const single = pending.length <= 1;
@@ -116,6 +117,7 @@ export default function UploadPage() {
           cancelTo={ids.length > 1 ? uploadUrl(project.id, "multiple", ids) : `/upload/${project.id}`}
           submitLabel="Submit"
           hidden={{ image: String(current.id), ids: ids.join(",") }}
+          postedVersion={actionData && "version" in actionData ? actionData.version : undefined}
         />
       </section>
     );

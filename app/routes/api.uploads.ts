@@ -11,7 +11,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (request.method !== "POST") return Response.json({ error: "Method not allowed" }, { status: 405 });
     const parsed = SignUploadSchema.safeParse(await readBody(request));
     if (!parsed.success) return badRequest(parsed.error.issues[0]?.message);
-    const { clientID, fileName } = parsed.data;
-    return Response.json(await signUpload(actor, clientID, cleanFileName(fileName)), { headers: { "Cache-Control": "no-store" } });
+    const { clientID, fileName, fileSize } = parsed.data;
+    return Response.json(await signUpload(actor, clientID, cleanFileName(fileName), fileSize), { headers: { "Cache-Control": "no-store" } });
   });
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import sharp from "sharp";
 import { config } from "~/config.server";
 import { sha256 } from "~/lib/crypto.server";
@@ -80,8 +81,29 @@ export async function checkImage(buf: Buffer): Promise<CheckedImage> {
   return { type, width, height };
 }
 
+/**
+ * Decoding is the memory-hungry part (a 50-megapixel image is 150 MB of pixels, twice over for thumb and
+ * preview): at most one decode per core runs at once in this process, however many uploads arrive together.
+ */
+const slots = { free: Math.max(1, availableParallelism()), waiting: [] as (() => void)[] };
+async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (slots.free > 0) slots.free -= 1;
+  else await new Promise<void>((resolve) => slots.waiting.push(resolve));
+  try {
+    return await work();
+  } finally {
+    const next = slots.waiting.shift();
+    if (next) next();
+    else slots.free += 1;
+  }
+}
+
 /** WebP derivatives of an original, turned by `rotation` degrees (EXIF orientation applied first). */
-export async function makeDerivatives(buf: Buffer, rotation = 0) {
+export function makeDerivatives(buf: Buffer, rotation = 0) {
+  return withDecodeSlot(() => derive(buf, rotation));
+}
+
+async function derive(buf: Buffer, rotation: number) {
   const base = () => sharp(buf, { failOn: "error", limitInputPixels: config().maxImagePixels }).rotate().rotate(rotation);
   const [thumb, preview] = await Promise.all([
     base().resize({ width: THUMB_WIDTH, height: THUMB_WIDTH, fit: "inside", withoutEnlargement: true }).webp({ quality: 78 }).toBuffer(),

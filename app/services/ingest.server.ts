@@ -8,7 +8,7 @@ import { db } from "~/db/connection.server";
 import { lockObjects, unreferencedKeys } from "~/models/objects.server";
 import { createPendingUpload, deletePendingUploads, expiredPendingUploads, getPendingUpload, UPLOAD_URL_TTL_SECONDS } from "~/models/uploads.server";
 import { assertStored, ImageRejected, ObjectMissing, storeDerivatives, storeImageFile, tooLarge } from "./image-files.server";
-import { registerJob, wakeRunners } from "./jobs.server";
+import { queue, registerJob, wakeRunners } from "./jobs.server";
 import { newUploadKey, ObjectTooLarge, readObject, storage } from "./storage.server";
 
 /**
@@ -17,11 +17,15 @@ import { newUploadKey, ObjectTooLarge, readObject, storage } from "./storage.ser
  * background removal of objects no row needs any more.
  */
 
-/** Step 1: a URL to PUT one file to, and the key to register it by. */
-export async function signUpload(actor: Actor, projectId: number, fileName: string) {
+/**
+ * Step 1: a URL to PUT one file to, and the key to register it by. Given the file's size, a file over the limit
+ * is refused before a byte is sent, and the URL accepts exactly that many bytes.
+ */
+export async function signUpload(actor: Actor, projectId: number, fileName: string, size?: number) {
+  if (size !== undefined && size > config().maxImageBytes) throw tooLarge();
   const key = newUploadKey();
   await createPendingUpload(actor, projectId, key, cleanFileName(fileName));
-  const uploadUrl = await storage().signUpload(key, { maxBytes: config().maxImageBytes, expiresInSeconds: UPLOAD_URL_TTL_SECONDS });
+  const uploadUrl = await storage().signUpload(key, { maxBytes: config().maxImageBytes, exactBytes: size, expiresInSeconds: UPLOAD_URL_TTL_SECONDS });
   return { uploadUrl, key };
 }
 
@@ -66,14 +70,13 @@ export async function registerUpload(actor: Actor, projectId: number, key: strin
 export async function addImageFile(actor: Actor, projectId: number, buf: Buffer, meta: ImageMetadata, uploadKey?: string, at?: number): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     const file: StoredImageFile = await storeImageFile(buf);
+    const keys = [file.storageKey, file.thumbKey, file.previewKey];
     try {
-      return await insertImage(actor, projectId, file, meta, {
-        at,
-        uploadKey,
-        verifyObjects: () => assertStored([file.storageKey, file.thumbKey, file.previewKey]),
-      });
+      return await insertImage(actor, projectId, file, meta, { at, uploadKey, verifyObjects: () => assertStored(keys) });
     } catch (err) {
-      if (!(err instanceof ObjectMissing) || attempt > 1) throw err;
+      if (err instanceof ObjectMissing && attempt === 1) continue;
+      await purgeLater(file.checksum, keys);
+      throw err;
     }
   }
 }
@@ -97,9 +100,18 @@ export async function saveImageEdit(actor: Actor, imageId: number, change: Metad
         verifyObjects: () => assertStored([keys.thumbKey, keys.previewKey]),
       });
     } catch (err) {
-      if (!(err instanceof ObjectMissing) || attempt > 1) throw err;
+      if (err instanceof ObjectMissing && attempt === 1) continue;
+      await purgeLater(image.checksum, [keys.thumbKey, keys.previewKey]);
+      throw err;
     }
   }
+}
+
+/** Objects stored for a write that then failed: the purge removes them unless some row uses them after all. */
+async function purgeLater(checksum: string, keys: string[]) {
+  await queue(PURGE_JOB, { checksum, keys } satisfies PurgePayload, { maxAttempts: 20 }).catch((err: unknown) =>
+    log.warn("purge not queued", { error: err instanceof Error ? err.message : String(err) }),
+  );
 }
 
 /** Deletes an image; its objects go in the background (see deleteImage). */
@@ -114,7 +126,7 @@ export async function purgeObjects(payload: PurgePayload) {
   await db()
     .transaction()
     .execute(async (trx) => {
-      await lockObjects(trx);
+      await lockObjects(trx, payload.checksum);
       for (const key of await unreferencedKeys(trx, payload.checksum, payload.keys)) await storage().delete(key);
     });
 }

@@ -79,8 +79,13 @@ export class S3Storage implements Storage {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
-  async signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number }) {
-    return getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: opts.expiresInSeconds });
+  /**
+   * With the file's size known (the browser says it), the size is signed: S3 then refuses a PUT of any other
+   * length. Registration checks the stored object's size regardless.
+   */
+  async signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number; exactBytes?: number }) {
+    const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ...(opts.exactBytes !== undefined ? { ContentLength: opts.exactBytes } : {}) });
+    return getSignedUrl(this.client, command, { expiresIn: opts.expiresInSeconds, signableHeaders: new Set(["content-length"]) });
   }
 
   destroy() {

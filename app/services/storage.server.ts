@@ -24,7 +24,7 @@ export interface Storage {
    * A URL the browser may PUT the object's bytes to until `expiresInSeconds` pass. S3 cannot cap the size of a
    * presigned PUT, so registration always checks the stored object again.
    */
-  signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number }): Promise<string>;
+  signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number; exactBytes?: number }): Promise<string>;
 }
 
 export class ObjectTooLarge extends Error {
@@ -125,10 +125,10 @@ export class FileStorage implements Storage {
     await rm(this.file(key), { force: true });
   }
 
-  async signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number }) {
+  async signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number; exactBytes?: number }) {
     this.file(key);
     const exp = Math.floor(Date.now() / 1000) + opts.expiresInSeconds;
-    const query = new URLSearchParams({ key, max: String(opts.maxBytes), exp: String(exp) });
+    const query = new URLSearchParams({ key, max: String(opts.exactBytes ?? opts.maxBytes), exp: String(exp) });
     query.set("sig", hmac(this.signingKey, query.toString()));
     return `/storage/upload?${query}`;
   }

@@ -242,6 +242,9 @@ test("the upload page and its API answer 404 outside the user's projects", async
   expect((await page.goto(`/upload/${other.id}`))!.status()).toBe(404);
   const res = await page.request.post("/api/uploads", { data: { clientID: other.id, fileName: "x.jpg" } });
   expect(res.status()).toBe(404);
+  // Bodies other than the streamed uploads are capped at 1 MiB and never buffered blind.
+  const big = await page.request.post("/api/images", { headers: { "Content-Type": "application/json" }, data: JSON.stringify({ pad: "x".repeat(1_100_000) }) });
+  expect(big.status()).toBe(413);
   const image = seededImage(ownProject("editMeta", info).id);
   expect((await page.goto(`/image/${image.id}?edit`))!.status()).toBe(404);
   expect((await page.goto(`/image/${image.id}/delete`))!.status()).toBe(404);

@@ -89,6 +89,12 @@ describe.each(dialects.flatMap((d) => drivers.map((s) => [d, s] as const)))("upl
     expect(await imageCount()).toBe(1);
   });
 
+  it("signs an announced size into the S3 URL (S3 then refuses any other length)", async () => {
+    const { uploadUrl } = await signUpload(alice.actor, projectId, "exact.jpg", 4321);
+    if (driver === "s3") expect(new URL(uploadUrl).searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;host");
+    else expect(new URL(uploadUrl, "http://koala.test").searchParams.get("max")).toBe("4321");
+  });
+
   it("gives one image when the same key is registered twice at once", async () => {
     const key = await upload(await jpeg(300, 200));
     const [a, b] = await Promise.all([registerUpload(alice.actor, projectId, key, META), registerUpload(alice.actor, projectId, key, META)]);
@@ -211,6 +217,13 @@ describe("the app's signed upload URLs (filesystem storage)", () => {
     projectId = (await makeProject([{ actor: alice.actor }])).id;
   });
   afterAll(() => t.drop());
+
+  it("signs the file's size when it is given, and refuses an oversized file before any byte is sent", async () => {
+    await expect(signUpload(alice.actor, projectId, "huge.jpg", config().maxImageBytes + 1)).rejects.toThrow(/larger than/);
+    const { uploadUrl } = await signUpload(alice.actor, projectId, "exact.jpg", 1234);
+    expect(new URL(uploadUrl, "http://koala.test").searchParams.get("max")).toBe("1234");
+    expect(await put(uploadUrl, Buffer.alloc(1235, 1))).toBe(413);
+  });
 
   it("refuses an upload URL whose signature, key, size limit or expiry was changed, or that has expired", async () => {
     const { uploadUrl } = await signUpload(alice.actor, projectId, "a.jpg");
