@@ -5,7 +5,7 @@ import { enqueueJob } from "./jobs.server";
 import { NotFoundError, recordedAs, type Actor } from "./actor";
 import { getImage, type ImageMetadata, type ImageRecord } from "./images.server";
 import { lockObjects } from "./objects.server";
-import { assertCanEdit, touchProject } from "./projects.server";
+import { assertCanEdit, nextVersion, touchProject } from "./projects.server";
 
 export type MetadataChange = Pick<ImageMetadata, "title" | "description" | "keywords" | "ocrText">;
 
@@ -112,7 +112,7 @@ export class StaleEdit extends Error {
 async function touchBoardsOf(trx: Transaction<Database>, imageId: number, at: number) {
   await trx
     .updateTable("boards")
-    .set({ updated_at: at })
+    .set({ updated_at: nextVersion(at) })
     .where("id", "in", (eb) => eb.selectFrom("board_images").select("board_id").where("image_id", "=", imageId))
     .execute();
 }

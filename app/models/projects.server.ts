@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Project } from "~/db/schema";
 import { canSeeProject, visibleProjectIds } from "./access.server";
@@ -77,6 +78,12 @@ export async function addMember(projectId: number, userId: number, role: "viewer
     .execute();
 }
 
+/**
+ * A scope's new `updated_at` after a write: now, or one past the current value when that is not older, so two
+ * writes in the same millisecond still give two versions (the grid's freshness check and cached counts rely on it).
+ */
+export const nextVersion = (at: number) => sql<number>`case when updated_at >= ${at} then updated_at + 1 else ${at} end`;
+
 export async function touchProject(projectId: number, at = Date.now()) {
-  await db().updateTable("projects").set({ updated_at: at }).where("id", "=", projectId).execute();
+  await db().updateTable("projects").set({ updated_at: nextVersion(at) }).where("id", "=", projectId).execute();
 }

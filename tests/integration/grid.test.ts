@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotFoundError } from "~/models/actor";
 import { createBoard } from "~/models/boards.server";
 import type { Actor } from "~/models/actor";
-import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope, type GridScope } from "~/models/grid.server";
+import { cursorBefore, gridVersion, decodeCursor, gridPage, gridTotal, idsInScope, type GridScope } from "~/models/grid.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
+import { deleteImage } from "~/models/image-edits.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
 
@@ -80,6 +81,22 @@ describe.each(dialects)("image grid paging (%s)", (dialect) => {
     const seenBefore = seen.filter((id) => before.has(id));
     expect(seenBefore).toHaveLength(before.size);
     expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it("keeps the count right across writes in the same millisecond (counts are cached per version)", async () => {
+    const projectId = (scope as { projectId: number }).projectId;
+    const total = await gridTotal(owner.actor, scope);
+    const at = Date.now();
+    const v0 = await gridVersion(owner.actor, scope);
+    const a = await insertImage(owner.actor, projectId, fakeFile(5001), meta("same ms 1"), { at });
+    const v1 = await gridVersion(owner.actor, scope);
+    expect(await gridTotal(owner.actor, scope)).toBe(total + 1);
+    await insertImage(owner.actor, projectId, fakeFile(5002), meta("same ms 2"), { at });
+    const v2 = await gridVersion(owner.actor, scope);
+    expect(new Set([v0, v1, v2]).size).toBe(3);
+    expect(await gridTotal(owner.actor, scope)).toBe(total + 2);
+    await deleteImage(owner.actor, a);
+    expect(await gridTotal(owner.actor, scope)).toBe(total + 1);
   });
 
   it("pages backwards to exactly the previous page", async () => {
