@@ -6,6 +6,8 @@ import type { Context } from "../lib/types";
 
 export interface GridWorkerOutput {
   dialect: "sqlite" | "postgres";
+  /** Calls per side per round actually made (capped to about 4 s per side). */
+  batch: number;
   /** Per round: A and B summaries in ms (see workers/grid-loader.ts for what A and B are in each mode). */
   rounds: { a: Summary; b: Summary }[];
   /** p50 of each model call alone, in ms. */
