@@ -103,11 +103,22 @@ export function makeDerivatives(buf: Buffer, rotation = 0) {
   return withDecodeSlot(() => derive(buf, rotation));
 }
 
+/**
+ * One decode of the original (JPEG shrink-on-load, orientation, rotation) down to preview size, kept as raw
+ * pixels; both WebP files are encoded from those. Decoding once instead of once per derivative saves ~15% of the
+ * work per 12-megapixel photo (bench P6).
+ */
 async function derive(buf: Buffer, rotation: number) {
-  const base = () => sharp(buf, { failOn: "error", limitInputPixels: config().maxImagePixels }).rotate().rotate(rotation);
+  const { data, info } = await sharp(buf, { failOn: "error", limitInputPixels: config().maxImagePixels })
+    .rotate()
+    .rotate(rotation)
+    .resize({ width: PREVIEW_WIDTH, height: PREVIEW_WIDTH, fit: "inside", withoutEnlargement: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const pixels = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
   const [thumb, preview] = await Promise.all([
-    base().resize({ width: THUMB_WIDTH, height: THUMB_WIDTH, fit: "inside", withoutEnlargement: true }).webp({ quality: 78 }).toBuffer(),
-    base().resize({ width: PREVIEW_WIDTH, height: PREVIEW_WIDTH, fit: "inside", withoutEnlargement: true }).webp({ quality: 82 }).toBuffer(),
+    pixels().resize({ width: THUMB_WIDTH, height: THUMB_WIDTH, fit: "inside", withoutEnlargement: true }).webp({ quality: 78 }).toBuffer(),
+    pixels().webp({ quality: 82 }).toBuffer(),
   ]);
   return { thumb, preview };
 }
