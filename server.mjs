@@ -103,6 +103,26 @@ app.get("/terms.pdf", (_req, res, next) => {
   next();
 });
 
+// Images: straight from Express (access-checked in the app's own code), not through the Remix pipeline.
+app.get("/media/:imageId/:key", async (req, res, next) => {
+  try {
+    const entry = viteDevServer ? (await loadBuild()).entry.module : build.entry.module;
+    const answer = await entry.mediaAnswer({
+      cookie: req.get("cookie") ?? null,
+      imageId: req.params.imageId,
+      key: req.params.key,
+      ifNoneMatch: req.get("if-none-match") ?? null,
+      download: "download" in req.query,
+      path: req.originalUrl,
+    });
+    res.status(answer.status).set(answer.headers);
+    if (!answer.body) return res.end(answer.status === 404 ? "Not found" : undefined);
+    answer.body.on("error", next).pipe(res);
+  } catch (err) {
+    next(err);
+  }
+});
+
 app.use(compression());
 if (viteDevServer) app.use(viteDevServer.middlewares);
 else {

@@ -8,6 +8,7 @@ import { NonceProvider } from "~/lib/nonce";
 
 export { boot } from "~/services/boot.server";
 export { config } from "~/config.server";
+export { mediaAnswer } from "~/lib/media.server";
 
 const ABORT_DELAY = 5_000;
 

@@ -36,8 +36,18 @@ export function requestMeta(request: Request, context?: { clientIp?: string }): 
 }
 
 async function sessionId(request: Request): Promise<string | null> {
-  const value = await cookieJar().session.parse(request.headers.get("Cookie"));
+  return sessionIdFromCookie(request.headers.get("Cookie"));
+}
+
+async function sessionIdFromCookie(cookieHeader: string | null): Promise<string | null> {
+  const value = await cookieJar().session.parse(cookieHeader);
   return typeof value === "string" && value.length > 20 ? value : null;
+}
+
+/** The signed-in user of a Cookie header (the media handler, which runs outside Remix), or null. */
+export async function userFromCookie(cookieHeader: string | null): Promise<User | null> {
+  const id = await sessionIdFromCookie(cookieHeader);
+  return id ? sessionUser(id, policy()) : null;
 }
 
 /** Memoised per request, so a loader and its layout share one lookup. */
