@@ -8,6 +8,12 @@ export const GAP = 15;
 export const OVERSCAN_ROWS = 3;
 export const RESIZE_DEBOUNCE_MS = 500;
 const FETCH_PAGE = 100;
+/**
+ * Images per scroll segment. Browsers cap an element's height (Chromium at 33,554,432 px), and a million images
+ * in rows of four need about 60 million: so a huge scope is scrolled 100,000 images at a time, with First /
+ * Previous / Next / Last between segments (at most ~12 million px even at two columns).
+ */
+export const SEGMENT = 100_000;
 
 /** 2 to 4 columns by width (the same breakpoints as the server-rendered grid's CSS). */
 export const columnsFor = (width: number) => (width >= 1200 ? 4 : width >= 800 ? 3 : 2);
@@ -38,6 +44,8 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
   const pending = useRef(new Set<number>());
   const [, setVersion] = useState(0);
   const selectFetcher = useFetcher();
+  const [base, setBase] = useState(() => Math.floor(startAt / SEGMENT) * SEGMENT);
+  const segmentSize = Math.max(0, Math.min(SEGMENT, total - base));
 
   if (startAt === 0 && first.length && !pages.current.has(0)) pages.current.set(0, { cards: first.slice(0, FETCH_PAGE), next: null });
 
@@ -64,7 +72,7 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
     };
   }, []);
 
-  const rows = Math.ceil(total / layout.columns);
+  const rows = Math.ceil(segmentSize / layout.columns);
   const virtualizer = useWindowVirtualizer({
     count: rows,
     estimateSize: () => layout.rowHeight,
@@ -94,16 +102,17 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
     [scopeQuery],
   );
 
+  // Indexes below are positions in the whole scope: the segment's base plus the slot's place in the segment.
   const items = virtualizer.getVirtualItems();
-  const firstIndex = (items[0]?.index ?? 0) * layout.columns;
-  const lastIndex = Math.min(total, ((items[items.length - 1]?.index ?? 0) + 1) * layout.columns);
+  const firstIndex = base + (items[0]?.index ?? 0) * layout.columns;
+  const lastIndex = base + Math.min(segmentSize, ((items[items.length - 1]?.index ?? 0) + 1) * layout.columns);
   useEffect(() => {
     for (let p = Math.floor(firstIndex / FETCH_PAGE); p <= Math.floor(Math.max(0, lastIndex - 1) / FETCH_PAGE); p++) void load(p);
   }, [firstIndex, lastIndex, load]);
 
   // Where the person is: the last card whose row is on screen.
   const visible = items.filter((i) => i.end > window.scrollY && i.start < window.scrollY + window.innerHeight);
-  const shown = Math.min(total, ((visible[visible.length - 1]?.index ?? 0) + 1) * layout.columns);
+  const shown = base + Math.min(segmentSize, ((visible[visible.length - 1]?.index ?? 0) + 1) * layout.columns);
   useEffect(() => onPosition(shown), [shown, onPosition]);
 
   // Opened deep in the grid (?after=…&pos=N): start there.
@@ -111,14 +120,42 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
   useEffect(() => {
     if (!jumped.current && startAt > 0 && layout.offset > 0) {
       jumped.current = true;
-      virtualizer.scrollToIndex(Math.floor(startAt / layout.columns), { align: "start" });
+      virtualizer.scrollToIndex(Math.floor((startAt - base) / layout.columns), { align: "start" });
     }
-  }, [startAt, layout, virtualizer]);
+  }, [startAt, base, layout, virtualizer]);
+
+  const lastBase = Math.max(0, Math.floor((total - 1) / SEGMENT) * SEGMENT);
+  const goTo = (next: number) => {
+    setBase(next);
+    window.scrollTo({ top: layout.offset - 80 });
+  };
+  const segments =
+    total > SEGMENT ? (
+      <nav className="grid-segments" aria-label="Image segments">
+        <span>
+          Images {(base + 1).toLocaleString("en")}–{(base + segmentSize).toLocaleString("en")} of {total.toLocaleString("en")}
+        </span>
+        <button type="button" className="btn" disabled={base === 0} onClick={() => goTo(0)}>
+          First
+        </button>
+        <button type="button" className="btn" disabled={base === 0} onClick={() => goTo(Math.max(0, base - SEGMENT))}>
+          Previous {SEGMENT.toLocaleString("en")}
+        </button>
+        <button type="button" className="btn" disabled={base >= lastBase} onClick={() => goTo(base + SEGMENT)}>
+          Next {SEGMENT.toLocaleString("en")}
+        </button>
+        <button type="button" className="btn" disabled={base >= lastBase} onClick={() => goTo(lastBase)}>
+          Last
+        </button>
+      </nav>
+    ) : null;
 
   const cardAt = (index: number) => pages.current.get(Math.floor(index / FETCH_PAGE))?.cards[index % FETCH_PAGE];
   const isSelected = (id: number) => (selection ? (selection.all ? !selection.ids.includes(id) : selection.ids.includes(id)) : false);
 
   return (
+    <>
+    {segments}
     <div
       ref={container}
       className="virtual-grid"
@@ -137,11 +174,11 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
         <ul
           key={row.key}
           className="virtual-row"
-          aria-label={`Images ${row.index * layout.columns + 1} to ${Math.min(total, (row.index + 1) * layout.columns)}`}
+          aria-label={`Images ${base + row.index * layout.columns + 1} to ${base + Math.min(segmentSize, (row.index + 1) * layout.columns)}`}
           style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`, height: row.size, gridTemplateColumns: `repeat(${layout.columns}, minmax(0, 1fr))` }}
         >
-          {Array.from({ length: layout.columns }, (_, c) => row.index * layout.columns + c)
-            .filter((i) => i < total)
+          {Array.from({ length: layout.columns }, (_, c) => base + row.index * layout.columns + c)
+            .filter((i) => i < base + segmentSize)
             .map((i) => {
               const card = cardAt(i);
               return (
@@ -157,5 +194,7 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
         </ul>
       ))}
     </div>
+    {segments}
+    </>
   );
 }

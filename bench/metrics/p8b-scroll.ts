@@ -79,7 +79,7 @@ async function settle(page: Page, timeoutMs = 5000) {
 
 /**
  * One pass: open the grid, scroll with the wheel, jump down the page in 20 steps (as a dragged scrollbar
- * does), press End, then look for the last image's card on screen.
+ * does), go to the last segment and press End, then look for the last image's card on screen.
  */
 async function scrollPass(page: Page, url: string, lastId: number) {
   await page.goto(url);
@@ -102,6 +102,14 @@ async function scrollPass(page: Page, url: string, lastId: number) {
       await page.mouse.wheel(0, 400);
       await page.waitForTimeout(50);
     }
+  }
+  // A scope beyond one scroll segment (app/components/virtual-grid.tsx, SEGMENT) is reached segment by segment:
+  // Last, as a person would press it, then End.
+  const lastSegment = page.getByRole("button", { name: "Last", exact: true }).first();
+  if (await lastSegment.isEnabled().catch(() => false)) {
+    await phase("Last");
+    await lastSegment.click();
+    await settle(page);
   }
   await phase("End");
   await page.keyboard.press("End");
