@@ -1,30 +1,56 @@
 import { defineConfig } from "@playwright/test";
+import type { E2eOptions } from "./tests/e2e/fixtures";
+import { E2E_PORT, PG_URL, targetFor } from "./tests/e2e/targets";
 
-export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210);
+export { E2E_PORT };
+
+const sqlite = targetFor("sqlite");
 
 /**
- * End-to-end tests against the built app (global-setup starts it with a real SMTP server),
- * in the system Chromium, each test once with JavaScript and once without.
+ * End-to-end tests against the built app (global-setup starts it with a real SMTP server), in the system
+ * Chromium, each test once with JavaScript and once without. With TEST_DATABASE_URL the tests tagged @core
+ * also run against a second server on PostgreSQL (projects js-pg and nojs-pg); without it those projects do
+ * not exist, and global-setup says so.
  */
-export default defineConfig({
+export default defineConfig<E2eOptions>({
   testDir: "tests/e2e",
   globalSetup: "./tests/e2e/global-setup.ts",
   fullyParallel: true,
   workers: process.env.E2E_WORKERS ? Number(process.env.E2E_WORKERS) : 2,
   retries: 0,
-  timeout: 30_000,
+  // Sized for a loaded 2-core machine: the slowest test takes about 10 s on an idle one.
+  timeout: 45_000,
   expect: { timeout: 10_000 },
   reporter: [["list"], ["json", { outputFile: "reports/e2e.json" }]],
   use: {
-    baseURL: `http://127.0.0.1:${E2E_PORT}`,
+    baseURL: sqlite.baseURL,
+    target: "sqlite",
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     },
   },
+  // A test about what JavaScript adds (tagged @js-only) has no no-JS counterpart to run: the nojs projects leave it
+  // out rather than skip it.
   projects: [
     { name: "js", use: { javaScriptEnabled: true } },
-    { name: "nojs", use: { javaScriptEnabled: false } },
+    { name: "nojs", grepInvert: /@js-only/, use: { javaScriptEnabled: false } },
+    ...(PG_URL
+      ? (["js-pg", "nojs-pg"] as const).map((name) => ({
+          name,
+          grep: /@core/,
+          ...(name === "nojs-pg" ? { grepInvert: /@js-only/ } : {}),
+          use: { javaScriptEnabled: name === "js-pg", target: "postgres" as const, baseURL: targetFor("postgres").baseURL },
+        }))
+      : []),
   ],
 });

@@ -1,64 +1,39 @@
 // The HTTP server: Express in front of the Remix request handler. It exists (rather than
 // remix-serve) for the per-request CSP nonce, the cross-site POST check, the client IP,
-// start-up work (migrations, demo seed, job runner) and a graceful shutdown. See docs/decisions/0002.
-import { randomBytes } from "node:crypto";
-import { createRequestHandler } from "@remix-run/express";
+// start-up work (migrations, demo seed, job runner) and a graceful shutdown. See docs/decisions/0002. A share
+// link's cached page is answered by a front ahead of Express (server/shared-page.mjs, docs/decisions/0011).
+import http from "node:http";
 import compression from "compression";
 import express from "express";
+// Express's own dependency: the front below takes the client address exactly as Express's req.ip does.
+import proxyaddr from "proxy-addr";
+import { admission } from "./server/admission.mjs";
+import { newNonce, securityHeaders } from "./server/headers.mjs";
+import { checkRequests, remixHandler, streamsItsBody } from "./server/requests.mjs";
+import { sharedPageFront } from "./server/shared-page.mjs";
 
 const dev = process.argv.includes("--dev");
-const viteDevServer = dev
-  ? await import("vite").then((vite) => vite.createServer({ server: { middlewareMode: true } }))
-  : undefined;
-const loadBuild = viteDevServer
-  ? () => viteDevServer.ssrLoadModule("virtual:remix/server-build")
-  : () => import("./build/server/index.js");
+const viteDevServer = dev ? await import("vite").then((vite) => vite.createServer({ server: { middlewareMode: true } })) : undefined;
+const loadBuild = viteDevServer ? () => viteDevServer.ssrLoadModule("virtual:remix/server-build") : () => import("./build/server/index.js");
 
 const build = await loadBuild();
-const { config } = build.entry.module;
+const { config, log } = build.entry.module;
 const cfg = config();
 const services = await build.entry.module.boot();
 
 const app = express();
 app.disable("x-powered-by");
-if (cfg.trustProxy) app.set("trust proxy", true);
+// The client address as Express takes it for a configured hop count or list of proxies (TRUST_PROXY): never the
+// left-most X-Forwarded-For entry, which the client itself writes.
+app.set("trust proxy", cfg.trustProxy);
 
-// The browser PUTs uploads to presigned URLs: with S3 storage that is the bucket's endpoint (path style) or
-// the bucket's own host under it (virtual-host style).
-function bucketOrigins(s3) {
-  if (!s3) return [];
-  if (!s3.endpoint) return ["https://*.amazonaws.com"];
-  const url = new URL(s3.endpoint);
-  return s3.forcePathStyle ? [url.origin] : [`${url.protocol}//${s3.bucket}.${url.host}`];
-}
-const connectSrc = ["'self'", ...(dev ? ["ws:", "wss:"] : []), ...bucketOrigins(cfg.s3)].join(" ");
+const headersFor = securityHeaders(cfg, { dev });
 
 // Security headers, with a fresh nonce for every response.
 app.use((req, res, next) => {
-  const nonce = randomBytes(16).toString("base64");
+  const nonce = newNonce();
   res.locals.nonce = nonce;
-  const csp = [
-    "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}'`,
-    `style-src 'self' 'nonce-${nonce}'`,
-    // Style attributes only (the virtual grid positions rows with them); no inline <style> without the nonce.
-    "style-src-attr 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "media-src 'self' blob:",
-    "font-src 'self'",
-    `connect-src ${connectSrc}`,
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "object-src 'none'",
-  ].join("; ");
-  res.setHeader("Content-Security-Policy", csp);
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Referrer-Policy", "same-origin");
-  res.setHeader("X-Frame-Options", "DENY");
-  res.setHeader("Cross-Origin-Opener-Policy", "same-origin");
-  res.setHeader("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
-  if (cfg.production) res.setHeader("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+  for (const [name, value] of Object.entries(headersFor(nonce))) res.setHeader(name, value);
   next();
 });
 
@@ -76,25 +51,23 @@ app.use((req, res, next) => {
       allowed = false;
     }
   }
-  if (allowed) return next();
-  res.status(403).type("text/plain").send("Cross-site request refused.");
-});
-
-// Request bodies are small (forms, JSON) except the two upload paths, which stream with their own per-file
-// limits: everything else is refused above 1 MiB, and must say its length up front so it is never buffered blind.
-const MAX_BODY = 1024 * 1024;
-const streamsItsBody = (req) =>
-  (req.method === "PUT" && req.path === "/storage/upload") ||
-  (req.method === "POST" && /^\/upload\/\d+$/.test(req.path) && /^multipart\/form-data/i.test(req.get("content-type") ?? ""));
-app.use((req, res, next) => {
-  if (["GET", "HEAD", "OPTIONS"].includes(req.method) || streamsItsBody(req)) return next();
-  const length = req.get("content-length");
-  if (length === undefined && req.get("transfer-encoding")) return res.status(411).type("text/plain").send("A Content-Length is required.");
-  if (Number(length ?? 0) > MAX_BODY) return res.status(413).type("text/plain").send("The request is too large.");
+  if (!allowed) return res.status(403).type("text/plain").send("Cross-site request refused.");
+  // Under `Referrer-Policy: no-referrer` (the shared-board pages: the token is in the URL) a browser sends
+  // `Origin: null` with its own same-origin form posts. Sec-Fetch-Site vouched for this one, so the null goes
+  // (Remix would otherwise take it for a forged origin and abort the action).
+  if (origin === "null" && site === "same-origin") delete req.headers.origin;
   next();
 });
 
+// Methods, body sizes, types and syntax: a malformed request gets a clear 4xx here, before any route sees it.
+app.use(checkRequests(log));
+
 app.get("/healthz", (_req, res) => res.type("text/plain").send("ok"));
+
+// Everything dynamic below (the media routes and Remix) runs under admission control: a bounded number at once,
+// a bounded queue and wait, a time limit, 503 + Retry-After beyond them. Static files are not limited.
+const admit = admission(cfg.admission, log, streamsItsBody);
+app.use(["/media", "/shared-media"], admit);
 
 // The terms PDF is shown inside the dashboard's dialog: it alone may be framed, by Koala's own pages.
 app.get("/terms.pdf", (_req, res, next) => {
@@ -123,23 +96,82 @@ app.get("/media/:imageId/:key", async (req, res, next) => {
   }
 });
 
-app.use(compression());
+// A share link's images: the same fast path, checked against the link (valid, image on its board now).
+app.get("/shared-media/:sharedUrl/:imageId/:key", async (req, res, next) => {
+  try {
+    const entry = viteDevServer ? (await loadBuild()).entry.module : build.entry.module;
+    const answer = await entry.sharedMediaAnswer({
+      cookie: null,
+      sharedUrl: req.params.sharedUrl,
+      imageId: req.params.imageId,
+      key: req.params.key,
+      ifNoneMatch: req.get("if-none-match") ?? null,
+      download: "download" in req.query,
+      path: req.originalUrl,
+      clientIp: req.ip ?? null,
+    });
+    res.status(answer.status).set(answer.headers);
+    if (!answer.body) return res.end(answer.status === 404 ? "Not found" : undefined);
+    answer.body.on("error", next).pipe(res);
+  } catch (err) {
+    next(err);
+  }
+});
+
+const compress = compression();
+app.use(compress);
+
 if (viteDevServer) app.use(viteDevServer.middlewares);
 else {
   app.use("/assets", express.static("build/client/assets", { immutable: true, maxAge: "1y", index: false }));
-  app.use(express.static("build/client", { maxAge: "1h", index: false }));
+  // Only paths that name a file (favicon.ico, robots.txt, …): a stat() per page request adds up under load.
+  const publicFiles = express.static("build/client", { maxAge: "1h", index: false });
+  app.use((req, res, next) => (/\.[a-z0-9]+$/i.test(req.path) ? publicFiles(req, res, next) : next()));
 }
 
 app.all(
   "*",
-  createRequestHandler({
+  admit,
+  remixHandler({
     build: viteDevServer ? loadBuild : build,
     mode: dev ? "development" : "production",
-    getLoadContext: (req, res) => ({ nonce: res.locals.nonce, clientIp: req.ip ?? req.socket.remoteAddress ?? "" }),
+    getLoadContext: (req, res) => ({
+      nonce: res.locals.nonce,
+      clientIp: req.ip ?? req.socket.remoteAddress ?? "",
+      sharedPage: req.sharedPage ?? null,
+    }),
   }),
 );
 
-const server = app.listen(cfg.port, cfg.host, () => {
+// Anything that escaped a handler: one log line, a plain 500, and the process goes on.
+app.use((err, req, res, _next) => {
+  log.error("request failed", { method: req.method, path: req.path, error: err instanceof Error ? err.message : String(err) });
+  if (res.headersSent) return res.destroy();
+  res.status(500).type("text/plain").set("Cache-Control", "no-store").send("Server error");
+});
+process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: err instanceof Error ? err.message : String(err) }));
+process.on("uncaughtException", (err) => log.error("uncaught exception", { error: err.message, stack: err.stack }));
+
+// A share link's cached page is answered ahead of Express; everything else (and a page to render) goes to Express.
+const entryModule = async () => (viteDevServer ? (await loadBuild()).entry.module : build.entry.module);
+const sharedPage = sharedPageFront({
+  entry: entryModule,
+  headersFor,
+  newNonce,
+  compress,
+  clientIp: (req) => proxyaddr(req, app.get("trust proxy fn")),
+});
+const server = http.createServer((req, res) => {
+  sharedPage(req, res).then(
+    (answered) => answered || app(req, res),
+    (err) => {
+      log.error("shared page failed", { path: req.url?.split("?")[0], error: err instanceof Error ? err.message : String(err) });
+      if (!res.headersSent) app(req, res);
+      else res.destroy();
+    },
+  );
+});
+server.listen(cfg.port, cfg.host, () => {
   process.stdout.write(`Koala is listening on ${cfg.appUrl} (bound to ${cfg.host}:${cfg.port})\n`);
 });
 

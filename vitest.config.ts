@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
     environment: "node",
+    globalSetup: ["tests/helpers/stale-schemas.ts"],
     pool: "forks",
     testTimeout: 20_000,
     hookTimeout: 60_000,

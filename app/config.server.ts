@@ -28,12 +28,24 @@ const EnvSchema = z.object({
   SESSION_MAX_DAYS: int(30, 1),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default("Koala <no-reply@koala.local>"),
-  TRUST_PROXY: bool(false),
+  /**
+   * Which proxies in front of the app to believe about the client address (X-Forwarded-For): `false` (none),
+   * a number of hops (`1`: the one proxy in front; `true` means 1), or a comma-separated list of proxy addresses or
+   * subnets (`10.0.0.0/8, loopback`), as Express's `trust proxy` takes them.
+   */
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => parseTrustProxy(v, ctx)),
   RATE_LIMIT_WINDOW_SECONDS: int(15 * 60, 1),
   RATE_LIMIT_PER_ADDRESS: int(5, 1),
   RATE_LIMIT_PER_IP: int(50, 1),
   MAX_IMAGE_BYTES: int(50 * 1024 * 1024, 1),
   MAX_IMAGE_PIXELS: int(50_000_000, 1),
+  MAX_CONCURRENT_REQUESTS: int(16, 1),
+  MAX_QUEUED_REQUESTS: int(256, 0),
+  QUEUE_WAIT_SECONDS: int(5, 1),
+  REQUEST_TIMEOUT_SECONDS: int(30, 1),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().default("us-east-1"),
   S3_ENDPOINT: z.string().url().optional(),
@@ -46,6 +58,27 @@ const EnvSchema = z.object({
 });
 
 export type Config = ReturnType<typeof loadConfig>;
+
+export type TrustProxy = false | number | string[];
+const PROXY_NAME = /^(loopback|linklocal|uniquelocal)$/;
+const PROXY_ADDRESS = /^[0-9a-f.:]+(\/\d{1,3})?$/i;
+function parseTrustProxy(value: string | undefined, ctx: z.RefinementCtx): TrustProxy {
+  const v = (value ?? "").trim().toLowerCase();
+  if (["", "false", "0", "off", "no"].includes(v)) return false;
+  if (["true", "on", "yes"].includes(v)) return 1;
+  if (/^\d{1,2}$/.test(v)) return Number(v);
+  const list = v
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const bad = list.find((p) => !PROXY_NAME.test(p) && !PROXY_ADDRESS.test(p));
+  if (bad)
+    ctx.addIssue({
+      code: "custom",
+      message: `TRUST_PROXY: "${bad}" is not a hop count, an address, a subnet or loopback/linklocal/uniquelocal`,
+    });
+  return list;
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const parsed = EnvSchema.safeParse(env);
@@ -82,6 +115,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     maxImageBytes: e.MAX_IMAGE_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
+    /** Admission control (server/admission.mjs): what runs at once, what may wait and for how long, and the time limit. */
+    admission: {
+      concurrency: e.MAX_CONCURRENT_REQUESTS,
+      queue: e.MAX_QUEUED_REQUESTS,
+      waitMs: e.QUEUE_WAIT_SECONDS * 1000,
+      timeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
+    },
     /** S3-compatible object storage when S3_BUCKET is set; files under DATA_DIR/objects otherwise. */
     s3: e.S3_BUCKET
       ? {

@@ -1,16 +1,28 @@
-import { PassThrough } from "node:stream";
-import type { AppLoadContext, EntryContext } from "@remix-run/node";
+import { PassThrough, Writable } from "node:stream";
+import type { AppLoadContext, EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { getErrorMessage } from "~/lib/errors";
+import { log } from "~/lib/log.server";
 import { NonceProvider } from "~/lib/nonce";
 
 export { boot } from "~/services/boot.server";
 export { config } from "~/config.server";
-export { mediaAnswer } from "~/lib/media.server";
+export { mediaAnswer, sharedMediaAnswer } from "~/lib/media.server";
+export { sharedPageAnswer } from "~/lib/shared-page-cache.server";
+export { log } from "~/lib/log.server";
 
 const ABORT_DELAY = 5_000;
+
+/**
+ * Pages and their data are never stored by the browser or a proxy unless a route says otherwise: after a
+ * logout, Back must not show a signed-in page from the cache.
+ */
+const noStore = (headers: Headers) => {
+  if (!headers.has("Cache-Control")) headers.set("Cache-Control", "private, no-store");
+};
 
 export default function handleRequest(
   request: Request,
@@ -20,6 +32,19 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.nonce;
+  noStore(responseHeaders);
+  const pending = loadContext.sharedPage;
+  const leaf = remixContext.staticHandlerContext.matches.at(-1);
+  // Only the shared board page, for the very link it was keyed by (never another page a crafted request rendered).
+  const store =
+    pending &&
+    responseStatusCode === 200 &&
+    !responseHeaders.has("Set-Cookie") &&
+    leaf?.route.id === "routes/shared-board.$sharedUrl" &&
+    leaf.params.sharedUrl === pending.sharedUrl
+      ? pending.store
+      : null;
+  if (store) return renderWhole(request, responseStatusCode, responseHeaders, remixContext, nonce, store);
   // Bots and no-JS clients get the whole document at once; browsers get it streamed.
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise((resolve, reject) => {
@@ -43,10 +68,71 @@ export default function handleRequest(
         onError(error: unknown) {
           responseStatusCode = 500;
           // Logged once, without the request's cookies or body.
-          if (shellRendered) console.error(error instanceof Error ? error.message : error);
+          if (shellRendered) log.error("render failed", { error: getErrorMessage(error) });
         },
       },
     );
     setTimeout(abort, ABORT_DELAY);
   });
 }
+
+/** A shared board's page for the page cache (app/lib/shared-page-cache.server.ts): rendered whole, kept, then sent. */
+function renderWhole(
+  request: Request,
+  status: number,
+  headers: Headers,
+  remixContext: EntryContext,
+  nonce: string,
+  store: (html: string, headers: Headers, nonce: string) => void,
+) {
+  return new Promise<Response>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+    });
+    let failed = false;
+    let shellRendered = false;
+    const { pipe, abort } = renderToPipeableStream(
+      <NonceProvider value={nonce}>
+        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+      </NonceProvider>,
+      {
+        nonce,
+        onShellReady() {
+          shellRendered = true;
+        },
+        onAllReady() {
+          sink.on("finish", () => {
+            clearTimeout(timer);
+            const html = Buffer.concat(chunks).toString("utf8");
+            headers.set("Content-Type", "text/html; charset=utf-8");
+            // A page that failed to render in part is sent, never kept.
+            if (!failed) store(html, headers, nonce);
+            resolve(new Response(html, { headers, status: failed ? 500 : status }));
+          });
+          pipe(sink);
+        },
+        onShellError: reject,
+        onError(error: unknown) {
+          failed = true;
+          if (shellRendered) log.error("render failed", { error: getErrorMessage(error) });
+        },
+      },
+    );
+    const timer = setTimeout(abort, ABORT_DELAY);
+  });
+}
+
+export const handleDataRequest: HandleDataRequestFunction = (response) => {
+  noStore(response.headers);
+  return response;
+};
+
+/** An unexpected failure in a loader or action: one log line (no stack, no request data); aborted requests are not errors. */
+export const handleError: HandleErrorFunction = (error, { request }) => {
+  if (request.signal.aborted) return;
+  log.error("request failed", { method: request.method, path: new URL(request.url).pathname, error: getErrorMessage(error) });
+};

@@ -6,5 +6,7 @@ declare module "@remix-run/node" {
     nonce: string;
     /** The client's address (X-Forwarded-For only when TRUST_PROXY is on). */
     clientIp: string;
+    /** GET /shared-board/:sharedUrl only: the link server.mjs resolved ahead of Remix, and the page cache's slot. */
+    sharedPage?: import("~/lib/shared-page-cache.server").SharedPagePending | null;
   }
 }

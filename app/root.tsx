@@ -1,17 +1,8 @@
 import type { LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import {
-  isRouteErrorResponse,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  useLoaderData,
-  useRouteError,
-  useRouteLoaderData,
-} from "@remix-run/react";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { describeError } from "~/components/error-boundary";
 import { ErrorPage } from "~/components/error-page";
 import { Toasts } from "~/components/toasts";
 import { useNonce } from "~/lib/nonce";
@@ -60,11 +51,8 @@ export default function App() {
   );
 }
 
-/** Generic messages only: never a stack trace or an internal message. */
+/** Outside every layout (the root itself failed): the full error page, with the status's message. */
 export function ErrorBoundary() {
-  const error = useRouteError();
-  if (isRouteErrorResponse(error) && error.status === 404) return <ErrorPage status={404} />;
-  if (isRouteErrorResponse(error) && error.status < 500)
-    return <ErrorPage status={error.status} message="Oops... Something went wrong" />;
-  return <ErrorPage status={500} message="Server error" />;
+  const { status, message } = describeError(useRouteError());
+  return <ErrorPage status={status} message={message} />;
 }

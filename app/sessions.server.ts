@@ -1,5 +1,6 @@
 import { createCookie, createCookieSessionStorage, redirect } from "@remix-run/node";
 import { config } from "~/config.server";
+import { randomToken } from "~/lib/crypto.server";
 import { safeRedirect } from "~/lib/redirect";
 import type { User } from "~/db/schema";
 import { recordAudit } from "~/models/audit.server";
@@ -7,22 +8,44 @@ import { revokeSession, sessionUser, startSession } from "~/models/sessions.serv
 import type { Actor } from "~/models/actor";
 
 /**
- * Cookies and the signed-in user. The session cookie holds only a random id; the session
- * itself (expiry, revocation) lives in the database.
+ * Every cookie Koala sets, defined here and nowhere else. Signed, HttpOnly, SameSite=Lax; in production also
+ * Secure with the `__Host-` prefix. The session cookie holds only a random id; the session itself (expiry,
+ * revocation) lives in the database.
  */
 function cookies() {
   const cfg = config();
   const secure = cfg.production;
-  const base = { httpOnly: true, sameSite: "lax" as const, path: "/", secure, secrets: [cfg.sessionSecret] };
+  const signed = (name: string, maxAge?: number) =>
+    createCookie(secure ? `__Host-${name}` : name, {
+      httpOnly: true,
+      sameSite: "lax",
+      path: "/",
+      secure,
+      secrets: [cfg.sessionSecret],
+      ...(maxAge ? { maxAge } : {}),
+    });
   return {
-    session: createCookie(secure ? "__Host-koala_session" : "koala_session", { ...base, maxAge: Math.floor(cfg.sessionMaxMs / 1000) }),
-    totpChallenge: createCookie(secure ? "__Host-koala_mfa" : "koala_mfa", { ...base, maxAge: 5 * 60 }),
-    selection: createCookie(secure ? "__Host-koala_selection" : "koala_selection", { ...base, maxAge: 7 * 86_400 }),
-    flash: createCookieSessionStorage<Record<string, never>, { toast: Toast }>({ cookie: { ...base, name: "koala_flash" } }),
+    session: signed("koala_session", Math.floor(cfg.sessionMaxMs / 1000)),
+    totpChallenge: signed("koala_mfa", 5 * 60),
+    selection: signed("koala_selection", 7 * 86_400),
+    /** A share-link visitor's name for the review loop, per link: not a session (no account, no rights). */
+    visitor: createCookie("koala_visitor", {
+      httpOnly: true,
+      sameSite: "lax",
+      path: "/shared-board",
+      secure,
+      secrets: [cfg.sessionSecret],
+      maxAge: 180 * 86_400,
+    }),
+    flash: createCookieSessionStorage<Record<string, never>, { toast: Toast }>({ cookie: signed("koala_flash") }),
   };
 }
-let jar: ReturnType<typeof cookies> | undefined;
-const cookieJar = () => (jar ??= cookies());
+// Made once per configuration (tests and the CLI replace it; the secret goes with it).
+let jar: { config: ReturnType<typeof config>; cookies: ReturnType<typeof cookies> } | undefined;
+const cookieJar = () => {
+  if (jar?.config !== config()) jar = { config: config(), cookies: cookies() };
+  return jar.cookies;
+};
 
 const policy = () => ({ idleMs: config().sessionIdleMs, maxMs: config().sessionMaxMs });
 
@@ -69,13 +92,26 @@ export async function sessionIsActive(request: Request): Promise<boolean> {
 
 export const actorOf = (user: Pick<User, "id" | "role">): Actor => ({ id: user.id, role: user.role });
 
-/** The signed-in user, or a redirect to /login that brings the person back here afterwards. */
-export async function requireUser(request: Request): Promise<User> {
-  const user = await getUser(request);
-  if (user) return user;
+/** Where a signed-out person goes: the sign-in page, which brings them back here afterwards. */
+function toLogin(request: Request) {
   const url = new URL(request.url);
   const back = safeRedirect(url.pathname + url.search, "");
-  throw redirect(back && back !== "/dashboard" ? `/login?redirectTo=${encodeURIComponent(back)}` : "/login");
+  return redirect(back && back !== "/dashboard" ? `/login?redirectTo=${encodeURIComponent(back)}` : "/login");
+}
+
+/**
+ * The signed-in user, or a redirect to /login. Until the person has accepted the Terms and Conditions every
+ * signed-in page (and every post) leads to /terms first; only the terms page itself passes `pendingTerms`.
+ */
+export async function requireUser(request: Request, opts: { pendingTerms?: boolean } = {}): Promise<User> {
+  const user = await getUser(request);
+  if (!user) throw toLogin(request);
+  if (user.terms_acknowledged_at === null && !opts.pendingTerms) {
+    const url = new URL(request.url);
+    const back = request.method === "GET" ? safeRedirect(url.pathname + url.search, "") : "";
+    throw redirect(back && back !== "/dashboard" ? `/terms?redirectTo=${encodeURIComponent(back)}` : "/terms");
+  }
+  return user;
 }
 
 export async function requireActor(request: Request): Promise<Actor> {
@@ -115,20 +151,24 @@ export const totpChallengeCookie = (token: string) => cookieJar().totpChallenge.
  * Display preferences in plain cookies holding the spec's values (`theme`, `selectedView`, `viewLayout`):
  * not secret, so not signed; read on the server so the first paint is right without script.
  */
-export function readPreference<T extends string>(request: Request, name: string, allowed: readonly T[], fallback: T): T {
-  const m = new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(request.headers.get("Cookie") ?? "");
-  const value = m?.[1] as T | undefined;
-  return value && allowed.includes(value) ? value : fallback;
+export function preference<T extends string>(name: string, allowed: readonly T[], fallback: T) {
+  const pattern = new RegExp(`(?:^|;\\s*)${name}=([^;]*)`);
+  const readHeader = (cookieHeader: string | null): T => {
+    const value = pattern.exec(cookieHeader ?? "")?.[1] as T | undefined;
+    return value && allowed.includes(value) ? value : fallback;
+  };
+  return {
+    read: (request: Request): T => readHeader(request.headers.get("Cookie")),
+    /** The same from a Cookie header (the shared-page cache, outside Remix). */
+    readHeader,
+    serialize: (value: T) => `${name}=${value}; Path=/; Max-Age=${365 * 86_400}; SameSite=Lax${config().production ? "; Secure" : ""}`,
+  };
 }
-export const preferenceCookie = (name: string, value: string) =>
-  `${name}=${value}; Path=/; Max-Age=${365 * 86_400}; SameSite=Lax${config().production ? "; Secure" : ""}`;
 
 export const THEMES = ["lightmode", "darkmode"] as const;
 export type Theme = (typeof THEMES)[number];
-export async function getTheme(request: Request): Promise<Theme> {
-  return readPreference(request, "theme", THEMES, "lightmode");
-}
-export const themeCookie = async (theme: Theme) => preferenceCookie("theme", theme);
+export const themePreference = preference("theme", THEMES, "lightmode");
+export const getTheme = async (request: Request): Promise<Theme> => themePreference.read(request);
 
 export interface Toast {
   kind: "success" | "error" | "info";
@@ -142,6 +182,12 @@ export async function flashToast(request: Request, toast: Toast): Promise<string
   const session = await storage.getSession(request.headers.get("Cookie"));
   session.flash("toast", toast);
   return storage.commitSession(session);
+}
+
+/** Whether a toast waits in the Cookie header (the page that shows it is not the same for everyone). */
+export async function hasFlash(cookieHeader: string | null): Promise<boolean> {
+  if (!cookieHeader?.includes("koala_flash=")) return false;
+  return (await cookieJar().flash.getSession(cookieHeader)).has("toast");
 }
 
 export async function takeToast(request: Request): Promise<{ toast: Toast | null; setCookie: string | null }> {
@@ -168,3 +214,31 @@ export async function readSelection(request: Request, scope: string): Promise<Se
   return v && v.scope === scope && Array.isArray(v.ids) ? v : { scope, all: false, ids: [] };
 }
 export const selectionCookie = (selection: Selection) => cookieJar().selection.serialize(selection);
+
+/** A share-link visitor, as their cookie of the link names them (null until they typed a name). */
+export interface LinkVisitor {
+  key: string;
+  name: string;
+}
+type Visitors = Record<string, LinkVisitor>;
+
+export function readVisitor(request: Request, linkId: number): Promise<LinkVisitor | null> {
+  return visitorOfCookie(request.headers.get("Cookie"), linkId);
+}
+
+/** The same from a Cookie header; no cookie of that name, no signature to check. */
+export async function visitorOfCookie(cookieHeader: string | null, linkId: number): Promise<LinkVisitor | null> {
+  if (!cookieHeader?.includes("koala_visitor=")) return null;
+  const all = ((await cookieJar().visitor.parse(cookieHeader)) ?? {}) as Visitors;
+  const v = all[String(linkId)];
+  return v && typeof v.key === "string" && typeof v.name === "string" ? v : null;
+}
+
+/** Remembers the name a visitor typed for a link (a fresh random key the first time). */
+export async function visitorCookie(request: Request, linkId: number, name: string): Promise<string> {
+  const all = ((await cookieJar().visitor.parse(request.headers.get("Cookie"))) ?? {}) as Visitors;
+  const key = all[String(linkId)]?.key ?? randomToken(12);
+  // A handful of links at most: the oldest are dropped beyond 20, so the cookie stays small.
+  const kept = Object.entries(all).slice(-19);
+  return cookieJar().visitor.serialize({ ...Object.fromEntries(kept), [String(linkId)]: { key, name } });
+}

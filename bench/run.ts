@@ -53,7 +53,8 @@ function select(selectors: string[]): Metric[] {
 async function unmet(need: Need): Promise<string | null> {
   if (need === "nginx" && !hasCommand("nginx"))
     return "nginx is not installed (Debian: apt-get install -y nginx-light); the harness runs its own instance from bench/.cache/nginx";
-  if (need === "chromium" && !existsSync(CHROMIUM)) return `Chromium is not at ${CHROMIUM} (Debian: apt-get install -y chromium, or set CHROMIUM_PATH)`;
+  if (need === "chromium" && !existsSync(CHROMIUM))
+    return `Chromium is not at ${CHROMIUM} (Debian: apt-get install -y chromium, or set CHROMIUM_PATH)`;
   if (isDatasetName(need) && DATASETS[need].postgres) return postgresProblem();
   return null;
 }
@@ -70,7 +71,9 @@ async function main() {
   const timestamp = new Date().toISOString();
   const cores = pinningCores();
   const machine = machineInfo(root, cores);
-  log(`Koala bench: ${chosen.map((m) => m.id).join(", ")}  (${cores.server ? `server core ${cores.server}, load core ${cores.load}` : "no core pinning"})`);
+  log(
+    `Koala bench: ${chosen.map((m) => m.id).join(", ")}  (${cores.server ? `server core ${cores.server}, load core ${cores.load}` : "no core pinning"})`,
+  );
 
   // A metric whose tool or database is missing is skipped (with the reason); one whose dataset cannot be built fails.
   const unmetCache = new Map<Need, Promise<string | null>>();
@@ -110,7 +113,10 @@ async function main() {
       for (const m of runnable) if (m.needs.includes(name)) failed.set(m, `dataset ${name} could not be built: ${error.message}`);
       return null;
     });
-    if (ds) log(`  ${name}: ${ds.builtThisRun ? `built in ${((Date.now() - t) / 1000).toFixed(1)} s` : `cached (built ${ds.builtAt}, in ${ds.buildSeconds} s)`}`);
+    if (ds)
+      log(
+        `  ${name}: ${ds.builtThisRun ? `built in ${((Date.now() - t) / 1000).toFixed(1)} s` : `cached (built ${ds.builtAt}, in ${ds.buildSeconds} s)`}`,
+      );
   }
 
   const cookies = new Map<string, Promise<string>>();
@@ -145,7 +151,9 @@ async function main() {
       const result = await m.run(ctx);
       const status = result.checks.every((c) => c.pass) ? "pass" : "miss";
       records.push({ ...base, ...result, status, seconds: Math.round((Date.now() - t) / 100) / 10 });
-      log(`  ${status}: ${result.checks.map((c) => `${c.name} ${typeof c.value === "number" ? c.value.toFixed(3) : c.value} (goal ${c.goal})`).join(", ")}`);
+      log(
+        `  ${status}: ${result.checks.map((c) => `${c.name} ${typeof c.value === "number" ? c.value.toFixed(3) : c.value} (goal ${c.goal})`).join(", ")}`,
+      );
     } catch (error) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       records.push({ ...base, status: "error", seconds: Math.round((Date.now() - t) / 100) / 10, reason: message });
@@ -163,7 +171,10 @@ async function main() {
       await Promise.all(
         [...datasets.entries()].map(async ([name, p]) => {
           const ds = await p.catch(() => null);
-          return [name, ds ? { count: ds.count, builtThisRun: Boolean(ds.builtThisRun), buildSeconds: ds.buildSeconds, builtAt: ds.builtAt } : null];
+          return [
+            name,
+            ds ? { count: ds.count, builtThisRun: Boolean(ds.builtThisRun), buildSeconds: ds.buildSeconds, builtAt: ds.builtAt } : null,
+          ];
         }),
       ).then((entries) => entries.filter(([, v]) => v !== null)),
     ),

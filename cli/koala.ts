@@ -9,6 +9,7 @@ import { config } from "~/config.server";
 import { hashPassword } from "~/lib/crypto.server";
 import { newTotpSecret, otpauthUri, totpCode } from "~/lib/totp.server";
 import { SYSTEM } from "~/models/actor";
+import { projectScope } from "~/models/scope.server";
 import { addMember, createProject, findProjectByName } from "~/models/projects.server";
 import { createUser, findUserByEmail, setTotpSecret } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
@@ -32,6 +33,7 @@ Commands:
                                        file, title, description, keywords (comma-separated), ocr.
   seed-demo [--images N]               Create the demo library (skipped when present).
   seed-large [--count N] [--name N]    Add a large metadata-only project (default 100000 images).
+  enrol-totp --email E                 Enrol (or replace) a user's TOTP secret and print the otpauth URI.
   totp-code --email E                  Print a user's current TOTP code (not in production).
   worker                               Run background jobs until stopped (for extra worker processes).
   --help                               This text.
@@ -176,6 +178,7 @@ async function importFolder(opts: Opts, out: (l: string) => void) {
   // Imports act as a member (an admin by default): the model checks the right to edit.
   const actorUser = typeof opts.as === "string" ? await userByEmail(opts.as) : undefined;
   const actor = actorUser ? { id: actorUser.id, role: actorUser.role } : SYSTEM;
+  const scope = await projectScope(actor, project.id);
   const sidecar: Map<string, SidecarEntry> = opts.sidecar ? await readSidecar(path.resolve(opts.sidecar as string)) : new Map();
   const files = (await readdir(dir)).filter((f) => IMAGE_EXT.test(f)).sort();
   let imported = 0;
@@ -183,7 +186,7 @@ async function importFolder(opts: Opts, out: (l: string) => void) {
   for (const file of files) {
     const meta = sidecar.get(file);
     try {
-      await addImageFile(actor, project.id, await readFile(path.join(dir, file)), {
+      await addImageFile(scope, await readFile(path.join(dir, file)), {
         title: meta?.title ?? path.parse(file).name,
         description: meta?.description ?? "",
         keywords: meta?.keywords ?? [],

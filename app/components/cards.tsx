@@ -1,6 +1,7 @@
 import { Link } from "@remix-run/react";
 import { initialsOf } from "~/lib/initials";
 import { mediaUrl } from "~/lib/media";
+import { Icon } from "./icons";
 import type { BoardCard as BoardCardData } from "~/models/boards.server";
 
 /** A project ("client") card: its initials in a circle (or its logo) and its name. */
@@ -16,8 +17,31 @@ export function ProjectCard({ id, name }: { id: number; name: string }) {
   );
 }
 
-/** A board card: cover thumbnail, title, project and image count. Leads to /{clientID}/board/{boardId}. */
+/**
+ * A board card: cover thumbnail, title, project and image count, and what clients said in review. Leads to
+ * /{clientID}/board/{boardId}; editors also get the board's Share page, a link of its own beside the card's.
+ */
 export function BoardCard({ board }: { board: BoardCardData }) {
+  const r = board.reviews;
+  return (
+    <div className="board-card-wrap">
+      <BoardCardLink board={board} />
+      {r ? (
+        <p className="card-reviews">
+          <span className="sr-only">Client reviews: </span>
+          {r.approved} approved · {r.rejected} rejected · {r.comments} comment{r.comments === 1 ? "" : "s"}
+        </p>
+      ) : null}
+      {board.canShare ? (
+        <Link to={`/${board.projectId}/board/${board.id}/share`} className="card-share" aria-label={`Share ${board.title}`} title="Share">
+          <Icon name="share" />
+        </Link>
+      ) : null}
+    </div>
+  );
+}
+
+function BoardCardLink({ board }: { board: BoardCardData }) {
   return (
     <Link to={`/${board.projectId}/board/${board.id}`} className="card board-card">
       {board.cover ? (

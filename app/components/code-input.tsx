@@ -1,9 +1,11 @@
+import { getInputProps, type FieldMetadata } from "@conform-to/react";
 import type { InputHTMLAttributes } from "react";
 
 /** The MFA code: digits and spaces only. The pattern holds without JavaScript; with it, other characters never appear. */
-export function CodeInput(props: InputHTMLAttributes<HTMLInputElement>) {
+export function CodeInput({ field, ...props }: { field: FieldMetadata<string, any, string[]> } & InputHTMLAttributes<HTMLInputElement>) {
   return (
     <input
+      {...getInputProps(field, { type: "text" })}
       {...props}
       inputMode="numeric"
       autoComplete="one-time-code"

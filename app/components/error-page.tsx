@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import { Logo } from "./logo";
 
-/** The /404 page and every error boundary: a plain message and a way back to the dashboard. */
+/** The /404 page and the root error boundary: a plain message and a way back to the dashboard. */
 export function ErrorPage({ status, message }: { status: number; message?: string }) {
   const title = status === 404 ? "Page not found" : (message ?? "Something went wrong");
   return (

@@ -8,7 +8,7 @@ export const FRESHNESS_CHECK_MS = 20_000;
  * server's copy changed; if so it offers the spec's 'New Data Loaded' toast. Update Now reloads
  * the data in place; Cancel keeps the current view.
  */
-export function FreshnessCheck({ scopeQuery, version }: { scopeQuery: string; version: string }) {
+export function FreshnessCheck({ pagesUrl, version }: { pagesUrl: string; version: string }) {
   const [newer, setNewer] = useState<string | null>(null);
   const [dismissed, setDismissed] = useState<string | null>(null);
   const revalidator = useRevalidator();
@@ -17,7 +17,7 @@ export function FreshnessCheck({ scopeQuery, version }: { scopeQuery: string; ve
     const check = async () => {
       if (document.visibilityState !== "visible") return;
       try {
-        const res = await fetch(`/api/grid?${scopeQuery}&check=version`, { credentials: "same-origin" });
+        const res = await fetch(`${pagesUrl}&check=version`, { credentials: "same-origin" });
         if (!res.ok) return;
         const body = (await res.json()) as { version: string };
         if (body.version !== version) setNewer(body.version);
@@ -32,7 +32,7 @@ export function FreshnessCheck({ scopeQuery, version }: { scopeQuery: string; ve
       clearInterval(timer);
       document.removeEventListener("visibilitychange", onVisible);
     };
-  }, [scopeQuery, version]);
+  }, [pagesUrl, version]);
   if (!newer || newer === dismissed) return null;
   return (
     <div className="toasts toasts-top" role="status" aria-live="polite">

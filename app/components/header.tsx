@@ -1,5 +1,7 @@
 import { Form, Link, useLocation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
+import { Icon } from "./icons";
+import { useDismissable } from "./menu";
 import type { Theme } from "~/sessions.server";
 import { initialsOf } from "~/lib/initials";
 import { Logo } from "./logo";
@@ -10,6 +12,12 @@ export interface HeaderContext {
   projectId: number;
   projectName: string;
   kind: "project" | "board";
+  /** What the actor may do here: a viewer sees no upload, edit or create icons. */
+  can: { edit: boolean; manage: boolean };
+  /** The edit dialog of the project (managers) or board (editors), when the person may use it. */
+  editTo: string | null;
+  /** The board's Share page (editors), when the page is a board's. */
+  shareTo: string | null;
 }
 
 export interface HeaderProps {
@@ -19,32 +27,15 @@ export interface HeaderProps {
 }
 
 /**
- * The signed-in header. The profile menu is a <details> element: it opens with Enter or Space and
- * works without JavaScript; with JavaScript, Escape and a click outside close it.
+ * The signed-in header. The profile menu is a <details> disclosure (see menu.tsx). The project or board in view
+ * names itself and offers what the person may do there: edit (managers for a project, editors for a board),
+ * share a board, upload and create a board (editors).
  */
 export function Header({ user, theme, context }: HeaderProps) {
   const location = useLocation();
   const here = location.pathname + location.search;
   const menu = useRef<HTMLDetailsElement>(null);
-  useEffect(() => {
-    const el = menu.current;
-    if (!el) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && el.open) {
-        el.open = false;
-        el.querySelector("summary")?.focus();
-      }
-    };
-    const onClick = (e: MouseEvent) => {
-      if (el.open && !el.contains(e.target as Node)) el.open = false;
-    };
-    document.addEventListener("keydown", onKey);
-    document.addEventListener("click", onClick);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      document.removeEventListener("click", onClick);
-    };
-  }, []);
+  useDismissable(menu);
   useEffect(() => {
     if (menu.current) menu.current.open = false;
   }, [location.key]);
@@ -60,17 +51,26 @@ export function Header({ user, theme, context }: HeaderProps) {
         {context ? (
           <>
             <span className="header-title">{context.title}</span>
-            <nav aria-label={`${context.kind === "project" ? "Project" : "Board"} actions`} className="header-icons">
-              <Link to={`/client/${context.projectId}/edit`} title={`Edit ${context.kind}`} aria-label={`Edit ${context.kind}`}>
-                <span aria-hidden="true">✎</span>
-              </Link>
-              <Link to={`/upload/${context.projectId}`} title="Upload images" aria-label="Upload images">
-                <span aria-hidden="true">⇪</span>
-              </Link>
-              <Link to={`/client/${context.projectId}/boards/new`} title="Create board" aria-label="Create board">
-                <span aria-hidden="true">＋</span>
-              </Link>
-            </nav>
+            {context.can.edit ? (
+              <nav aria-label={`${context.kind === "project" ? "Project" : "Board"} actions`} className="header-icons">
+                {context.editTo ? (
+                  <Link to={context.editTo} title={`Edit ${context.kind}`} aria-label={`Edit ${context.kind}`}>
+                    <Icon name="edit" />
+                  </Link>
+                ) : null}
+                {context.shareTo ? (
+                  <Link to={context.shareTo} title="Share board" aria-label="Share board">
+                    <Icon name="share" />
+                  </Link>
+                ) : null}
+                <Link to={`/upload/${context.projectId}`} title="Upload images" aria-label="Upload images">
+                  <Icon name="upload" />
+                </Link>
+                <Link to={`/client/${context.projectId}/boards/new`} title="Create board" aria-label="Create board">
+                  <Icon name="plus" />
+                </Link>
+              </nav>
+            ) : null}
           </>
         ) : null}
       </div>
@@ -85,9 +85,7 @@ export function Header({ user, theme, context }: HeaderProps) {
         </Link>
         <details className="profile-menu" ref={menu}>
           <summary aria-label={`${initials}: profile menu for ${user.name} ${user.surname}`}>
-            <span className="avatar">
-              {initials}
-            </span>
+            <span className="avatar">{initials}</span>
           </summary>
           <div className="menu-panel">
             <p className="menu-user">

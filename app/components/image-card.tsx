@@ -1,37 +1,61 @@
 import { mediaUrl } from "~/lib/media";
+import { CardMenu, type CardContext } from "./card-menu";
 
 export interface CardData {
   id: number;
   title: string;
   keywords: string[];
   thumbKey: string;
+  /** On a shared board, from its JSON pages: the visitor's own mark. */
+  mark?: string | null;
+}
+
+/** A card's URLs, when they are not the signed-in ones (a shared board's link has its own). */
+export interface CardLinks {
+  media: (imageId: number, key: string) => string;
+  view: (imageId: number) => string;
+}
+
+/** Where the cards of a grid sit and whether the person may change things there (the card menu's items). */
+export interface CardsIn {
+  context: CardContext;
+  canEdit: boolean;
 }
 
 /**
- * An image card: thumbnail, title, first five keywords, a selection checkbox (not on shared boards)
- * and a menu with View (and Delete in a project grid, for editors). The full-info overlay shows on hover and on keyboard focus.
+ * An image card: thumbnail, title, first five keywords, a selection checkbox (not on shared boards) and the side
+ * menu (pin, delete or remove, set as cover, view). The full-info overlay shows on hover and on keyboard focus.
  */
 export function ImageCard({
   card,
   from,
   selectable,
-  checked,
+  checked = false,
+  onToggle,
   onOpen,
-  deletable = false,
+  cardsIn,
+  links,
+  mark,
 }: {
   card: CardData;
   from: string;
   selectable: boolean;
   checked?: boolean;
+  /** With JavaScript: the box is controlled and each change is reported (the grid posts it in the background). */
+  onToggle?: (id: number, checked: boolean) => void;
   onOpen: (id: number, trigger: HTMLElement) => void;
-  /** Project grids of editors: a Delete link to the typed confirmation. */
-  deletable?: boolean;
+  /** The menu's context; none on a shared board (View only). */
+  cardsIn?: CardsIn;
+  links?: CardLinks;
+  /** On a shared board: the visitor's own mark of this image. */
+  mark?: string | null;
 }) {
-  const href = `/image/${card.id}?from=${encodeURIComponent(from)}`;
+  const onBoard = cardsIn?.context.kind === "board" ? `&board=${encodeURIComponent(cardsIn.context.boardId)}` : "";
+  const href = links ? links.view(card.id) : `/image/${card.id}?from=${encodeURIComponent(from)}${onBoard}`;
   const titleId = `card-${card.id}-title`;
   return (
     <article className="image-card" aria-labelledby={titleId} data-image-id={card.id}>
-      <img src={mediaUrl(card.id, card.thumbKey)} alt="" loading="lazy" decoding="async" className="image-card-thumb" />
+      <img src={(links?.media ?? mediaUrl)(card.id, card.thumbKey)} alt="" loading="lazy" decoding="async" className="image-card-thumb" />
       <div className="image-card-info">
         <h3 id={titleId} className="image-card-title">
           {card.title || "Untitled"}
@@ -46,7 +70,17 @@ export function ImageCard({
       </div>
       {selectable ? (
         <label className="image-card-check">
-          <input type="checkbox" name="ids" value={card.id} defaultChecked={checked} key={String(checked)} />
+          {onToggle ? (
+            <input
+              type="checkbox"
+              name="ids"
+              value={card.id}
+              checked={checked}
+              onChange={(e) => onToggle(card.id, e.currentTarget.checked)}
+            />
+          ) : (
+            <input type="checkbox" name="ids" value={card.id} defaultChecked={checked} />
+          )}
           <span className="sr-only">Select {card.title || `image ${card.id}`}</span>
         </label>
       ) : null}
@@ -62,10 +96,18 @@ export function ImageCard({
       >
         View<span className="sr-only"> {card.title || `image ${card.id}`}</span>
       </a>
-      {deletable ? (
-        <a href={`/image/${card.id}/delete`} className="image-card-delete">
-          Delete<span className="sr-only"> {card.title || `image ${card.id}`}</span>
-        </a>
+      {(mark ?? card.mark) ? (
+        <span className={`review-mark review-${mark ?? card.mark}`}>{(mark ?? card.mark) === "approved" ? "Approved" : "Rejected"}</span>
+      ) : null}
+      {cardsIn ? (
+        <CardMenu
+          id={card.id}
+          title={card.title || `image ${card.id}`}
+          from={from}
+          context={cardsIn.context}
+          canEdit={cardsIn.canEdit}
+          viewHref={href}
+        />
       ) : null}
     </article>
   );

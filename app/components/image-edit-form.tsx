@@ -1,11 +1,9 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod";
-import { Form, Link, useNavigation } from "@remix-run/react";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import { Form, Link } from "@remix-run/react";
 import { useState } from "react";
-import type { z } from "zod";
 import { mediaUrl } from "~/lib/media";
 import { ImageEditSchema, LIMITS } from "~/lib/schemas";
-import { Field, FormError } from "./field";
+import { Field, FormError, SubmitButton, TextareaField, usePending, useSchemaForm } from "./forms";
 
 export interface EditableImage {
   id: number;
@@ -46,15 +44,12 @@ export function ImageEditForm({
    */
   postedVersion?: number;
 }) {
-  const busy = useNavigation().state === "submitting";
+  const pending = usePending();
   const [rotate, setRotate] = useState(initialRotate);
-  const [form, fields] = useForm<z.input<typeof ImageEditSchema>, z.output<typeof ImageEditSchema>>({
+  const [form, fields] = useSchemaForm(ImageEditSchema, {
     id: `edit-image-${image.id}`,
     lastResult,
     defaultValue: { title: image.title, description: image.description, keywords: image.keywords.join(", "), ocr: image.ocr_text },
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ImageEditSchema }),
   });
   return (
     <Form method="post" {...getFormProps(form)} className="edit-image-form">
@@ -71,7 +66,8 @@ export function ImageEditForm({
       <figure className="edit-image-preview">
         {/* A square frame: the turned preview stays inside it, clear of the buttons. */}
         <div className="edit-image-frame">
-          <img src={mediaUrl(image.id, image.preview_key)} alt="" style={rotate ? { transform: `rotate(${rotate}deg)` } : undefined} />
+          {/* A class, not a style attribute: the CSP allows no inline styles in server-rendered HTML. */}
+          <img src={mediaUrl(image.id, image.preview_key)} alt="" className={rotate ? `turned-${rotate}` : undefined} />
         </div>
         {canRotate ? (
           <figcaption>
@@ -94,26 +90,28 @@ export function ImageEditForm({
           </figcaption>
         ) : null}
       </figure>
-      <Field label="Title" htmlFor={fields.title.id} errorId={fields.title.errorId} errors={fields.title.errors}>
-        <input {...getInputProps(fields.title, { type: "text" })} maxLength={LIMITS.title} />
-      </Field>
-      <Field label="Description" htmlFor={fields.description.id} errorId={fields.description.errorId} errors={fields.description.errors}>
-        <textarea {...getTextareaProps(fields.description)} rows={3} maxLength={LIMITS.description} />
-      </Field>
-      <Field label="Keywords" htmlFor={fields.keywords.id} errorId={fields.keywords.errorId} errors={fields.keywords.errors}>
-        <input {...getInputProps(fields.keywords, { type: "text" })} aria-describedby={`${fields.keywords.errorId} ${fields.keywords.id}-hint`} />
-      </Field>
-      <p id={`${fields.keywords.id}-hint`} className="muted field-hint">
-        Separate keywords with commas; each 2 to 20 characters, without ( ) &amp; @ * $ | % ~. Title up to {LIMITS.title} characters,
-        description up to {LIMITS.description}.
-      </p>
-      <Field label="OCR text" htmlFor={fields.ocr.id} errorId={fields.ocr.errorId} errors={fields.ocr.errors}>
-        <textarea {...getTextareaProps(fields.ocr)} rows={3} maxLength={LIMITS.ocr} />
-      </Field>
+      <Field label="Title" field={fields.title} hint={`Up to ${LIMITS.title} characters.`} inputProps={{ maxLength: LIMITS.title }} />
+      <TextareaField
+        label="Description"
+        field={fields.description}
+        hint={`Up to ${LIMITS.description} characters.`}
+        textareaProps={{ rows: 3, maxLength: LIMITS.description }}
+      />
+      <Field
+        label="Keywords"
+        field={fields.keywords}
+        hint="Separate keywords with commas; each 2 to 20 characters, without ( ) & @ * $ | % ~."
+      />
+      <TextareaField
+        label="OCR text"
+        field={fields.ocr}
+        hint={`Up to ${LIMITS.ocr} characters.`}
+        textareaProps={{ rows: 3, maxLength: LIMITS.ocr }}
+      />
       <div className="form-actions">
-        <button type="submit" name="intent" value="save" className="btn btn-primary" disabled={busy}>
-          {busy ? "Saving…" : submitLabel}
-        </button>
+        <SubmitButton name="intent" value="save" pending={pending} pendingText="Saving…">
+          {submitLabel}
+        </SubmitButton>
         <Link to={cancelTo} className="btn">
           Cancel
         </Link>

@@ -1,9 +1,16 @@
 import { Form, Link } from "@remix-run/react";
-import { useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useDismissable, useHideOnLeave } from "./menu";
 import { useHydrated } from "remix-utils/use-hydrated";
-import { ImageCard, type CardData } from "./image-card";
+import { ImageCard, type CardData, type CardLinks, type CardsIn } from "./image-card";
 import { FreshnessCheck } from "./freshness-check";
 import { VirtualGrid } from "./virtual-grid";
+
+export interface SelectionData {
+  all: boolean;
+  ids: number[];
+  count: number;
+}
 
 export interface GridData {
   cards: CardData[];
@@ -11,8 +18,119 @@ export interface GridData {
   prev: string | null;
   total: number;
   pos: number;
-  selection: { all: boolean; ids: number[]; count: number } | null;
+  selection: SelectionData | null;
   version: string;
+}
+
+const pickedIn = (s: { all: boolean; ids: number[] }, id: number) => (s.all ? !s.ids.includes(id) : s.ids.includes(id));
+
+/**
+ * With JavaScript, ticks are posted in the background to /api/selection (plain fetch: no navigation and no
+ * revalidation, so scroll and focus stay), one request per change; changes made while one is on its way go
+ * together in the next. The boxes show the server's last answer with the unanswered changes laid over it.
+ */
+function useBackgroundSelection(fromLoader: SelectionData | null, scopeQuery: string) {
+  const [base, setBase] = useState(fromLoader);
+  const [overlay, setOverlay] = useState<Map<number, boolean>>(new Map());
+  const [error, setError] = useState<string | null>(null);
+  const unsent = useRef(new Map<number, boolean>());
+  const busy = useRef(false);
+
+  useEffect(() => {
+    setBase(fromLoader);
+    setOverlay(new Map(unsent.current));
+  }, [fromLoader]);
+
+  const flush = useCallback(async () => {
+    if (busy.current || !unsent.current.size) return;
+    const sending = unsent.current;
+    unsent.current = new Map();
+    const body = new FormData();
+    body.set("intent", "update");
+    for (const [id, on] of sending) {
+      body.append("page", String(id));
+      if (on) body.append("ids", String(id));
+    }
+    busy.current = true;
+    try {
+      const res = await fetch(`/api/selection?${scopeQuery}`, { method: "POST", body, credentials: "same-origin" });
+      const answer = res.ok ? ((await res.json()) as { selection: SelectionData; error: string | null }) : null;
+      if (answer) {
+        setBase(answer.selection);
+        setError(answer.error);
+      } else {
+        // Not taken (signed out, offline …): put the changes back so they go with the next post or the form.
+        for (const [id, on] of sending) if (!unsent.current.has(id)) unsent.current.set(id, on);
+        setError("The selection could not be saved; it is sent again with your next action.");
+      }
+    } catch {
+      for (const [id, on] of sending) if (!unsent.current.has(id)) unsent.current.set(id, on);
+    } finally {
+      busy.current = false;
+      setOverlay(new Map(unsent.current));
+      if (unsent.current.size) void flush();
+    }
+  }, [scopeQuery]);
+
+  const toggle = useCallback(
+    (id: number, on: boolean) => {
+      unsent.current.set(id, on);
+      setOverlay((o) => new Map(o).set(id, on));
+      void flush();
+    },
+    [flush],
+  );
+
+  if (!base) return null;
+  const isSelected = (id: number) => overlay.get(id) ?? pickedIn(base, id);
+  let count = base.count;
+  for (const [id, on] of overlay) if (on !== pickedIn(base, id)) count += on ? 1 : -1;
+  return {
+    isSelected,
+    toggle,
+    count: Math.max(0, count),
+    /** Changes the server has not confirmed yet: posted with the grid's form too, so a bulk action never misses one. */
+    pending: overlay,
+    error,
+  };
+}
+
+export interface BulkItem {
+  /** The action's page: /…/bulk/<op>; "unselect" clears the selection. */
+  op: string;
+  label: string;
+}
+
+/**
+ * The bulk actions: buttons of the grid's form (so the ticks of this page go with them), each leading to its
+ * confirmation page. Without JavaScript a row of buttons; with it a menu that hides 2 seconds after the mouse
+ * leaves it (never while it holds keyboard focus).
+ */
+function BulkMenu({ items, hydrated }: { items: BulkItem[]; hydrated: boolean }) {
+  const ref = useRef<HTMLDetailsElement>(null);
+  useDismissable(ref);
+  useHideOnLeave(ref);
+  const buttons = items.map((item) => (
+    <li key={item.op}>
+      <button type="submit" name="intent" value={item.op === "unselect" ? "deselect-all" : `bulk:${item.op}`} className="btn">
+        {item.label}
+      </button>
+    </li>
+  ));
+  if (!hydrated)
+    return (
+      <ul className="bulk-actions" aria-label="Bulk actions">
+        {buttons}
+      </ul>
+    );
+  return (
+    <details className="bulk-menu" ref={ref}>
+      <summary className="btn">Bulk actions</summary>
+      <ul className="menu-panel" aria-label="Bulk actions">
+        {buttons}
+      </ul>
+    </details>
+  );
 }
 
 /**
@@ -26,7 +144,11 @@ export function ImageGrid({
   pageSize,
   scopeQuery,
   onOpen,
-  deletable = false,
+  cardsIn,
+  bulk = [],
+  pagesUrl = `/api/grid?${scopeQuery}`,
+  links,
+  marks,
 }: {
   data: GridData;
   basePath: string;
@@ -34,36 +156,58 @@ export function ImageGrid({
   /** `project=1` / `board=abc`: with JavaScript the grid becomes virtual and fetches its pages itself. */
   scopeQuery: string;
   onOpen: (id: number, trigger: HTMLElement) => void;
-  deletable?: boolean;
+  /** The card menu's context (none on a shared board). */
+  cardsIn?: CardsIn;
+  /** The bulk actions this view offers (spec order); none for viewers. */
+  bulk?: BulkItem[];
+  /** Where the virtual grid gets its pages (default: /api/grid for the scope). */
+  pagesUrl?: string;
+  /** The cards' URLs on a shared board. */
+  links?: CardLinks;
+  /** A shared board's visitor's own marks, by image id. */
+  marks?: Record<number, string | null>;
 }) {
   const hydrated = useHydrated();
-  const formRef = useRef<HTMLFormElement>(null);
-  const { cards, total, pos, selection } = data;
+  const { cards, total, pos } = data;
+  const live = useBackgroundSelection(data.selection, scopeQuery);
   const [virtualShown, setVirtualShown] = useState<number | null>(null);
   const shown = hydrated && virtualShown !== null ? virtualShown : pos + cards.length;
-  const from = basePath + (data.prev ? `?after=${data.prev}` : "");
-  const isSelected = (id: number) => (selection ? (selection.all ? !selection.ids.includes(id) : selection.ids.includes(id)) : false);
-  const link = (key: "after" | "before", cursor: string, at: number) => `${basePath}?${key}=${cursor}&pos=${at}`;
+  // basePath may carry a query of its own (a board's review filter).
+  const join = basePath.includes("?") ? "&" : "?";
+  const from = basePath + (data.prev ? `${join}after=${data.prev}` : "");
+  const link = (key: "after" | "before", cursor: string, at: number) => `${basePath}${join}${key}=${cursor}&pos=${at}`;
+  const count = live?.count ?? 0;
 
   const grid = hydrated ? (
     <VirtualGrid
       key={data.version}
-      scopeQuery={scopeQuery}
+      pagesUrl={pagesUrl}
+      links={links}
+      marks={marks}
       total={total}
       first={cards}
       startAt={pos}
       from={from}
-      selection={selection}
+      selection={live ? { isSelected: live.isSelected, toggle: live.toggle } : null}
       onOpen={onOpen}
-      deletable={deletable}
+      cardsIn={cardsIn}
       onPosition={setVirtualShown}
     />
   ) : (
     <ul className="image-grid" aria-label="Images">
       {cards.map((card) => (
         <li key={card.id}>
-          <ImageCard card={card} from={from} selectable={Boolean(selection)} checked={isSelected(card.id)} onOpen={onOpen} deletable={deletable} />
-          {selection ? <input type="hidden" name="page" value={card.id} /> : null}
+          <ImageCard
+            card={card}
+            from={from}
+            selectable={Boolean(live)}
+            checked={live?.isSelected(card.id)}
+            onOpen={onOpen}
+            cardsIn={cardsIn}
+            links={links}
+            mark={marks?.[card.id]}
+          />
+          {live ? <input type="hidden" name="page" value={card.id} /> : null}
         </li>
       ))}
     </ul>
@@ -71,7 +215,7 @@ export function ImageGrid({
 
   return (
     <div className="grid-wrap">
-      {hydrated ? <FreshnessCheck scopeQuery={scopeQuery} version={data.version} /> : null}
+      {hydrated ? <FreshnessCheck pagesUrl={pagesUrl} version={data.version} /> : null}
       <div className="grid-status">
         <p className="grid-count" aria-live="polite">
           {shown} / {total} images
@@ -80,18 +224,23 @@ export function ImageGrid({
           <span>Image Index</span>
           <progress max={Math.max(total, 1)} value={shown} />
         </label>
-        {selection ? (
+        {live ? (
           <p className="grid-selected" aria-live="polite">
-            {selection.count} selected
+            {count} selected
+          </p>
+        ) : null}
+        {live?.error ? (
+          <p className="field-error" role="alert">
+            {live.error}
           </p>
         ) : null}
       </div>
       {cards.length === 0 ? (
         <p className="empty">No related images found</p>
-      ) : selection ? (
-        <Form method="post" ref={formRef} className="grid-form">
+      ) : live ? (
+        <Form method="post" className="grid-form" preventScrollReset>
           <div className="grid-toolbar">
-            {selection.count > 0 ? (
+            {count > 0 ? (
               <button type="submit" name="intent" value="deselect-all" className="btn">
                 Deselect all
               </button>
@@ -105,7 +254,17 @@ export function ImageGrid({
                 Update selection
               </button>
             )}
+            {/* Always there: without JavaScript the ticks of this page travel with the button that is pressed. */}
+            {bulk.length ? <BulkMenu items={bulk} hydrated={hydrated} /> : null}
           </div>
+          {hydrated
+            ? [...live.pending].map(([id, on]) => (
+                <span key={id} hidden>
+                  <input type="hidden" name="page" value={id} />
+                  {on ? <input type="hidden" name="ids" value={id} /> : null}
+                </span>
+              ))
+            : null}
           {grid}
         </Form>
       ) : (

@@ -9,8 +9,11 @@ export interface ImageModalState {
   fetcher: ReturnType<typeof useFetcher<PanelData>>;
 }
 
-/** With JavaScript, a card's View opens the image panel over the grid instead of leaving the page. */
-export function useImageModal(): ImageModalState {
+/**
+ * With JavaScript, a card's View opens the image panel over the grid instead of leaving the page. `board`: the
+ * board the grid shows, so the panel offers Remove from this board.
+ */
+export function useImageModal(board?: string): ImageModalState {
   const fetcher = useFetcher<PanelData>();
   const [id, setId] = useState<number | null>(null);
   const trigger = useRef<HTMLElement | null>(null);
@@ -18,9 +21,9 @@ export function useImageModal(): ImageModalState {
     (imageId: number, from: HTMLElement) => {
       trigger.current = from;
       setId(imageId);
-      fetcher.load(`/image/${imageId}`);
+      fetcher.load(`/image/${imageId}${board ? `?board=${encodeURIComponent(board)}` : ""}`);
     },
-    [fetcher],
+    [fetcher, board],
   );
   const close = useCallback(() => {
     setId(null);
@@ -39,18 +42,18 @@ export function ImageModal({ state }: { state: ImageModalState }) {
     if (id !== null && !dialog.open) dialog.showModal();
     if (id === null && dialog.open) dialog.close();
   }, [id]);
+  // A click on the backdrop (the dialog itself, outside its content) closes it; Escape closes it natively.
+  useEffect(() => {
+    const dialog = ref.current;
+    const onClick = (e: MouseEvent) => {
+      if (e.target === dialog) close();
+    };
+    dialog?.addEventListener("click", onClick);
+    return () => dialog?.removeEventListener("click", onClick);
+  }, [close]);
   const data = fetcher.data && fetcher.data.image?.id === id ? fetcher.data : null;
   return (
-    <dialog
-      ref={ref}
-      className="image-modal"
-      aria-labelledby="modal-image-title"
-      onClose={() => id !== null && close()}
-      onClick={(e) => {
-        // A click on the backdrop (the dialog itself, outside its content) closes it.
-        if (e.target === e.currentTarget) close();
-      }}
-    >
+    <dialog ref={ref} className="image-modal" aria-labelledby="modal-image-title" onClose={() => id !== null && close()}>
       {id !== null ? (
         <div className="image-modal-content">
           <button type="button" className="btn image-modal-close" onClick={close}>

@@ -2,14 +2,40 @@ import { Form, Link } from "@remix-run/react";
 import { mediaUrl } from "~/lib/media";
 
 export interface PanelData {
-  image: { id: number; title: string; description: string; keywords: string[]; ocr_text: string; storage_key: string; preview_key: string; original_name: string; width: number; height: number; version: number };
+  image: {
+    id: number;
+    title: string;
+    description: string;
+    keywords: string[];
+    ocr_text: string;
+    storage_key: string;
+    preview_key: string;
+    original_name: string;
+    width: number;
+    height: number;
+    version: number;
+  };
   project: { id: number; name: string };
   attributes: { attributeId: number; name: string; type: number; value: string }[];
   projectHasUserAttributes: boolean;
-  versions: { version: number; title: string; description: string; keywords: string[]; ocrText: string; previewKey: string; changes: string[]; changedAt: number; changedBy: string | null }[];
+  versions: {
+    version: number;
+    title: string;
+    description: string;
+    keywords: string[];
+    ocrText: string;
+    previewKey: string;
+    changes: string[];
+    changedAt: number;
+    changedBy: string | null;
+  }[];
   shownVersion: number;
   /** Editors see Edit and Delete. */
   canEdit?: boolean;
+  /** Opened from a board the image is on: Remove from this board too. */
+  board?: { path: string; title: string } | null;
+  /** Opened from a board: what visitors of its share links said about the image (the client review loop). */
+  reviews?: { visitorName: string; via: string; mark: "approved" | "rejected" | null; comment: string | null; updatedAt: number }[];
 }
 
 const NO_USER_ATTRIBUTES = "No user attributes found. Use the 'Manage Attributes' tab to create new user attributes.";
@@ -19,7 +45,10 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
   const { image, project, attributes, versions, shownVersion } = data;
   const shown = versions.find((v) => v.version === shownVersion) ?? versions[0];
   const old = shown && shown.version !== image.version;
-  const view = old && shown ? { title: shown.title, keywords: shown.keywords, ocr: shown.ocrText, previewKey: shown.previewKey } : { title: image.title, keywords: image.keywords, ocr: image.ocr_text, previewKey: image.preview_key };
+  const view =
+    old && shown
+      ? { title: shown.title, keywords: shown.keywords, ocr: shown.ocrText, previewKey: shown.previewKey }
+      : { title: image.title, keywords: image.keywords, ocr: image.ocr_text, previewKey: image.preview_key };
   const original = mediaUrl(image.id, image.storage_key);
   const userAttributes = attributes.filter((a) => a.type === 3);
   return (
@@ -51,22 +80,21 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
                 <Link to={`/image/${image.id}?edit`} className="btn">
                   Edit
                 </Link>
+                <Link to={`/image/${image.id}/pin?from=${encodeURIComponent(data.board?.path ?? `/client/${project.id}`)}`} className="btn">
+                  Pin to a board
+                </Link>
+                {data.board ? (
+                  <Link to={`${data.board.path}/remove/${image.id}`} className="btn btn-danger">
+                    Remove from this board
+                  </Link>
+                ) : null}
                 <Link to={`/image/${image.id}/delete`} className="btn btn-danger">
                   Delete
                 </Link>
               </>
             ) : null}
           </div>
-          <h3>Keywords</h3>
-          {view.keywords.length ? (
-            <ul className="keywords">
-              {view.keywords.map((k) => (
-                <li key={k}>{k}</li>
-              ))}
-            </ul>
-          ) : (
-            <p className="muted">No keywords</p>
-          )}
+          <Keywords keywords={view.keywords} />
           <h3>OCR text</h3>
           <p className="ocr">{view.ocr || <span className="muted">No OCR text</span>}</p>
           <h3>Attributes</h3>
@@ -96,6 +124,7 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
               </Link>
             </div>
           ) : null}
+          {data.reviews?.length ? <ClientReviews reviews={data.reviews} /> : null}
           <h3>Version history</h3>
           {versions.length > 1 ? (
             <Form method="get" action={path.split("?")[0]} className="version-form">
@@ -124,5 +153,42 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
         </div>
       </div>
     </div>
+  );
+}
+
+/** Client reviews from the board's share links: who (the name they gave, and whose link), what, and when. */
+function ClientReviews({ reviews }: { reviews: NonNullable<PanelData["reviews"]> }) {
+  return (
+    <>
+      <h3>Client reviews</h3>
+      <ul className="review-list">
+        {reviews.map((r, i) => (
+          <li key={i}>
+            <strong>{r.visitorName}</strong> <span className="muted">(link for {r.via})</span>{" "}
+            {r.mark ? <span className={`review-mark review-${r.mark}`}>{r.mark === "approved" ? "Approved" : "Rejected"}</span> : null}{" "}
+            <span className="muted">{new Date(r.updatedAt).toISOString().slice(0, 10)}</span>
+            {r.comment ? <blockquote>{r.comment}</blockquote> : null}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** An image's keywords under their heading (the panel and a shared board's image page). */
+export function Keywords({ keywords }: { keywords: string[] }) {
+  return (
+    <>
+      <h3>Keywords</h3>
+      {keywords.length ? (
+        <ul className="keywords">
+          {keywords.map((k) => (
+            <li key={k}>{k}</li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">No keywords</p>
+      )}
+    </>
   );
 }

@@ -1,4 +1,5 @@
-import { useEffect } from "react";
+import { useNavigation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
 
 export const SESSION_CHECK_MS = 5_000;
 
@@ -7,13 +8,23 @@ export const SESSION_CHECK_MS = 5_000;
  * to /auth/check; a signed-out tab goes to /login and comes back here afterwards.
  */
 export function SessionWatch() {
+  // While a navigation is under way its own loaders decide where the user goes (signing out, for one, answers 401 here).
+  const state = useNavigation().state;
+  const navigating = useRef(false);
+  useEffect(() => {
+    navigating.current = state !== "idle";
+  }, [state]);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
+    const aborter = new AbortController();
     const check = async () => {
       if (document.visibilityState !== "visible") return;
       try {
-        const res = await fetch("/auth/check", { credentials: "same-origin", cache: "no-store" });
+        const res = await fetch("/auth/check", { credentials: "same-origin", cache: "no-store", signal: aborter.signal });
+        // A check that comes back after the page left the signed-in layout (after "Sign out", say) must not send the
+        // next page to /login?redirectTo=<that page>.
+        if (stopped || navigating.current) return;
         if (res.status === 401) {
           stopped = true;
           const back = window.location.pathname + window.location.search;
@@ -33,6 +44,7 @@ export function SessionWatch() {
     document.addEventListener("visibilitychange", onVisible);
     return () => {
       stopped = true;
+      aborter.abort();
       clearTimeout(timer);
       document.removeEventListener("visibilitychange", onVisible);
     };

@@ -5,7 +5,7 @@ import { useEffect, useRef } from "react";
  * The first-visit Terms and Conditions dialog. The server renders it open, so it works without
  * JavaScript; with JavaScript it becomes a real modal (focus kept inside, background inert).
  */
-export function TermsDialog() {
+export function TermsDialog({ redirectTo }: { redirectTo: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -27,8 +27,8 @@ export function TermsDialog() {
           Open the terms (PDF) in a new tab
         </a>
       </p>
-      <Form method="post" className="terms-actions">
-        <input type="hidden" name="intent" value="terms" />
+      <Form method="post" action="/terms" className="terms-actions">
+        <input type="hidden" name="redirectTo" value={redirectTo} />
         <button type="submit" name="value" value="yes" className="btn btn-primary">
           Yes
         </button>

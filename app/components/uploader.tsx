@@ -11,16 +11,28 @@ interface Item {
   /** Set once the file's bytes are stored: a retry then only registers again, under the same key (same image). */
   storedKey?: string;
   error?: string;
-  detail?: string;
+  /** Whether trying again can help (a network or server failure), as opposed to a file the server refused. */
+  retry?: boolean;
 }
 
+/**
+ * A step that failed. `retry`: the failure was the network's or the server's (the spec's step message, and a
+ * Retry button); otherwise the file itself was refused and the message says what is wrong with it.
+ */
 class StepFailed extends Error {
   constructor(
     message: string,
-    readonly detail?: string,
+    readonly retry: boolean,
   ) {
     super(message);
   }
+}
+
+/** The server's refusal of this file (a 4xx with a reason), or the step's own message with a Retry for anything else. */
+async function failure(response: Response | XMLHttpRequest | null, stepMessage: string): Promise<StepFailed> {
+  const status = response?.status ?? 0;
+  const reason = response && status >= 400 && status < 500 && status !== 429 && status !== 403 ? await errorText(response) : undefined;
+  return reason ? new StepFailed(reason, false) : new StepFailed(stepMessage, true);
 }
 
 async function errorText(response: Response | XMLHttpRequest): Promise<string | undefined> {
@@ -42,19 +54,26 @@ function put(url: string, file: File, onProgress: (loaded: number) => void) {
     xhr.open("PUT", url);
     if (file.type) xhr.setRequestHeader("Content-Type", file.type);
     xhr.upload.onprogress = (e) => onProgress(e.loaded);
-    xhr.onload = async () => (xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new StepFailed(UPLOAD_ERRORS.put, await errorText(xhr))));
-    xhr.onerror = () => reject(new StepFailed(UPLOAD_ERRORS.put));
+    xhr.onload = async () => (xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(await failure(xhr, UPLOAD_ERRORS.put)));
+    xhr.onerror = () => reject(new StepFailed(UPLOAD_ERRORS.put, true));
     xhr.send(file);
   });
 }
 
 /** The spec's three steps for one file: signed URL, PUT, register. Any failure stops this file only. */
-async function uploadOne(projectId: number, item: Item, onProgress: (loaded: number) => void, onStored: (key: string) => void): Promise<number> {
+async function uploadOne(
+  projectId: number,
+  item: Item,
+  onProgress: (loaded: number) => void,
+  onStored: (key: string) => void,
+): Promise<number> {
   let key = item.storedKey;
   if (!key) {
-    const signed = await postJson("/api/uploads", { clientID: projectId, fileName: item.file.name, fileSize: item.file.size }).catch(() => null);
+    const signed = await postJson("/api/uploads", { clientID: projectId, fileName: item.file.name, fileSize: item.file.size }).catch(
+      () => null,
+    );
     const grant = signed?.ok ? ((await signed.json().catch(() => null)) as { uploadUrl?: string; key?: string } | null) : null;
-    if (!grant?.key || !grant.uploadUrl) throw new StepFailed(UPLOAD_ERRORS.sign, signed ? await errorText(signed) : undefined);
+    if (!grant?.key || !grant.uploadUrl) throw await failure(signed, UPLOAD_ERRORS.sign);
     await put(grant.uploadUrl, item.file, onProgress);
     key = grant.key;
     onStored(key);
@@ -64,7 +83,7 @@ async function uploadOne(projectId: number, item: Item, onProgress: (loaded: num
     newImage: { imgURL: key, imgOrgName: item.file.name, imgType: item.file.type, imgTags: [""], imgORC: "", imgDesc: "", imgTitle: "" },
   }).catch(() => null);
   const body = registered?.ok ? ((await registered.json().catch(() => null)) as { insertID?: number } | null) : null;
-  if (!body?.insertID) throw new StepFailed(UPLOAD_ERRORS.register, registered && registered.status < 500 ? await errorText(registered) : undefined);
+  if (!body?.insertID) throw await failure(registered, UPLOAD_ERRORS.register);
   return body.insertID;
 }
 
@@ -73,12 +92,12 @@ async function uploadOne(projectId: number, item: Item, onProgress: (loaded: num
  * JavaScript the browser runs it: a few files at a time, a progress bar per file and overall, retry per file,
  * then on to Edit Image (one file) or Multiple Uploaded Images (several).
  */
-export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number; maxBytes: number; noFiles: boolean }) {
+export function UploadForm({ projectId, maxBytes, error }: { projectId: number; maxBytes: number; error?: string | null }) {
   const navigate = useNavigate();
   const input = useRef<HTMLInputElement>(null);
   const [items, setItems] = useState<Item[]>([]);
   const [running, setRunning] = useState(false);
-  const [message, setMessage] = useState(noFiles ? "Choose at least one image to upload." : "");
+  const [message, setMessage] = useState(error ?? "");
   const itemsRef = useRef<Item[]>([]);
 
   const update = (id: string, patch: Partial<Item>) => {
@@ -92,11 +111,22 @@ export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number
     const worker = async () => {
       for (let item = work.shift(); item; item = work.shift()) {
         const id = item.id;
-        if (item.file.size > maxBytes) {
-          update(id, { status: "failed", error: UPLOAD_ERRORS.put, detail: `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.` });
+        const refused =
+          item.file.size === 0
+            ? "The file is empty."
+            : item.file.size > maxBytes
+              ? `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.`
+              : null;
+        if (refused) {
+          update(id, { status: "failed", error: refused, retry: false });
           continue;
         }
-        update(id, { status: item.storedKey ? "registering" : "uploading", loaded: item.storedKey ? item.file.size : 0, error: undefined, detail: undefined });
+        update(id, {
+          status: item.storedKey ? "registering" : "uploading",
+          loaded: item.storedKey ? item.file.size : 0,
+          error: undefined,
+          retry: undefined,
+        });
         try {
           const imageId = await uploadOne(
             projectId,
@@ -106,14 +136,9 @@ export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number
           );
           update(id, { status: "done", imageId });
         } catch (err) {
-          // A file the server refused (4xx at registration) is deleted there: a retry starts over with a new key.
-          const refused = err instanceof StepFailed && err.message === UPLOAD_ERRORS.register && err.detail !== undefined;
-          update(id, {
-            status: "failed",
-            error: err instanceof StepFailed ? err.message : UPLOAD_ERRORS.register,
-            detail: err instanceof StepFailed ? err.detail : undefined,
-            ...(refused ? { storedKey: undefined } : {}),
-          });
+          const failed = err instanceof StepFailed ? err : new StepFailed(UPLOAD_ERRORS.register, true);
+          // A file the server refused is deleted there: nothing of it is kept to retry.
+          update(id, { status: "failed", error: failed.message, retry: failed.retry, ...(failed.retry ? {} : { storedKey: undefined }) });
         }
       }
     };
@@ -150,9 +175,17 @@ export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number
 
   return (
     <div className="uploader">
-      <form method="post" encType="multipart/form-data" action={`/upload/${projectId}`} onSubmit={onSubmit} className="upload-form">
+      <form method="post" encType="multipart/form-data" action={`/upload/${projectId}/files`} onSubmit={onSubmit} className="upload-form">
         <label htmlFor="upload-files">Images to upload</label>
-        <input ref={input} id="upload-files" type="file" name="files" accept={ACCEPT} multiple aria-describedby="upload-hint upload-message" />
+        <input
+          ref={input}
+          id="upload-files"
+          type="file"
+          name="files"
+          accept={ACCEPT}
+          multiple
+          aria-describedby="upload-hint upload-message"
+        />
         <p id="upload-hint" className="muted field-hint">
           JPEG, PNG, WebP, GIF, TIFF, AVIF or HEIF, up to {Math.round(maxBytes / 1024 / 1024)} MB each.
         </p>
@@ -174,24 +207,34 @@ export function UploadForm({ projectId, maxBytes, noFiles }: { projectId: number
             {items.map((item) => (
               <li key={item.id} className={`upload-item upload-${item.status}`}>
                 <span className="upload-name">{item.file.name}</span>
-                <progress max={item.file.size || 1} value={item.status === "done" ? item.file.size : item.loaded} aria-label={`${item.file.name} progress`} />
+                <progress
+                  max={item.file.size || 1}
+                  value={item.status === "done" ? item.file.size : item.loaded}
+                  aria-label={`${item.file.name} progress`}
+                />
                 <span className="upload-status">{statusText(item)}</span>
                 {item.status === "failed" ? (
                   <>
-                    <span className="field-error">
-                      {item.error}
-                      {item.detail ? `: ${item.detail}` : ""}
-                    </span>
-                    <button type="button" className="btn" disabled={running} onClick={() => void run([item])}>
-                      Retry
-                    </button>
+                    <span className="field-error">{item.error}</span>
+                    {item.retry ? (
+                      <button type="button" className="btn" disabled={running} onClick={() => void run([item])}>
+                        Retry
+                      </button>
+                    ) : null}
                   </>
                 ) : null}
               </li>
             ))}
           </ul>
           {!running && done.length && failed.length ? (
-            <Link className="btn btn-primary" to={uploadUrl(projectId, done.length === 1 ? "edit" : "multiple", done.map((i) => i.imageId!))}>
+            <Link
+              className="btn btn-primary"
+              to={uploadUrl(
+                projectId,
+                done.length === 1 ? "edit" : "multiple",
+                done.map((i) => i.imageId!),
+              )}
+            >
               Continue with {done.length} uploaded {done.length === 1 ? "image" : "images"}
             </Link>
           ) : null}
@@ -216,8 +259,14 @@ function statusText(item: Item) {
   }
 }
 
+export interface UploadResultRow {
+  name: string;
+  id?: number;
+  error?: string;
+}
+
 /** What the server made of a form upload without JavaScript, when some file failed. */
-export function UploadResults({ projectId, results }: { projectId: number; results: { name: string; id?: number; error?: string; detail?: string }[] }) {
+export function UploadResults({ projectId, results }: { projectId: number; results: UploadResultRow[] }) {
   const done = results.flatMap((r) => (r.id ? [r.id] : []));
   return (
     <section aria-labelledby="upload-results-heading" className="upload-progress" role="alert">
@@ -228,14 +277,7 @@ export function UploadResults({ projectId, results }: { projectId: number; resul
         {results.map((r, n) => (
           <li key={n} className={`upload-item ${r.id ? "upload-done" : "upload-failed"}`}>
             <span className="upload-name">{r.name}</span>
-            {r.id ? (
-              <span className="upload-status">Uploaded</span>
-            ) : (
-              <span className="field-error">
-                {r.error}
-                {r.detail ? `: ${r.detail}` : ""}
-              </span>
-            )}
+            {r.id ? <span className="upload-status">Uploaded</span> : <span className="field-error">{r.error}</span>}
           </li>
         ))}
       </ul>
@@ -244,6 +286,30 @@ export function UploadResults({ projectId, results }: { projectId: number; resul
           Continue with {done.length} uploaded {done.length === 1 ? "image" : "images"}
         </Link>
       ) : null}
+    </section>
+  );
+}
+
+/**
+ * The upload page's first view (spec 2: view `upload`): the form, and what the server made of a form upload
+ * without JavaScript when it comes back here (results per file, or why the whole post was refused).
+ */
+export function UploadStart({
+  project,
+  maxBytes,
+  results,
+  error,
+}: {
+  project: { id: number; name: string };
+  maxBytes: number;
+  results?: UploadResultRow[] | null;
+  error?: string | null;
+}) {
+  return (
+    <section className="upload-page" aria-labelledby="upload-heading">
+      <h1 id="upload-heading">Upload images to {project.name}</h1>
+      {results?.length ? <UploadResults projectId={project.id} results={results} /> : null}
+      <UploadForm key={error ?? ""} projectId={project.id} maxBytes={maxBytes} error={error} />
     </section>
   );
 }

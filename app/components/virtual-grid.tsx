@@ -1,7 +1,6 @@
-import { useFetcher } from "@remix-run/react";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
-import { ImageCard, type CardData } from "./image-card";
+import { ImageCard, type CardData, type CardLinks, type CardsIn } from "./image-card";
 
 /** The spec's grid constants. */
 export const GAP = 15;
@@ -19,16 +18,19 @@ export const SEGMENT = 100_000;
 export const columnsFor = (width: number) => (width >= 1200 ? 4 : width >= 800 ? 3 : 2);
 
 interface Props {
-  /** `project=1` or `board=abc`: the scope in /api/grid's terms. */
-  scopeQuery: string;
+  /** Where pages of cards come from: /api/grid?project=1, or a shared board's /shared/board/get?sharedUrl=…. */
+  pagesUrl: string;
+  links?: CardLinks;
+  marks?: Record<number, string | null>;
   total: number;
   first: CardData[];
   /** Position (0-based) to show first, when the page was opened deep in the grid. */
   startAt: number;
   from: string;
-  selection: { all: boolean; ids: number[] } | null;
+  /** The grid's live selection (null where there is none, as on a shared board). */
+  selection: { isSelected: (id: number) => boolean; toggle: (id: number, on: boolean) => void } | null;
   onOpen: (id: number, trigger: HTMLElement) => void;
-  deletable?: boolean;
+  cardsIn?: CardsIn;
   onPosition: (shown: number) => void;
 }
 
@@ -37,13 +39,12 @@ interface Props {
  * 100 cards are fetched as their rows come near the viewport — after the previous page's cursor
  * when it is known, from a position otherwise (a jump), so the last image is reachable directly.
  */
-export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection, onOpen, onPosition, deletable = false }: Props) {
+export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, from, selection, onOpen, onPosition, cardsIn }: Props) {
   const container = useRef<HTMLDivElement>(null);
   const [layout, setLayout] = useState({ columns: 4, rowHeight: 240, offset: 0 });
   const pages = useRef(new Map<number, { cards: CardData[]; next: string | null }>());
   const pending = useRef(new Set<number>());
   const [, setVersion] = useState(0);
-  const selectFetcher = useFetcher();
   const [base, setBase] = useState(() => Math.floor(startAt / SEGMENT) * SEGMENT);
   const segmentSize = Math.max(0, Math.min(SEGMENT, total - base));
 
@@ -89,7 +90,7 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
       const previous = pages.current.get(page - 1);
       const position = previous?.next ? `after=${previous.next}` : `at=${page * FETCH_PAGE}`;
       try {
-        const res = await fetch(`/api/grid?${scopeQuery}&${position}&limit=${FETCH_PAGE}`, { credentials: "same-origin" });
+        const res = await fetch(`${pagesUrl}&${position}&limit=${FETCH_PAGE}`, { credentials: "same-origin" });
         if (res.ok) {
           const body = (await res.json()) as { cards: CardData[]; next: string | null };
           pages.current.set(page, body);
@@ -99,7 +100,7 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
         pending.current.delete(page);
       }
     },
-    [scopeQuery],
+    [pagesUrl],
   );
 
   // Indexes below are positions in the whole scope: the segment's base plus the slot's place in the segment.
@@ -151,50 +152,50 @@ export function VirtualGrid({ scopeQuery, total, first, startAt, from, selection
     ) : null;
 
   const cardAt = (index: number) => pages.current.get(Math.floor(index / FETCH_PAGE))?.cards[index % FETCH_PAGE];
-  const isSelected = (id: number) => (selection ? (selection.all ? !selection.ids.includes(id) : selection.ids.includes(id)) : false);
 
   return (
     <>
-    {segments}
-    <div
-      ref={container}
-      className="virtual-grid"
-      style={{ height: virtualizer.getTotalSize(), position: "relative" }}
-      onChange={(e) => {
-        const input = e.target as HTMLInputElement;
-        if (input.type !== "checkbox" || !selection) return;
-        const body = new FormData();
-        body.set("intent", "update");
-        body.append("page", input.value);
-        if (input.checked) body.append("ids", input.value);
-        selectFetcher.submit(body, { method: "post" });
-      }}
-    >
-      {items.map((row) => (
-        <ul
-          key={row.key}
-          className="virtual-row"
-          aria-label={`Images ${base + row.index * layout.columns + 1} to ${base + Math.min(segmentSize, (row.index + 1) * layout.columns)}`}
-          style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`, height: row.size, gridTemplateColumns: `repeat(${layout.columns}, minmax(0, 1fr))` }}
-        >
-          {Array.from({ length: layout.columns }, (_, c) => base + row.index * layout.columns + c)
-            .filter((i) => i < base + segmentSize)
-            .map((i) => {
-              const card = cardAt(i);
-              return (
-                <li key={i}>
-                  {card ? (
-                    <ImageCard card={card} from={from} selectable={Boolean(selection)} checked={isSelected(card.id)} onOpen={onOpen} deletable={deletable} />
-                  ) : (
-                    <div className="image-card image-card-loading" aria-hidden="true" />
-                  )}
-                </li>
-              );
-            })}
-        </ul>
-      ))}
-    </div>
-    {segments}
+      {segments}
+      <div ref={container} className="virtual-grid" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+        {items.map((row) => (
+          <ul
+            key={row.key}
+            className="virtual-row"
+            aria-label={`Images ${base + row.index * layout.columns + 1} to ${base + Math.min(segmentSize, (row.index + 1) * layout.columns)}`}
+            style={{
+              transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`,
+              height: row.size,
+              gridTemplateColumns: `repeat(${layout.columns}, minmax(0, 1fr))`,
+            }}
+          >
+            {Array.from({ length: layout.columns }, (_, c) => base + row.index * layout.columns + c)
+              .filter((i) => i < base + segmentSize)
+              .map((i) => {
+                const card = cardAt(i);
+                return (
+                  <li key={i}>
+                    {card ? (
+                      <ImageCard
+                        card={card}
+                        from={from}
+                        selectable={Boolean(selection)}
+                        checked={selection?.isSelected(card.id)}
+                        onToggle={selection?.toggle}
+                        onOpen={onOpen}
+                        cardsIn={cardsIn}
+                        links={links}
+                        mark={marks?.[card.id]}
+                      />
+                    ) : (
+                      <div className="image-card image-card-loading" aria-hidden="true" />
+                    )}
+                  </li>
+                );
+              })}
+          </ul>
+        ))}
+      </div>
+      {segments}
     </>
   );
 }

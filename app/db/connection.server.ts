@@ -20,6 +20,28 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * better-sqlite3 behind a statement cache: Kysely prepares every query it runs, and preparing costs more than running
+ * most of ours (bench P3: the largest single item of a shared page's cost). Statements are keyed by their SQL, which
+ * Kysely writes with placeholders, so the set is small; a statement still being iterated is never handed out twice.
+ */
+function withStatementCache(database: SQLite.Database, max = 500) {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      const cached = statements.get(sql);
+      if (cached && !cached.busy) return cached;
+      const statement = database.prepare(sql);
+      if (!cached) {
+        if (statements.size >= max) statements.delete(statements.keys().next().value!);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 // int8 (counts, sums) as numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
@@ -37,7 +59,7 @@ export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize
     database.pragma("synchronous = NORMAL");
     database.pragma("busy_timeout = 5000");
     database.pragma("foreign_keys = ON");
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }) });
     return { db, dialect: "sqlite", close: () => db.destroy() };
   }
   const pool = new pg.Pool({
@@ -52,7 +74,7 @@ export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize
 // Kept on globalThis so that the dev server's module reloads keep using the one open connection.
 const holder = globalThis as { __koalaConnection?: Connection };
 
-/** The process-wide connection, opened by boot (or by a test with useConnection). */
+/** The process-wide connection, opened by boot (or by a test with setConnection). */
 export function conn(): Connection {
   const current = holder.__koalaConnection;
   if (!current) throw new Error("Database not opened: call openDatabase() first");
@@ -61,6 +83,6 @@ export function conn(): Connection {
 export const db = (): DB => conn().db;
 export const dialect = (): Dialect => conn().dialect;
 
-export function useConnection(next: Connection | undefined) {
+export function setConnection(next: Connection | undefined) {
   holder.__koalaConnection = next;
 }

@@ -3,6 +3,9 @@ import type { Dialect } from "./connection.server";
 import { initialSchema } from "./migrations/001-initial.server";
 import { referenceData } from "./migrations/002-reference-data.server";
 import { objectReferences } from "./migrations/003-object-references.server";
+import { objectsTable } from "./migrations/004-objects.server";
+import { boardsAndJobProgress } from "./migrations/005-boards-and-job-progress.server";
+import { sharing } from "./migrations/008-sharing.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -10,11 +13,17 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "001-initial": initialSchema(dialect),
     "002-reference-data": referenceData(),
     "003-object-references": objectReferences(),
+    "004-objects": objectsTable(dialect),
+    "005-boards-and-job-progress": boardsAndJobProgress(),
+    "008-sharing": sharing(dialect),
   };
 }
 
 /** `schema`: the PostgreSQL schema that holds Kysely's own migration tables (when not the default). */
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema?: string) {
+  // Kysely looks for its own tables in every schema unless told which: on PostgreSQL, always the connection's own
+  // (a search_path schema in a database whose other schemas hold Koala tables would otherwise be skipped).
+  if (dialect === "postgres" && !schema) schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s;
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();

@@ -33,16 +33,7 @@ export const LANGUAGE_CODES =
 /** The spec's sample list marks German inactive; the rest of the real list is active. */
 export const INACTIVE_LANGUAGES = new Set(["de"]);
 
-export const ORG_UNITS = [
-  "Research",
-  "Insights",
-  "Analytics",
-  "Client Services",
-  "Data Science",
-  "Design",
-  "Operations",
-  "Management",
-];
+export const ORG_UNITS = ["Research", "Insights", "Analytics", "Client Services", "Data Science", "Design", "Operations", "Management"];
 
 export function countries() {
   const names = new Intl.DisplayNames(["en"], { type: "region" });

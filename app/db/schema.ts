@@ -86,6 +86,8 @@ export interface BoardsTable {
   created_by: number | null;
   created_at: number;
   updated_at: number;
+  /** When the board's owner last got the digest of new review activity (the review loop). */
+  review_digest_at: number | null;
 }
 
 export interface BoardImagesTable {
@@ -172,11 +174,34 @@ export interface ImageAttributeValuesTable {
 export interface ShareLinksTable {
   id: Id;
   board_id: string;
+  /** sha256 of the link's token; the token itself is only ever in the link. */
   token_hash: string;
   created_by: number | null;
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
+  /** The e-mail address it was sent to, or null for a link made to paste somewhere (see label). */
+  recipient: string | null;
+  label: string | null;
+  allow_download: Generated<Flag>;
+  show_metadata: Generated<Flag>;
+  last_opened_at: number | null;
+  views: Generated<number>;
+  downloads: Generated<number>;
+}
+
+/** A share-link visitor's mark (approved / rejected) and comment on one image, under the name they gave. */
+export interface ShareReviewsTable {
+  id: Id;
+  link_id: number;
+  image_id: number;
+  /** Random, from the visitor's cookie of the link: two people on one link are two reviewers. */
+  visitor_key: string;
+  visitor_name: string;
+  mark: "approved" | "rejected" | null;
+  comment: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface RegistrationsTable {
@@ -251,6 +276,20 @@ export interface JobsTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** Work done so far, of `total` (long bulk actions). */
+  progress: Generated<number>;
+  total: number | null;
+  /** JSON: what the job achieved, for the person who started it. */
+  result: string | null;
+  owner_user_id: number | null;
+}
+
+/** Every object in storage that rows may refer to: `stored`, or `purging` while a purge deletes its bytes. */
+export interface ObjectsTable {
+  key: string;
+  checksum: string;
+  status: "stored" | "purging";
+  updated_at: number;
 }
 
 export interface Database {
@@ -268,6 +307,7 @@ export interface Database {
   attributes: AttributesTable;
   image_attribute_values: ImageAttributeValuesTable;
   share_links: ShareLinksTable;
+  share_reviews: ShareReviewsTable;
   registrations: RegistrationsTable;
   countries: CountriesTable;
   languages: LanguagesTable;
@@ -276,6 +316,7 @@ export interface Database {
   daily_media: DailyMediaTable;
   audit_log: AuditLogTable;
   jobs: JobsTable;
+  objects: ObjectsTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -17,9 +17,7 @@ const R = 8;
 const P = 1;
 const scryptAsync = (password: string, salt: Buffer, n: number, r: number, p: number) =>
   new Promise<Buffer>((resolve, reject) =>
-    scrypt(password.normalize("NFKC"), salt, 32, { N: n, r, p, maxmem: 128 * n * r * 2 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+    scrypt(password.normalize("NFKC"), salt, 32, { N: n, r, p, maxmem: 128 * n * r * 2 }, (err, key) => (err ? reject(err) : resolve(key))),
   );
 
 export async function hashPassword(password: string): Promise<string> {

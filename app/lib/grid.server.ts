@@ -1,22 +1,11 @@
-import { data, redirect } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
 import { z } from "zod";
-import { NotFoundError, type Actor } from "~/models/actor";
-import { decodeCursor, gridPage, gridTotal, gridVersion, idsInScope, type GridScope } from "~/models/grid.server";
+import { decodeCursor, gridPage, gridTotal, idsInScope } from "~/models/grid.server";
+import { scopeKey, scopeVersion, type GridScope } from "~/models/scope.server";
 import { flashToast, MAX_PICKED, readSelection, selectionCookie, type Selection } from "~/sessions.server";
+import { readForm } from "./http.server";
 
 import { PAGE_SIZE } from "./grid";
-
-export const scopeKey = (scope: GridScope) => (scope.kind === "project" ? `p:${scope.projectId}` : `b:${scope.boardId}`);
-
-/** Model "not found" becomes a 404 response carrying the spec's message. */
-export async function orNotFound<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof NotFoundError) throw data({ message: error.message }, { status: 404 });
-    throw error;
-  }
-}
 
 const PageQuery = z.object({
   after: z.string().max(64).optional().catch(undefined),
@@ -24,46 +13,56 @@ const PageQuery = z.object({
   pos: z.coerce.number().int().min(0).optional().catch(undefined),
 });
 
-/** A grid page for a route loader: the cards, where they sit in the whole set, and the selection. */
-export async function loadGrid(request: Request, actor: Actor, scope: GridScope) {
+/** A grid page for a route loader: the cards, where they sit in the whole set, and the selection (when the scope has one). */
+export async function loadGrid(request: Request, scope: GridScope) {
   const query = PageQuery.parse(Object.fromEntries(new URL(request.url).searchParams));
   const after = decodeCursor(query.after);
   const before = decodeCursor(query.before);
-  const [page, total, version, selection] = await Promise.all([
-    orNotFound(() => gridPage(actor, scope, { after, before, limit: PAGE_SIZE })),
-    orNotFound(() => gridTotal(actor, scope)),
-    orNotFound(() => gridVersion(actor, scope)),
-    readSelection(request, scopeKey(scope)),
+  const [page, total, selection] = await Promise.all([
+    gridPage(scope, { after, before, limit: PAGE_SIZE }),
+    gridTotal(scope),
+    scope.can.select ? readSelection(request, scopeKey(scope)) : null,
   ]);
   // Position of the first card: carried in the links, since a keyset cursor does not know it.
   const pos = after || before ? Math.min(query.pos ?? 0, Math.max(0, total - page.cards.length)) : 0;
-  const selected = selection.all ? total - selection.ids.length : selection.ids.length;
-  return { ...page, total, pos, version, selection: { all: selection.all, ids: selection.ids, count: Math.max(0, selected) } };
+  const selected = selection ? Math.max(0, selection.all ? total - selection.ids.length : selection.ids.length) : 0;
+  return {
+    ...page,
+    total,
+    pos,
+    version: String(scopeVersion(scope)),
+    selection: selection ? { all: selection.all, ids: selection.ids, count: selected } : null,
+  };
 }
 
+/** The bulk actions a grid's menu offers, by view (spec 1: bulk actions menu). */
+export const BULK_OPS = ["download", "add", "copy", "move", "keywords", "remove", "delete", "data"] as const;
+export type BulkOp = (typeof BULK_OPS)[number];
+
 const SelectionAction = z.object({
-  intent: z.enum(["select-all", "deselect-all", "update"]),
+  intent: z.union([z.enum(["select-all", "deselect-all", "update"]), z.string().regex(/^bulk:[a-z]+$/)]),
   page: z.array(z.coerce.number().int().positive()).max(500).default([]),
   ids: z.array(z.coerce.number().int().positive()).max(500).default([]),
 });
 
+const TOO_MANY = `At most ${MAX_PICKED} images can be picked one by one`;
+
 /**
- * Selection changes, posted by the grid form (with or without JavaScript). Select all means the
- * whole filtered set on the server; unticking then records exceptions.
+ * A selection change as posted (select all, deselect all, or the ticks of some cards: `page` lists the cards the
+ * post speaks for, `ids` those of them ticked). Select all means the whole filtered set on the server; unticking
+ * then records exceptions. Only ids of the scope count: a forged id from elsewhere is dropped, never stored.
  */
-export async function updateSelection(request: Request, actor: Actor, scope: GridScope) {
-  const form = await request.formData();
+async function changeSelection(request: Request, scope: GridScope, form: FormData) {
   const parsed = SelectionAction.safeParse({ intent: form.get("intent"), page: form.getAll("page"), ids: form.getAll("ids") });
-  const back = new URL(request.url);
-  if (!parsed.success) throw redirect(back.pathname + back.search);
+  if (!parsed.success) return null;
   const current = await readSelection(request, scopeKey(scope));
-  // Only ids of this scope count: a forged id from elsewhere is dropped, never stored.
-  const valid = new Set(await orNotFound(() => idsInScope(actor, scope, [...new Set([...parsed.data.page, ...parsed.data.ids])])));
+  const valid = new Set(await idsInScope(scope, [...parsed.data.page, ...parsed.data.ids]));
   const page = parsed.data.page.filter((id) => valid.has(id));
   const ticked = new Set(parsed.data.ids.filter((id) => valid.has(id)));
+  const intent = parsed.data.intent;
   let next: Selection;
-  if (parsed.data.intent === "select-all") next = { scope: current.scope, all: true, ids: [] };
-  else if (parsed.data.intent === "deselect-all") next = { scope: current.scope, all: false, ids: [] };
+  if (intent === "select-all") next = { scope: current.scope, all: true, ids: [] };
+  else if (intent === "deselect-all") next = { scope: current.scope, all: false, ids: [] };
   else {
     const onPage = new Set(page);
     const kept = current.ids.filter((id) => !onPage.has(id));
@@ -71,12 +70,43 @@ export async function updateSelection(request: Request, actor: Actor, scope: Gri
       ? { scope: current.scope, all: true, ids: [...kept, ...page.filter((id) => !ticked.has(id))] }
       : { scope: current.scope, all: false, ids: [...kept, ...ticked] };
   }
+  const tooMany = next.ids.length > MAX_PICKED;
+  return { intent, kept: tooMany ? current : next, tooMany, cookie: tooMany ? null : await selectionCookie(next) };
+}
+
+/**
+ * The grid page's form (without JavaScript every change; with it Select all, Deselect all and the bulk actions):
+ * back to the page, or on to a bulk action's confirmation page with the selection as posted.
+ */
+export async function updateSelection(request: Request, scope: GridScope) {
+  const form = await readForm(request);
+  const back = new URL(request.url);
+  const change = await changeSelection(request, scope, form);
+  if (!change) throw redirect(back.pathname + back.search);
   const headers = new Headers();
-  if (next.ids.length > MAX_PICKED) {
+  if (change.cookie) headers.append("Set-Cookie", change.cookie);
+  else
     headers.append(
       "Set-Cookie",
-      await flashToast(request, { kind: "error", title: `At most ${MAX_PICKED} images can be picked one by one`, description: "Use Select all for larger sets." }),
+      await flashToast(request, { kind: "error", title: TOO_MANY, description: "Use Select all for larger sets." }),
     );
-  } else headers.append("Set-Cookie", await selectionCookie(next));
+  const op = change.intent.startsWith("bulk:") ? change.intent.slice(5) : null;
+  if (op && (BULK_OPS as readonly string[]).includes(op) && !change.tooMany)
+    return redirect(`${back.pathname}/bulk/${op}${back.search}`, { headers });
   return redirect(back.pathname + back.search, { headers });
+}
+
+/**
+ * With JavaScript each tick is posted here in the background (POST /api/selection): one request, the new selection
+ * as JSON, no navigation and no revalidation, so scroll and focus stay where they are.
+ */
+export async function selectionJson(request: Request, scope: GridScope) {
+  const change = await changeSelection(request, scope, await readForm(request));
+  if (!change) return Response.json({ error: "Data format error" }, { status: 400 });
+  const total = await gridTotal(scope);
+  const count = Math.max(0, change.kept.all ? total - change.kept.ids.length : change.kept.ids.length);
+  return Response.json(
+    { selection: { all: change.kept.all, ids: change.kept.ids, count }, error: change.tooMany ? TOO_MANY : null },
+    { headers: change.cookie ? { "Set-Cookie": change.cookie, "Cache-Control": "no-store" } : { "Cache-Control": "no-store" } },
+  );
 }

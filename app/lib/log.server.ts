@@ -6,12 +6,24 @@ type Level = keyof typeof levels;
 /** Keys whose values are never written to the log, at any depth. */
 const SECRET_KEYS = /pass(word)?|secret|token|code|cookie|authorization|otp/i;
 
+/**
+ * Paths carry bearer tokens (share links `/shared-board/<board>:<token>`, sign-in links `/auth/<token>`), and error
+ * messages may quote them: a long run of token characters in a logged path, URL or error is masked. Ids, board ids
+ * and words are shorter.
+ */
+const TOKEN_RUN = /[A-Za-z0-9_-]{24,}/g;
+const PATH_KEYS = /^(path|url|error)$/i;
+export const maskTokens = (path: string) => path.replace(TOKEN_RUN, "[token]");
+
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 4 || value === null || typeof value !== "object") return value;
   if (value instanceof Error) return { name: value.name, message: value.message };
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) ? "[redacted]" : redact(v, depth + 1)]),
+    Object.entries(value).map(([k, v]) => [
+      k,
+      SECRET_KEYS.test(k) ? "[redacted]" : PATH_KEYS.test(k) && typeof v === "string" ? maskTokens(v) : redact(v, depth + 1),
+    ]),
   );
 }
 

@@ -1,5 +1,7 @@
 import type { Readable } from "node:stream";
+import { config } from "~/config.server";
 import { findImageObject } from "~/models/images.server";
+import { findSharedObject, recordDownload, resolveSharedUrl, sharedImage } from "~/models/shares.server";
 import { storage } from "~/services/storage.server";
 import { actorOf, userFromCookie } from "~/sessions.server";
 
@@ -9,22 +11,30 @@ export interface MediaAnswer {
   body?: Readable;
 }
 
-/**
- * `/media/:imageId/:key`: an image's original or derivative, by its content-addressed key (with `/` written
- * as `~`). Served by server.mjs straight from Express, outside Remix's request pipeline: thumbnails are the most
- * frequent request of all (sixty per grid page) and need no rendering (bench P4). The key changes whenever the
- * content does, so the answer is cached for good; private, as access is checked on every request.
- */
-export async function mediaAnswer(req: { cookie: string | null; imageId: string; key: string; ifNoneMatch: string | null; download: boolean; path: string }): Promise<MediaAnswer> {
-  const user = await userFromCookie(req.cookie);
-  if (!user) return { status: 302, headers: { Location: `/login?redirectTo=${encodeURIComponent(req.path)}`, "Cache-Control": "no-store" } };
-  const key = req.key.replaceAll("~", "/");
-  const object = await findImageObject(actorOf(user), Number(req.imageId), key);
-  const notFound = { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" }, text: "Not found" };
-  if (!object) return { status: notFound.status, headers: notFound.headers };
+interface MediaRequest {
+  cookie: string | null;
+  imageId: string;
+  key: string;
+  ifNoneMatch: string | null;
+  download: boolean;
+  path: string;
+}
+
+const notFound = (): MediaAnswer => ({
+  status: 404,
+  headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+});
+
+/** The stored object's answer, once access is settled: streamed, with its validators and a sandboxed CSP. */
+async function objectAnswer(
+  object: { mimeType: string; fileName: string },
+  key: string,
+  req: MediaRequest,
+  cacheControl: string,
+): Promise<MediaAnswer> {
   const etag = `"${key.split("/").pop()}"`;
   const headers: Record<string, string> = {
-    "Cache-Control": "private, max-age=31536000, immutable",
+    "Cache-Control": cacheControl,
     ETag: etag,
     "Content-Type": object.mimeType,
     "X-Content-Type-Options": "nosniff",
@@ -33,9 +43,49 @@ export async function mediaAnswer(req: { cookie: string | null; imageId: string;
   };
   if (req.ifNoneMatch === etag) return { status: 304, headers };
   const found = await storage().get(key);
-  if (!found) return { status: notFound.status, headers: notFound.headers };
+  if (!found) return notFound();
   headers["Content-Length"] = String(found.size);
   if (req.download)
-    headers["Content-Disposition"] = `attachment; filename="${object.fileName.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(object.fileName)}`;
+    headers["Content-Disposition"] =
+      `attachment; filename="${object.fileName.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(object.fileName)}`;
   return { status: 200, headers, body: found.stream };
 }
+
+/**
+ * `/media/:imageId/:key`: an image's original or derivative, by its content-addressed key (with `/` written
+ * as `~`). Served by server.mjs straight from Express, outside Remix's request pipeline: thumbnails are the most
+ * frequent request of all (sixty per grid page) and need no rendering (bench P4). The key changes whenever the
+ * content does, so the answer is cached for good; private, as access is checked on every request.
+ */
+export async function mediaAnswer(req: MediaRequest): Promise<MediaAnswer> {
+  const user = await userFromCookie(req.cookie);
+  if (!user)
+    return { status: 302, headers: { Location: `/login?redirectTo=${encodeURIComponent(req.path)}`, "Cache-Control": "no-store" } };
+  const key = req.key.replaceAll("~", "/");
+  const object = await findImageObject(actorOf(user), Number(req.imageId), key);
+  return object ? objectAnswer(object, key, req, "private, max-age=31536000, immutable") : notFound();
+}
+
+/**
+ * `/shared-media/:sharedUrl/:imageId/:key`: the same for a share link's visitor, checked on every request: the link
+ * is valid, the image is on its board now, and an original only when the link allows downloads. Revalidated on
+ * every view (no long cache), so a removed image or a revoked link is cut off at once.
+ */
+export async function sharedMediaAnswer(req: MediaRequest & { sharedUrl: string; clientIp: string | null }): Promise<MediaAnswer> {
+  const found = await resolveSharedUrl(req.sharedUrl, req.clientIp, config().rateLimit.windowMs).catch(() => null);
+  if (found?.status !== "ok") return notFound();
+  const key = req.key.replaceAll("~", "/");
+  const object = await findSharedObject(found.scope, Number(req.imageId), key);
+  if (!object) return notFound();
+  // A download is the original, on a link that allows it; its file name only where the link shows metadata.
+  const download =
+    req.download && found.scope.link.allowDownload && key === (await sharedImage(found.scope, Number(req.imageId))).storage_key;
+  if (download) await recordDownload(found.scope);
+  const named = found.scope.link.showMetadata ? object : { ...object, fileName: `image-${req.imageId}${extensionOf(object.fileName)}` };
+  const answer = await objectAnswer(named, key, { ...req, download }, "private, no-cache");
+  answer.headers["Referrer-Policy"] = "no-referrer";
+  answer.headers["X-Robots-Tag"] = "noindex";
+  return answer;
+}
+
+const extensionOf = (name: string) => /\.[A-Za-z0-9]{1,5}$/.exec(name)?.[0] ?? "";

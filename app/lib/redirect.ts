@@ -1,16 +1,25 @@
+const BASE = "http://koala.invalid";
+
 /**
- * A post-sign-in destination, accepted only as a same-site absolute path.
- * Anything else (other hosts, protocol-relative //host, backslash tricks, control characters) gives the fallback.
+ * The one check for every place that takes a destination from a request (sign-in's `redirectTo`, the image
+ * page's Back link, the theme switch): the target is resolved against the app's own origin, must stay on it,
+ * and comes back as a normalised path. Anything else gives the fallback: other hosts, protocol-relative `//host`
+ * (also when dot segments or `%2e` produce it, as in `/.//evil.example`), backslashes, control characters, and
+ * the sign-in pages themselves (no loops).
  */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {
-  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
-  if (/[\u0000-\u001f\\]/.test(to)) return fallback;
+  if (typeof to !== "string" || to.length > 2000 || !to.startsWith("/")) return fallback;
+  if (/[\p{Cc}\\]/u.test(to)) return fallback;
+  let url: URL;
   try {
-    const url = new URL(to, "http://koala.invalid");
-    if (url.origin !== "http://koala.invalid") return fallback;
-    if (url.pathname === "/login" || url.pathname.startsWith("/auth/")) return fallback;
-    return url.pathname + url.search + url.hash;
+    url = new URL(to, BASE);
   } catch {
     return fallback;
   }
+  if (url.origin !== BASE) return fallback;
+  const target = url.pathname + url.search + url.hash;
+  // After normalisation the path must still read as a path on this site, not as "//other-host".
+  if (!target.startsWith("/") || target.startsWith("//") || target.startsWith("/\\")) return fallback;
+  if (url.pathname === "/login" || url.pathname.startsWith("/auth/")) return fallback;
+  return target;
 }

@@ -4,7 +4,12 @@ import { z } from "zod";
  * Form schemas shared by the browser (Conform live validation) and the server (actions).
  * Messages are the spec's strings.
  */
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
+/**
+ * One address, strictly: the HTML standard's valid e-mail address (no spaces, commas, semicolons, quotes or angle
+ * brackets, so nothing a mail library could read as a list of recipients), with a dotted domain.
+ */
+export const EMAIL_PATTERN =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,63}$/;
 export const MESSAGES = {
   email: "Please enter a valid email address.",
   password: "Please enter a password.",
@@ -88,7 +93,10 @@ export const ImageEditSchema = z.object({
   description: text(LIMITS.description, "Description"),
   keywords,
   ocr: text(LIMITS.ocr, "OCR text"),
-  rotate: z.enum(["0", "90", "180", "270"]).optional().transform((v) => Number(v ?? 0)),
+  rotate: z
+    .enum(["0", "90", "180", "270"])
+    .optional()
+    .transform((v) => Number(v ?? 0)),
   version: z.coerce.number().int().positive().optional(),
 });
 
@@ -117,13 +125,157 @@ export const SignUploadSchema = z.object({
 /** A file's name as kept with the image: no folders, no control characters. */
 export function cleanFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
-  return base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255) || "image";
+  return (
+    base
+      .replace(/\p{Cc}/gu, "")
+      .trim()
+      .slice(0, 255) || "image"
+  );
 }
 
 /** A title from a file's name: the name without its extension. */
-export const titleFromFileName = (name: string) => cleanFileName(name).replace(/\.[^.]+$/, "").slice(0, LIMITS.title);
+export const titleFromFileName = (name: string) =>
+  cleanFileName(name)
+    .replace(/\.[^.]+$/, "")
+    .slice(0, LIMITS.title);
+
+/** A typed confirmation: the field `confirm` must hold the word (spec: 'Please type DELETE to confirm'). */
+export const typedConfirmation = (word: string, message = `Please type ${word} to confirm`) =>
+  z.object({
+    confirm: z.string({ required_error: message }).refine((v) => v.trim() === word, message),
+  });
 
 export const DELETE_WORD = "DELETE";
-export const DeleteImageSchema = z.object({
-  confirm: z.string({ required_error: "Please type DELETE to confirm" }).refine((v) => v.trim() === DELETE_WORD, "Please type DELETE to confirm"),
+export const REMOVE_WORD = "REMOVE";
+export const DeleteImageSchema = typedConfirmation(DELETE_WORD);
+export const RemoveImagesSchema = typedConfirmation(REMOVE_WORD);
+
+/** Board and project names (spec 1 §5): required, not blank, 3 to 64 characters, none of ( ) & @ $ | % ~. */
+export const NAME_SPECIAL = /[()&@$|%~]/;
+export const BOARD_MESSAGES = {
+  empty: "Board name cannot be empty",
+  length: "Board name must be 3 to 64 characters",
+  special: "Board name cannot contain ( ) & @ $ | % ~",
+  exists: "Board name already exists",
+  existsLong: "Board name already exists. Please choose another name",
+  createFailed: "Failed to Create Board",
+  renameFailed: "There was an error updating the board name",
+} as const;
+
+const nameRules = (messages: { empty: string; length: string; special: string }) =>
+  z
+    .string({ required_error: messages.empty })
+    .transform((v) => v.trim().replace(/\s+/g, " "))
+    .superRefine((v, ctx) => {
+      const message = !v
+        ? messages.empty
+        : v.length < 3 || v.length > 64
+          ? messages.length
+          : NAME_SPECIAL.test(v)
+            ? messages.special
+            : null;
+      if (message) ctx.addIssue({ code: "custom", message });
+    });
+
+export const BoardNameSchema = z.object({ title: nameRules(BOARD_MESSAGES) });
+export const PROJECT_MESSAGES = {
+  empty: "Project name cannot be empty",
+  length: "Project name must be 3 to 64 characters",
+  special: "Project name cannot contain ( ) & @ $ | % ~",
+} as const;
+export const ProjectNameSchema = z.object({ name: nameRules(PROJECT_MESSAGES) });
+
+/** Add keyword (bulk): one or more keywords, comma-separated, with the edit form's rules and the spec's messages. */
+export const KeywordsSchema = z.object({
+  keywords: z
+    .string({ required_error: "Please enter a keyword" })
+    .max(2000)
+    .transform((v) => splitKeywords(v))
+    .superRefine((list, ctx) => {
+      if (!list.length) ctx.addIssue({ code: "custom", message: "Please enter a keyword" });
+      const problem = keywordProblem(list);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+});
+
+/** The spec's bulk download limit. */
+export const MAX_DOWNLOAD = 100;
+export const DOWNLOAD_LIMIT_MESSAGE = "You can only download 100 images at a time";
+
+/** Add / Copy / Move: an existing board of the project, or "__new" with the new board's name. */
+export const NEW_BOARD = "__new";
+export const BulkTargetSchema = z.object({
+  target: z.string({ required_error: "Please choose a board" }).min(1, "Please choose a board").max(64),
+  newBoard: z.string().max(200).optional(),
+  confirmShared: z.literal("yes").optional(),
+});
+
+/** Board sharing (spec 1 §5, spec 2): one address or a comma-separated list; the invalid one is named. */
+export const SHARE_MESSAGES = {
+  empty: "You need to write something!",
+  invalid: "Please enter a valid email address!",
+  failed: "Error sharing board",
+  failedLong: "An error occurred while sharing the board. Please try again.",
+} as const;
+export const MAX_SHARE_RECIPIENTS = 50;
+
+/** How long a share link lives: 7, 30 (the default) or 90 days, or until revoked. */
+export const EXPIRY_CHOICES = ["7", "30", "90", "never"] as const;
+export type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
+export const DEFAULT_EXPIRY: ExpiryChoice = "30";
+
+const shareOptions = {
+  expiry: z.enum(EXPIRY_CHOICES).default(DEFAULT_EXPIRY),
+  allowDownload: z.literal("on").optional(),
+  showMetadata: z.literal("on").optional(),
+};
+
+export const ShareByEmailSchema = z.object({
+  intent: z.literal("email"),
+  emails: z
+    .string({ required_error: SHARE_MESSAGES.empty })
+    .max(5000)
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(/[,;\n]/)
+          .map((e) => e.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    ])
+    .superRefine((list, ctx) => {
+      if (!list.length) return void ctx.addIssue({ code: "custom", message: SHARE_MESSAGES.empty });
+      const bad = list.find((e) => e.length > 100 || !EMAIL_PATTERN.test(e));
+      if (bad) ctx.addIssue({ code: "custom", message: `${SHARE_MESSAGES.invalid} “${bad.slice(0, 100)}” is not one.` });
+      if (list.length > MAX_SHARE_RECIPIENTS)
+        ctx.addIssue({ code: "custom", message: `At most ${MAX_SHARE_RECIPIENTS} addresses at a time.` });
+    }),
+  ...shareOptions,
+});
+
+export const ShareLinkSchema = z.object({
+  intent: z.literal("link"),
+  label: z
+    .string({ required_error: "Please give the link a name (who or what it is for)." })
+    .trim()
+    .min(1, "Please give the link a name (who or what it is for).")
+    .max(80, "At most 80 characters."),
+  ...shareOptions,
+});
+
+/** The review-loop filter of a board's grid: images some link visitor approved, rejected or commented on. */
+export const REVIEW_FILTERS = ["approved", "rejected", "commented"] as const;
+export type ReviewFilter = (typeof REVIEW_FILTERS)[number];
+export const reviewFilterOf = (raw: string | null | undefined): ReviewFilter | undefined =>
+  (REVIEW_FILTERS as readonly string[]).includes(raw ?? "") ? (raw as ReviewFilter) : undefined;
+
+/** A visitor's name for the review loop, and a review. */
+export const VisitorNameSchema = z.object({
+  intent: z.literal("name"),
+  name: z.string({ required_error: "Please enter your name." }).trim().min(1, "Please enter your name.").max(60, "At most 60 characters."),
+});
+export const ReviewSchema = z.object({
+  intent: z.literal("review"),
+  mark: z.enum(["approved", "rejected", "none"]).optional(),
+  comment: z.string().max(500, "A comment can be at most 500 characters.").optional(),
 });

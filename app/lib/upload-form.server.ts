@@ -1,13 +1,21 @@
 import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import busboy from "busboy";
 import { config } from "~/config.server";
+import { getErrorMessage, HttpError, InvalidError, TooLargeError } from "~/lib/errors";
 import { log } from "~/lib/log.server";
-import { NotFoundError, type Actor } from "~/models/actor";
+import { projectScope, requireEdit, type ProjectScope } from "~/models/scope.server";
+import { requireActor } from "~/sessions.server";
 import { ImageRejected } from "~/services/image-files.server";
 import { registerUpload, signUpload } from "~/services/ingest.server";
 import { ObjectTooLarge, storage } from "~/services/storage.server";
 import { cleanFileName, titleFromFileName } from "./schemas";
 import { UPLOAD_ERRORS } from "./uploads";
+
+/** The project of /upload/:clientID, when the actor may upload to it; a viewer or a stranger gets the same 404. */
+export async function uploadScope(request: Request, clientID: string | undefined) {
+  return requireEdit(await projectScope(await requireActor(request), clientID));
+}
 
 /** Files one form post may carry (the JavaScript uploader queues any number). */
 export const MAX_FORM_FILES = 20;
@@ -22,66 +30,118 @@ export interface UploadResult {
 /** Browsers percent-encode `"`, CR and LF in a multipart file name; the rest arrives as typed (UTF-8). */
 const decodeName = (name: string) => name.replace(/%22/g, '"').replace(/%0D|%0A/gi, " ");
 
+const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
 /**
  * The upload form without JavaScript: the same three steps as the browser's uploader, run by the server.
  * Each file part is streamed (busboy) to a freshly signed upload key, never held whole in memory, then registered.
- * A failing file gets the spec's message for its step and leaves the others going.
+ * A file the server refuses gets what is wrong with it, and the others go on; a file over the size limit stops the
+ * whole post at once with 413 (the rest of the body is drained, not stored); a malformed or aborted body answers
+ * 400 and leaves nothing behind (no open file, no temporary file).
  * (Remix's own multipart parser is not used: it fails the whole request on a file name holding `=` or `;`.)
  */
-export async function receiveFormUploads(request: Request, actor: Actor, projectId: number): Promise<UploadResult[]> {
+export async function receiveFormUploads(request: Request, scope: ProjectScope): Promise<UploadResult[]> {
+  if (!/^multipart\/form-data;.*boundary=/i.test(request.headers.get("Content-Type") ?? ""))
+    throw new HttpError(415, "Send the files as multipart/form-data.");
+  if (!request.body) throw new InvalidError("No files were sent.");
   const results: UploadResult[] = [];
   const staged: { name: string; key: string }[] = [];
   const maxBytes = config().maxImageBytes;
   let files = 0;
   let work = Promise.resolve();
+  let failure: Error | null = null;
+
+  const source = Readable.fromWeb(request.body as WebReadableStream);
+  const parser = busboy({
+    headers: Object.fromEntries(request.headers),
+    defParamCharset: "utf8",
+    limits: { fields: 20, parts: MAX_FORM_FILES * 2 + 20 },
+  });
+  const current = new Set<Readable>();
+
+  /** Stops reading for good: every file stream still open fails, so its temporary file is removed. */
+  const stop = (error: Error) => {
+    failure ??= error;
+    source.unpipe(parser);
+    for (const stream of current) stream.destroy(error);
+  };
 
   async function receive(stream: Readable, fileName: string) {
     files += 1;
     if (files > MAX_FORM_FILES) {
-      results.push({ name: fileName, error: UPLOAD_ERRORS.put, detail: `At most ${MAX_FORM_FILES} files at a time without JavaScript.` });
+      results.push({ name: fileName, error: `At most ${MAX_FORM_FILES} files at a time without JavaScript.` });
       return;
     }
-    let key: string;
-    try {
-      ({ key } = await signUpload(actor, projectId, fileName));
-    } catch (err) {
-      if (err instanceof NotFoundError) throw err;
-      results.push({ name: fileName, error: UPLOAD_ERRORS.sign });
-      return;
-    }
+    const { key } = await signUpload(scope, fileName);
     try {
       await storage().putStream(key, stream, maxBytes);
       staged.push({ name: fileName, key });
     } catch (err) {
-      const detail = err instanceof ObjectTooLarge ? `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.` : undefined;
-      if (!detail) log.warn("form upload failed", { error: String(err) });
-      results.push({ name: fileName, error: UPLOAD_ERRORS.put, detail });
+      if (err instanceof ObjectTooLarge) {
+        const tooLarge = new TooLargeError(`${fileName}: The file is larger than ${megabytes(maxBytes)}.`);
+        stop(tooLarge);
+        // Read the rest of the body and throw it away, so the browser gets to read the answer.
+        source.resume();
+        throw tooLarge;
+      }
+      if (failure) throw failure;
+      log.warn("form upload failed", { error: getErrorMessage(err) });
+      results.push({ name: fileName, error: UPLOAD_ERRORS.put });
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    const parser = busboy({ headers: Object.fromEntries(request.headers), defParamCharset: "utf8", limits: { fields: 20, parts: MAX_FORM_FILES * 2 + 20 } });
-    parser.on("file", (field, stream, info) => {
-      if (field !== "files" || !info.filename) {
-        stream.resume();
-        return;
-      }
-      // Parts arrive one after another; each is written before the next is read. Whatever a part leaves unread is drained.
-      work = work.then(() => receive(stream, cleanFileName(decodeName(info.filename)))).finally(() => stream.resume());
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const fail = (error: Error) => {
+        stop(error);
+        reject(error);
+      };
+      parser.on("file", (field, stream, info) => {
+        if (field !== "files" || !info.filename) {
+          stream.resume();
+          return;
+        }
+        current.add(stream);
+        // busboy reports a truncated body on the file stream too; it must never go unheard.
+        stream.on("error", () => {});
+        // Parts arrive one after another; each is written before the next is read. Whatever a part leaves unread is drained.
+        work = work
+          .then(() => (failure ? undefined : receive(stream, cleanFileName(decodeName(info.filename)))))
+          .finally(() => {
+            current.delete(stream);
+            stream.resume();
+          });
+        work.catch(fail);
+      });
+      parser.on("error", () => fail(new InvalidError("The upload could not be read: the form data is incomplete or malformed.")));
+      parser.on("close", () => work.then(() => (failure ? reject(failure) : resolve()), fail));
+      source.on("error", () => fail(new InvalidError("The upload was interrupted.")));
+      request.signal.addEventListener("abort", () => fail(new InvalidError("The upload was interrupted.")));
+      source.pipe(parser);
     });
-    parser.on("error", reject);
-    parser.on("close", () => work.then(resolve, reject));
-    if (!request.body) return reject(new Error("No body"));
-    Readable.fromWeb(request.body as import("node:stream/web").ReadableStream).on("error", reject).pipe(parser);
-  });
+  } catch (error) {
+    // Upload keys signed for files that did not arrive whole are swept with their expired records.
+    for (const { key } of staged)
+      await storage()
+        .delete(key)
+        .catch(() => {});
+    throw error;
+  }
+
   for (const { name, key } of staged) {
     try {
-      const id = await registerUpload(actor, projectId, key, { title: titleFromFileName(name), description: "", keywords: [], ocrText: "", originalName: name });
+      const id = await registerUpload(scope, key, {
+        title: titleFromFileName(name),
+        description: "",
+        keywords: [],
+        ocrText: "",
+        originalName: name,
+      });
       results.push({ name, id });
     } catch (err) {
-      if (err instanceof ImageRejected) results.push({ name, error: UPLOAD_ERRORS.register, detail: err.message });
+      if (err instanceof ImageRejected) results.push({ name, error: err.message });
       else {
-        log.error("registration failed", { error: err instanceof Error ? err.message : String(err) });
+        log.error("registration failed", { error: getErrorMessage(err) });
         results.push({ name, error: UPLOAD_ERRORS.register });
       }
     }

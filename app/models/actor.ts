@@ -1,15 +1,7 @@
-/** Who is acting. Every model function that reads or writes user data takes one. */
+/** A signed-in person (or the system), as the models see them. Every read or write of user data starts from one. */
 export interface Actor {
   id: number;
   role: "user" | "admin";
-}
-
-/** Thrown by models for anything outside the actor's projects; routes answer 404. */
-export class NotFoundError extends Error {
-  constructor(what = "Not found") {
-    super(what);
-    this.name = "NotFoundError";
-  }
 }
 
 /** The command line and seeds: full rights, recorded as no user in created_by / changed_by columns. */

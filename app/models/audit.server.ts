@@ -1,4 +1,4 @@
-import { db } from "~/db/connection.server";
+import { db, type DB } from "~/db/connection.server";
 
 export type AuditAction =
   | "sign_in.success"
@@ -6,17 +6,25 @@ export type AuditAction =
   | "sign_in.rate_limited"
   | "sign_in.link_sent"
   | "sign_out"
-  | "terms.accepted";
+  | "terms.accepted"
+  | "bulk.download"
+  | "share.created"
+  | "share.opened"
+  | "share.revoked";
 
 /** Appends to the audit log. `detail` must never hold secrets (tokens, passwords, codes). */
-export async function recordAudit(entry: {
-  action: AuditAction;
-  actorUserId?: number | null;
-  subject?: string | null;
-  ip?: string | null;
-  detail?: Record<string, string | number | boolean | null>;
-}) {
-  await db()
+export async function recordAudit(
+  entry: {
+    action: AuditAction;
+    actorUserId?: number | null;
+    subject?: string | null;
+    ip?: string | null;
+    detail?: Record<string, string | number | boolean | null>;
+  },
+  /** A transaction, so the entry commits with the change it records. */
+  executor: Pick<DB, "insertInto"> = db(),
+) {
+  await executor
     .insertInto("audit_log")
     .values({
       at: Date.now(),

@@ -24,6 +24,10 @@ export async function setDailyMedia(items: { kind: "image" | "video"; url: strin
     .transaction()
     .execute(async (trx) => {
       await trx.deleteFrom("daily_media").execute();
-      if (items.length) await trx.insertInto("daily_media").values(items.map((it, position) => ({ ...it, position }))).execute();
+      if (items.length)
+        await trx
+          .insertInto("daily_media")
+          .values(items.map((it, position) => ({ ...it, position })))
+          .execute();
     });
 }

@@ -1,11 +1,11 @@
-import type { Transaction } from "kysely";
-import { db } from "~/db/connection.server";
-import type { Database } from "~/db/schema";
+import { ConflictError, NotFoundError } from "~/lib/errors";
+import { recordedAs } from "./actor";
+import { parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
 import { enqueueJob } from "./jobs.server";
-import { NotFoundError, recordedAs, type Actor } from "./actor";
-import { getImage, type ImageMetadata, type ImageRecord } from "./images.server";
-import { lockObjects } from "./objects.server";
-import { assertCanEdit, nextVersion, touchProject } from "./projects.server";
+import { assertObjectsStored, lockObjects } from "./objects.server";
+import { requireEdit, type ProjectScope } from "./scope.server";
+import { refreshCover } from "./boards.server";
+import { write } from "./write.server";
 
 export type MetadataChange = Pick<ImageMetadata, "title" | "description" | "keywords" | "ocrText">;
 
@@ -14,13 +14,6 @@ export interface Rotated {
   rotation: number;
   thumbKey: string;
   previewKey: string;
-}
-
-/** An image the actor may edit (a member with editor or manager rights), or NotFoundError. */
-export async function getEditableImage(actor: Actor, imageId: number): Promise<ImageRecord> {
-  const image = await getImage(actor, imageId);
-  await assertCanEdit(actor, image.project_id);
-  return image;
 }
 
 /** What a save changes, in words kept with the version ("title", "keywords", "rotated 90°"). */
@@ -34,90 +27,82 @@ export function describeChanges(image: ImageRecord, next: MetadataChange, rotate
   return changes;
 }
 
-/**
- * Saves metadata (and a rotation) as a new version: the image row and the version row change together.
- * `expectedVersion` refuses a save made from a stale form instead of silently overwriting a newer version.
- * Returns the new version number, or null when nothing changed.
- */
-export async function updateImage(
-  actor: Actor,
-  imageId: number,
-  next: MetadataChange,
-  opts: { rotated?: Rotated; expectedVersion?: number; verifyObjects?: () => Promise<void> } = {},
-): Promise<number | null> {
-  const image = await getEditableImage(actor, imageId);
-  const changes = describeChanges(image, next, opts.rotated);
-  if (!changes.length) return null;
-  const at = Date.now();
-  const version = await db()
-    .transaction()
-    .execute(async (trx) => {
-      await lockObjects(trx, image.checksum);
-      await opts.verifyObjects?.();
-      const rotation = opts.rotated?.rotation ?? image.rotation;
-      const thumbKey = opts.rotated?.thumbKey ?? image.thumb_key;
-      const previewKey = opts.rotated?.previewKey ?? image.preview_key;
-      const updated = await trx
-        .updateTable("images")
-        .set({
-          title: next.title,
-          description: next.description,
-          keywords: JSON.stringify(next.keywords),
-          ocr_text: next.ocrText,
-          rotation,
-          thumb_key: thumbKey,
-          preview_key: previewKey,
-          version: (eb) => eb("version", "+", 1),
-          updated_at: at,
-        })
-        .where("id", "=", image.id)
-        .where("deleted_at", "is", null)
-        .where("version", "=", opts.expectedVersion ?? image.version)
-        .returning("version")
-        .executeTakeFirst();
-      if (!updated) throw new StaleEdit();
-      await trx
-        .insertInto("image_versions")
-        .values({
-          image_id: image.id,
-          version: updated.version,
-          title: next.title,
-          description: next.description,
-          keywords: JSON.stringify(next.keywords),
-          ocr_text: next.ocrText,
-          rotation,
-          storage_key: image.storage_key,
-          thumb_key: thumbKey,
-          preview_key: previewKey,
-          changes: JSON.stringify(changes),
-          changed_by: recordedAs(actor),
-          changed_at: at,
-        })
-        .execute();
-      await touchBoardsOf(trx, image.id, at);
-      return updated.version;
-    });
-  await touchProject(image.project_id, at);
-  return version;
-}
-
 /** The image changed since the form was loaded. */
-export class StaleEdit extends Error {
+export class StaleEdit extends ConflictError {
   constructor() {
     super("The image was changed by someone else. Reload it to see the latest version.");
     this.name = "StaleEdit";
   }
 }
 
-async function touchBoardsOf(trx: Transaction<Database>, imageId: number, at: number) {
-  await trx
-    .updateTable("boards")
-    .set({ updated_at: nextVersion(at) })
-    .where("id", "in", (eb) => eb.selectFrom("board_images").select("board_id").where("image_id", "=", imageId))
-    .execute();
+/**
+ * Saves metadata (and a rotation) as a new version: the image row and the version row change together.
+ * `expectedVersion` refuses a save made from a stale form instead of silently overwriting a newer version.
+ * Returns the new version number, or null when nothing changed.
+ */
+export async function updateImage(
+  scope: ProjectScope,
+  row: ImageLike,
+  next: MetadataChange,
+  opts: { rotated?: Rotated; expectedVersion?: number } = {},
+): Promise<number | null> {
+  requireEdit(scope);
+  const image = parseImage(row);
+  const changes = describeChanges(image, next, opts.rotated);
+  if (!changes.length) return null;
+  const at = Date.now();
+  return write(async (trx, touched) => {
+    await lockObjects(trx, image.checksum);
+    if (opts.rotated) await assertObjectsStored(trx, [opts.rotated.thumbKey, opts.rotated.previewKey]);
+    const rotation = opts.rotated?.rotation ?? image.rotation;
+    const thumbKey = opts.rotated?.thumbKey ?? image.thumb_key;
+    const previewKey = opts.rotated?.previewKey ?? image.preview_key;
+    const updated = await trx
+      .updateTable("images")
+      .set({
+        title: next.title,
+        description: next.description,
+        keywords: JSON.stringify(next.keywords),
+        ocr_text: next.ocrText,
+        rotation,
+        thumb_key: thumbKey,
+        preview_key: previewKey,
+        version: (eb) => eb("version", "+", 1),
+        updated_at: at,
+      })
+      .where("id", "=", image.id)
+      .where("deleted_at", "is", null)
+      .where("version", "=", opts.expectedVersion ?? image.version)
+      .returning("version")
+      .executeTakeFirst();
+    if (!updated) throw new StaleEdit();
+    await trx
+      .insertInto("image_versions")
+      .values({
+        image_id: image.id,
+        version: updated.version,
+        title: next.title,
+        description: next.description,
+        keywords: JSON.stringify(next.keywords),
+        ocr_text: next.ocrText,
+        rotation,
+        storage_key: image.storage_key,
+        thumb_key: thumbKey,
+        preview_key: previewKey,
+        changes: JSON.stringify(changes),
+        changed_by: recordedAs(scope.actor),
+        changed_at: at,
+      })
+      .execute();
+    touched.project(image.project_id);
+    await touched.boardsHolding([image.id]);
+    return updated.version;
+  }, at);
 }
 
 export const PURGE_JOB = "objects.purge";
+/** The purge of many images' objects at once (a bulk delete): `{ items: PurgePayload[] }`. */
+export const PURGE_MANY_JOB = "objects.purge-many";
 export interface PurgePayload {
   checksum: string;
   keys: string[];
@@ -128,22 +113,23 @@ export interface PurgePayload {
  * queues the removal of its objects; the purge job removes only objects nothing else refers to. A row never
  * outlives its objects, and an object outlives its row only until the job runs.
  */
-export async function deleteImage(actor: Actor, imageId: number): Promise<{ projectId: number }> {
-  const image = await getEditableImage(actor, imageId);
-  const at = Date.now();
-  await db()
-    .transaction()
-    .execute(async (trx) => {
-      // Under the lock, so a rotation committing meanwhile cannot add a version whose objects this list misses.
-      await lockObjects(trx, image.checksum);
-      const versions = await trx.selectFrom("image_versions").select(["storage_key", "thumb_key", "preview_key"]).where("image_id", "=", image.id).execute();
-      const keys = [image, ...versions].flatMap((r) => [r.storage_key, r.thumb_key, r.preview_key]);
-      await touchBoardsOf(trx, image.id, at);
-      const removed = await trx.deleteFrom("images").where("id", "=", image.id).executeTakeFirst();
-      if (Number(removed.numDeletedRows) !== 1) throw new NotFoundError("Image not found");
-      const payload: PurgePayload = { checksum: image.checksum, keys: [...new Set(keys)] };
-      await enqueueJob(PURGE_JOB, payload, { maxAttempts: 20 }, trx);
-    });
-  await touchProject(image.project_id, at);
-  return { projectId: image.project_id };
+export async function deleteImage(scope: ProjectScope, image: ImageLike): Promise<void> {
+  requireEdit(scope);
+  await write(async (trx, touched) => {
+    // Under the lock, so a rotation committing meanwhile cannot add a version whose objects this list misses.
+    await lockObjects(trx, image.checksum);
+    const versions = await trx
+      .selectFrom("image_versions")
+      .select(["storage_key", "thumb_key", "preview_key"])
+      .where("image_id", "=", image.id)
+      .execute();
+    const keys = [image, ...versions].flatMap((r) => [r.storage_key, r.thumb_key, r.preview_key]);
+    touched.project(image.project_id);
+    await touched.boardsHolding([image.id]);
+    const removed = await trx.deleteFrom("images").where("id", "=", image.id).executeTakeFirst();
+    if (Number(removed.numDeletedRows) !== 1) throw new NotFoundError("Image not found");
+    for (const board of touched.boards) await refreshCover(trx, board);
+    const payload: PurgePayload = { checksum: image.checksum, keys: [...new Set(keys)] };
+    await enqueueJob(PURGE_JOB, payload, { maxAttempts: 20 }, trx);
+  });
 }

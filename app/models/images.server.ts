@@ -1,11 +1,11 @@
-import { db } from "~/db/connection.server";
 import type { Insertable } from "kysely";
+import { db } from "~/db/connection.server";
 import type { Image, ImagesTable } from "~/db/schema";
-import { visibleProjectIds } from "./access.server";
-import { NotFoundError, recordedAs, type Actor } from "./actor";
-import { lockObjects } from "./objects.server";
-import { assertCanEdit, touchProject } from "./projects.server";
+import { recordedAs, type Actor } from "./actor";
+import { assertObjectsStored, lockObjects } from "./objects.server";
+import { requireEdit, type MemberScope, type ProjectScope } from "./scope.server";
 import { claimPendingUpload, getPendingUpload } from "./uploads.server";
+import { write } from "./write.server";
 
 export interface StoredImageFile {
   storageKey: string;
@@ -28,7 +28,10 @@ export interface ImageMetadata {
 
 export type ImageRecord = Omit<Image, "keywords"> & { keywords: string[] };
 
-const parse = (row: Image): ImageRecord => ({ ...row, keywords: JSON.parse(row.keywords) as string[] });
+export type ImageLike = Image | ImageRecord;
+/** The row with its keywords as a list (a row already parsed comes back as it is). */
+export const parseImage = (row: ImageLike): ImageRecord =>
+  typeof row.keywords === "string" ? { ...row, keywords: JSON.parse(row.keywords) as string[] } : (row as ImageRecord);
 
 /** The images row of a newly stored file: version 1, unrotated. */
 function newImageRow(actor: Actor, projectId: number, file: StoredImageFile, meta: ImageMetadata, at: number): Insertable<ImagesTable> {
@@ -56,113 +59,119 @@ function newImageRow(actor: Actor, projectId: number, file: StoredImageFile, met
   };
 }
 
-/** An image the actor may see, or NotFoundError. */
-export async function getImage(actor: Actor, imageId: number): Promise<ImageRecord> {
-  const row = Number.isSafeInteger(imageId)
-    ? await db()
-        .selectFrom("images")
-        .selectAll()
-        .where("id", "=", imageId)
-        .where("deleted_at", "is", null)
-        .where("project_id", "in", visibleProjectIds(actor))
-        .executeTakeFirst()
-    : undefined;
-  if (!row) throw new NotFoundError("Image not found");
-  return parse(row);
-}
-
 export interface InsertOptions {
   at?: number;
-  /**
-   * Runs inside the transaction, under the object lock: throws when the image's objects are not all stored,
-   * so no row is ever committed whose objects are gone.
-   */
-  verifyObjects?: () => Promise<void>;
   /** The pending upload this image registers: claimed in the same transaction; a second claim returns the first image. */
   uploadKey?: string;
 }
 
 class AlreadyRegistered extends Error {}
 
-/** The actor's visible images of one project among `ids`, in the order of `ids` (missing ones left out). */
-export async function imagesByIds(actor: Actor, projectId: number, ids: number[]): Promise<ImageRecord[]> {
+/** The scope's live images among `ids`, in the order of `ids` (missing ones left out). */
+export async function imagesByIds(scope: MemberScope, ids: number[]): Promise<ImageRecord[]> {
   const wanted = ids.filter(Number.isSafeInteger);
   if (!wanted.length) return [];
   const rows = await db()
     .selectFrom("images")
     .selectAll()
     .where("id", "in", wanted)
-    .where("project_id", "=", projectId)
+    .where("project_id", "=", scope.project.id)
     .where("deleted_at", "is", null)
-    .where("project_id", "in", visibleProjectIds(actor))
     .execute();
-  const byId = new Map(rows.map((r) => [r.id, parse(r)]));
+  const byId = new Map(rows.map((r) => [r.id, parseImage(r)]));
   return wanted.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Inserts an image and its first version in one transaction; with `uploadKey`, registering it twice gives one image. */
-export async function insertImage(actor: Actor, projectId: number, file: StoredImageFile, meta: ImageMetadata, opts: InsertOptions = {}): Promise<number> {
-  await assertCanEdit(actor, projectId);
+/**
+ * Inserts an image and its first version in one transaction. Under the object lock the file's objects must be
+ * recorded as stored (a row lookup, no storage I/O), so no row is ever committed whose objects are gone.
+ * With `uploadKey`, registering it twice gives one image.
+ */
+export async function insertImage(
+  scope: ProjectScope,
+  file: StoredImageFile,
+  meta: ImageMetadata,
+  opts: InsertOptions = {},
+): Promise<number> {
+  requireEdit(scope);
+  const { actor, project } = scope;
   const at = opts.at ?? Date.now();
-  let id: number;
   try {
-    id = await db()
-      .transaction()
-      .execute(async (trx) => {
-        await lockObjects(trx, file.checksum);
-        await opts.verifyObjects?.();
-        const row = await trx.insertInto("images").values(newImageRow(actor, projectId, file, meta, at)).returning("id").executeTakeFirstOrThrow();
-        await trx
-          .insertInto("image_versions")
-          .values({
-            image_id: row.id,
-            version: 1,
-            title: meta.title,
-            description: meta.description,
-            keywords: JSON.stringify(meta.keywords),
-            ocr_text: meta.ocrText,
-            rotation: 0,
-            storage_key: file.storageKey,
-            thumb_key: file.thumbKey,
-            preview_key: file.previewKey,
-            changes: JSON.stringify(["created"]),
-            changed_by: recordedAs(actor),
-            changed_at: at,
-          })
-          .execute();
-        if (opts.uploadKey && !(await claimPendingUpload(trx, opts.uploadKey, row.id))) throw new AlreadyRegistered();
-        return row.id;
-      });
+    return await write(async (trx, touched) => {
+      await lockObjects(trx, file.checksum);
+      await assertObjectsStored(trx, [file.storageKey, file.thumbKey, file.previewKey]);
+      const row = await trx
+        .insertInto("images")
+        .values(newImageRow(actor, project.id, file, meta, at))
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto("image_versions")
+        .values({
+          image_id: row.id,
+          version: 1,
+          title: meta.title,
+          description: meta.description,
+          keywords: JSON.stringify(meta.keywords),
+          ocr_text: meta.ocrText,
+          rotation: 0,
+          storage_key: file.storageKey,
+          thumb_key: file.thumbKey,
+          preview_key: file.previewKey,
+          changes: JSON.stringify(["created"]),
+          changed_by: recordedAs(actor),
+          changed_at: at,
+        })
+        .execute();
+      if (opts.uploadKey && !(await claimPendingUpload(trx, opts.uploadKey, row.id))) throw new AlreadyRegistered();
+      touched.project(project.id);
+      return row.id;
+    }, at);
   } catch (err) {
     if (!(err instanceof AlreadyRegistered) || !opts.uploadKey) throw err;
-    const pending = await getPendingUpload(actor, projectId, opts.uploadKey);
+    const pending = await getPendingUpload(scope, opts.uploadKey);
     return pending.imageId!;
   }
-  await touchProject(projectId, at);
-  return id;
 }
 
 /**
- * The storage keys an actor may fetch for an image: any key of the image or of one of its versions.
- * Used by the media route, so an old version's derivative stays reachable for the version slider.
+ * Whether an actor may fetch an object of an image, and as what: any key of the image or of one of its versions
+ * (an old version's derivative stays reachable for the version slider). The media route's one question, in one
+ * query for the current keys.
  */
 export async function findImageObject(actor: Actor, imageId: number, key: string): Promise<{ mimeType: string; fileName: string } | null> {
   if (!Number.isSafeInteger(imageId)) return null;
-  const image = await db()
-    .selectFrom("images")
-    .select(["id", "mime_type", "storage_key", "thumb_key", "preview_key", "original_name"])
-    .where("id", "=", imageId)
-    .where("deleted_at", "is", null)
-    .where("project_id", "in", visibleProjectIds(actor))
-    .executeTakeFirst();
-  if (!image) return null;
+  let q = db()
+    .selectFrom("images as i")
+    .select(["i.id", "i.mime_type", "i.storage_key", "i.thumb_key", "i.preview_key", "i.original_name"])
+    .where("i.id", "=", imageId)
+    .where("i.deleted_at", "is", null);
+  if (actor.role !== "admin")
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("project_members as m")
+          .select("m.user_id")
+          .whereRef("m.project_id", "=", "i.project_id")
+          .where("m.user_id", "=", actor.id),
+      ),
+    );
+  const image = await q.executeTakeFirst();
+  return image ? objectOf(image, key) : null;
+}
+
+/** The object `key` of an image (current or an older version's), or null when the image has no such key. */
+export async function objectOf(
+  image: { id: number; mime_type: string; storage_key: string; thumb_key: string; preview_key: string; original_name: string },
+  key: string,
+): Promise<{ mimeType: string; fileName: string } | null> {
   const fileName = image.original_name;
   if ([image.storage_key, image.thumb_key, image.preview_key].includes(key))
     return { mimeType: key === image.storage_key ? image.mime_type : "image/webp", fileName };
   const version = await db()
     .selectFrom("image_versions")
     .select(["storage_key", "thumb_key", "preview_key"])
-    .where("image_id", "=", imageId)
+    .where("image_id", "=", image.id)
     .where((eb) => eb.or([eb("storage_key", "=", key), eb("thumb_key", "=", key), eb("preview_key", "=", key)]))
     .executeTakeFirst();
   if (!version) return null;
@@ -173,20 +182,18 @@ export async function findImageObject(actor: Actor, imageId: number, key: string
  * Bulk insert of metadata-only images that reuse stored files (seeds for performance work).
  * Rows go in chunks of 100 inside one transaction per call; no versions are written.
  */
-export async function insertImageRows(
-  actor: Actor,
-  projectId: number,
-  rows: { file: StoredImageFile; meta: ImageMetadata; at: number }[],
-) {
-  await assertCanEdit(actor, projectId);
-  const values = rows.map(({ file, meta, at }) => newImageRow(actor, projectId, file, meta, at));
-  await db()
-    .transaction()
-    .execute(async (trx) => {
-      // Chunks of 100 rows stay under SQLite's bound-parameter limit on every build.
-      for (let i = 0; i < values.length; i += 100) await trx.insertInto("images").values(values.slice(i, i + 100)).execute();
-    });
-  await touchProject(projectId);
+export async function insertImageRows(scope: ProjectScope, rows: { file: StoredImageFile; meta: ImageMetadata; at: number }[]) {
+  requireEdit(scope);
+  const values = rows.map(({ file, meta, at }) => newImageRow(scope.actor, scope.project.id, file, meta, at));
+  await write(async (trx, touched) => {
+    // Chunks of 100 rows stay under SQLite's bound-parameter limit on every build.
+    for (let i = 0; i < values.length; i += 100)
+      await trx
+        .insertInto("images")
+        .values(values.slice(i, i + 100))
+        .execute();
+    touched.project(scope.project.id);
+  });
 }
 
 export interface ImageDetail {
@@ -197,27 +204,55 @@ export interface ImageDetail {
   /** True when the project has user attributes (type 3) at all. */
   projectHasUserAttributes: boolean;
   /** Newest first. */
-  versions: { version: number; title: string; description: string; keywords: string[]; ocrText: string; thumbKey: string; previewKey: string; changes: string[]; changedAt: number; changedBy: string | null }[];
+  versions: {
+    version: number;
+    title: string;
+    description: string;
+    keywords: string[];
+    ocrText: string;
+    thumbKey: string;
+    previewKey: string;
+    changes: string[];
+    changedAt: number;
+    changedBy: string | null;
+  }[];
+}
+
+/** An image's values of active attributes, with the attributes' names and types (3 = user attribute). */
+export async function imageAttributes(imageId: number) {
+  return db()
+    .selectFrom("image_attribute_values as v")
+    .innerJoin("attributes as a", "a.id", "v.attribute_id")
+    .select(["a.id as attributeId", "a.name", "a.type", "v.value"])
+    .where("v.image_id", "=", imageId)
+    .where("a.active", "=", 1)
+    .orderBy("a.name")
+    .execute();
 }
 
 /** The single image panel's data: the image, its attribute values and its real version history. */
-export async function getImageDetail(actor: Actor, imageId: number): Promise<ImageDetail> {
-  const image = await getImage(actor, imageId);
-  const [project, attributes, userAttributes, versions] = await Promise.all([
-    db().selectFrom("projects").select(["id", "name"]).where("id", "=", image.project_id).executeTakeFirstOrThrow(),
-    db()
-      .selectFrom("image_attribute_values as v")
-      .innerJoin("attributes as a", "a.id", "v.attribute_id")
-      .select(["a.id as attributeId", "a.name", "a.type", "v.value"])
-      .where("v.image_id", "=", image.id)
-      .where("a.active", "=", 1)
-      .orderBy("a.name")
-      .execute(),
+export async function getImageDetail(scope: ProjectScope, row: ImageLike): Promise<ImageDetail> {
+  const image = parseImage(row);
+  const project = { id: scope.project.id, name: scope.project.name };
+  const [attributes, userAttributes, versions] = await Promise.all([
+    imageAttributes(image.id),
     db().selectFrom("attributes").select("id").where("project_id", "=", image.project_id).where("type", "=", 3).limit(1).execute(),
     db()
       .selectFrom("image_versions as iv")
       .leftJoin("users as u", "u.id", "iv.changed_by")
-      .select(["iv.version", "iv.title", "iv.description", "iv.keywords", "iv.ocr_text", "iv.thumb_key", "iv.preview_key", "iv.changes", "iv.changed_at", "u.name", "u.surname"])
+      .select([
+        "iv.version",
+        "iv.title",
+        "iv.description",
+        "iv.keywords",
+        "iv.ocr_text",
+        "iv.thumb_key",
+        "iv.preview_key",
+        "iv.changes",
+        "iv.changed_at",
+        "u.name",
+        "u.surname",
+      ])
       .where("iv.image_id", "=", image.id)
       .orderBy("iv.version", "desc")
       .limit(50)

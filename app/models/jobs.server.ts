@@ -8,7 +8,7 @@ export const JOB_LEASE_MS = 5 * 60_000;
 export async function enqueueJob(
   type: string,
   payload: unknown,
-  opts: { runAt?: number; maxAttempts?: number } = {},
+  opts: { runAt?: number; maxAttempts?: number; ownerUserId?: number | null; total?: number | null } = {},
   /** A transaction, so that the job is queued exactly when the change that needs it commits. */
   executor: Pick<DB, "insertInto"> = db(),
 ): Promise<number> {
@@ -27,6 +27,8 @@ export async function enqueueJob(
       last_error: null,
       created_at: now,
       updated_at: now,
+      owner_user_id: opts.ownerUserId ?? null,
+      total: opts.total ?? null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -67,13 +69,54 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
     });
 }
 
-/** Marks a job done and drops its payload: a finished mail job must not keep a sign-in link in the database. */
-export async function completeJob(id: number) {
+/**
+ * Marks a job done, with what it achieved, and drops its payload: a finished mail job must not keep a sign-in link
+ * in the database.
+ */
+export async function completeJob(id: number, result?: unknown) {
   await db()
     .updateTable("jobs")
-    .set({ status: "done", payload: "null", locked_at: null, locked_by: null, last_error: null, updated_at: Date.now() })
+    .set({
+      status: "done",
+      payload: "null",
+      locked_at: null,
+      locked_by: null,
+      last_error: null,
+      updated_at: Date.now(),
+      result: result === undefined ? null : JSON.stringify(result),
+    })
     .where("id", "=", id)
     .execute();
+}
+
+/** A long job's progress (work done of its total); also renews its lease. */
+export async function setJobProgress(id: number, progress: number, total?: number) {
+  const now = Date.now();
+  await db()
+    .updateTable("jobs")
+    .set({ progress, ...(total !== undefined ? { total } : {}), locked_at: now, updated_at: now })
+    .where("id", "=", id)
+    .execute();
+}
+
+export interface JobStatus {
+  id: number;
+  type: string;
+  status: "queued" | "running" | "done" | "failed";
+  progress: number;
+  total: number | null;
+  result: unknown;
+}
+
+/** A job's state for the person who started it; null for anyone else (their 404). */
+export async function jobOf(ownerUserId: number, id: number): Promise<JobStatus | null> {
+  const row = await db()
+    .selectFrom("jobs")
+    .select(["id", "type", "status", "progress", "total", "result"])
+    .where("id", "=", id)
+    .where("owner_user_id", "=", ownerUserId)
+    .executeTakeFirst();
+  return row ? { ...row, result: row.result ? (JSON.parse(row.result) as unknown) : null } : null;
 }
 
 /** Exponential backoff: 5 s, 10 s, 20 s … capped at an hour; after the last attempt the job is failed. */
@@ -103,5 +146,20 @@ export async function getJob(id: number): Promise<Job | undefined> {
 }
 
 export async function pruneJobs(olderThanMs = 7 * 86_400_000) {
-  await db().deleteFrom("jobs").where("status", "=", "done").where("updated_at", "<", Date.now() - olderThanMs).execute();
+  await db()
+    .deleteFrom("jobs")
+    .where("status", "=", "done")
+    .where("updated_at", "<", Date.now() - olderThanMs)
+    .execute();
+}
+
+/** Whether a job of this type is waiting or running (for jobs that queue their own next run). */
+export async function hasPendingJob(type: string): Promise<boolean> {
+  const row = await db()
+    .selectFrom("jobs")
+    .select("id")
+    .where("type", "=", type)
+    .where("status", "in", ["queued", "running"])
+    .executeTakeFirst();
+  return Boolean(row);
 }

@@ -34,5 +34,8 @@ export async function hitRateLimit(key: string, limit: number, windowMs: number)
 }
 
 export async function pruneRateLimits(windowMs: number) {
-  await db().deleteFrom("rate_limits").where("window_start", "<=", Date.now() - windowMs).execute();
+  await db()
+    .deleteFrom("rate_limits")
+    .where("window_start", "<=", Date.now() - windowMs)
+    .execute();
 }

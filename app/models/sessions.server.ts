@@ -66,7 +66,12 @@ export async function revokeSession(id: string) {
 }
 
 export async function revokeUserSessions(userId: number) {
-  await db().updateTable("sessions").set({ revoked_at: Date.now() }).where("user_id", "=", userId).where("revoked_at", "is", null).execute();
+  await db()
+    .updateTable("sessions")
+    .set({ revoked_at: Date.now() })
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .execute();
 }
 
 /** Housekeeping: drops sessions that can no longer be used. */
@@ -74,8 +79,6 @@ export async function pruneSessions(policy: SessionPolicy) {
   const now = Date.now();
   await db()
     .deleteFrom("sessions")
-    .where((eb) =>
-      eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", now - policy.idleMs), eb("revoked_at", "is not", null)]),
-    )
+    .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", now - policy.idleMs), eb("revoked_at", "is not", null)]))
     .execute();
 }

@@ -22,14 +22,21 @@ async function issue(userId: number, purpose: Purpose, ttlMs: number, redirectTo
         .execute();
       await trx
         .insertInto("sign_in_tokens")
-        .values({ user_id: userId, purpose, token_hash: sha256(token), redirect_to: redirectTo, created_at: now, expires_at: now + ttlMs, used_at: null })
+        .values({
+          user_id: userId,
+          purpose,
+          token_hash: sha256(token),
+          redirect_to: redirectTo,
+          created_at: now,
+          expires_at: now + ttlMs,
+          used_at: null,
+        })
         .execute();
     });
   return token;
 }
 
-export const issueMagicLink = (userId: number, redirectTo: string | null) =>
-  issue(userId, "magic_link", MAGIC_LINK_TTL_MS, redirectTo);
+export const issueMagicLink = (userId: number, redirectTo: string | null) => issue(userId, "magic_link", MAGIC_LINK_TTL_MS, redirectTo);
 export const issueTotpChallenge = (userId: number, redirectTo: string | null) =>
   issue(userId, "totp_challenge", TOTP_CHALLENGE_TTL_MS, redirectTo);
 
@@ -75,5 +82,8 @@ export async function peekToken(token: string, purpose: Purpose): Promise<Consum
 }
 
 export async function pruneSignInTokens() {
-  await db().deleteFrom("sign_in_tokens").where("expires_at", "<", Date.now() - 86_400_000).execute();
+  await db()
+    .deleteFrom("sign_in_tokens")
+    .where("expires_at", "<", Date.now() - 86_400_000)
+    .execute();
 }

@@ -69,6 +69,9 @@ export async function acknowledgeTerms(actor: Actor) {
 }
 
 export async function countUsers(): Promise<number> {
-  const row = await db().selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const row = await db()
+    .selectFrom("users")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -26,7 +26,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     listProjects(actor),
     searchBoards(actor, { q: params.q, projectId: params.project, limit: count }),
   ]);
-  return { ...result, projects: projects.map((p) => ({ id: p.id, name: p.name })), q: params.q ?? "", project: params.project ?? null, count };
+  return {
+    ...result,
+    projects: projects.map((p) => ({ id: p.id, name: p.name })),
+    q: params.q ?? "",
+    project: params.project ?? null,
+    count,
+  };
 }
 
 export default function AllBoards() {

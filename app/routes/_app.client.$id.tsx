@@ -1,43 +1,52 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { ImageGrid } from "~/components/image-grid";
-import { NotFoundBoundary } from "~/components/not-found";
 import { ImageModal, useImageModal } from "~/components/image-modal";
+import { bulkItems } from "~/lib/bulk-menu";
 import { PAGE_SIZE } from "~/lib/grid";
-import { loadGrid, orNotFound, updateSelection } from "~/lib/grid.server";
-import { canEditProject, getProject } from "~/models/projects.server";
+import { loadGrid, updateSelection } from "~/lib/grid.server";
+import { headerOf } from "~/lib/header.server";
+import { page } from "~/lib/http.server";
+import { projectScope } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.project.name ?? "Project"} | Koala` }];
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const actor = await requireActor(request);
-  const projectId = Number(params.id);
-  const project = await orNotFound(() => getProject(actor, projectId));
-  const [grid, canEdit] = await Promise.all([loadGrid(request, actor, { kind: "project", projectId: project.id }), canEditProject(actor, project.id)]);
+export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+  const scope = await projectScope(await requireActor(request), params.id);
+  const grid = await loadGrid(request, scope);
   return {
-    project: { id: project.id, name: project.name },
-    canEdit,
+    project: { id: scope.project.id, name: scope.project.name },
+    can: scope.can,
     grid,
-    header: { title: project.name, projectId: project.id, projectName: project.name, kind: "project" as const },
+    header: headerOf(scope),
   };
-}
+});
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const actor = await requireActor(request);
-  return updateSelection(request, actor, { kind: "project", projectId: Number(params.id) });
-}
+export const action = page(async ({ request, params }: ActionFunctionArgs) => {
+  const scope = await projectScope(await requireActor(request), params.id);
+  return updateSelection(request, scope);
+});
 
 export default function ProjectGrid() {
-  const { project, grid, canEdit } = useLoaderData<typeof loader>();
+  const { project, grid, can } = useLoaderData<typeof loader>();
   const modal = useImageModal();
   return (
     <div>
       <h1>{project.name}</h1>
-      <ImageGrid data={grid} basePath={`/client/${project.id}`} pageSize={PAGE_SIZE} scopeQuery={`project=${project.id}`} onOpen={modal.open} deletable={canEdit} />
+      <ImageGrid
+        data={grid}
+        basePath={`/client/${project.id}`}
+        pageSize={PAGE_SIZE}
+        scopeQuery={`project=${project.id}`}
+        onOpen={modal.open}
+        cardsIn={{ context: { kind: "project" }, canEdit: can.edit }}
+        bulk={bulkItems("project", can.edit)}
+      />
       <ImageModal state={modal} />
     </div>
   );
 }
 
-export const ErrorBoundary = NotFoundBoundary;
+export const ErrorBoundary = GeneralErrorBoundary;

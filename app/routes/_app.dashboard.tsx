@@ -3,54 +3,48 @@ import { redirect } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { BoardCard, ProjectCard } from "~/components/cards";
-import { TermsDialog } from "~/components/terms-dialog";
+import { page, readForm } from "~/lib/http.server";
 import { searchBoards } from "~/models/boards.server";
 import { listProjects } from "~/models/projects.server";
-import { acknowledgeTerms } from "~/models/users.server";
-import { actorOf, preferenceCookie, readPreference, requestMeta, requireUser, signOut } from "~/sessions.server";
+import { preference, requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard | Koala" }];
 
 export const VIEWS = ["clients", "boards"] as const;
 export const LAYOUTS = ["carousel", "grid", "list"] as const;
+const selectedView = preference("selectedView", VIEWS, "clients");
+const viewLayout = preference("viewLayout", LAYOUTS, "carousel");
 
-export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
-  const actor = actorOf(user);
-  const view = readPreference(request, "selectedView", VIEWS, "clients");
-  const layout = readPreference(request, "viewLayout", LAYOUTS, "carousel");
+export const loader = page(async ({ request }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request);
+  const view = selectedView.read(request);
+  const layout = viewLayout.read(request);
   const [projects, boards] = await Promise.all([
     view === "clients" ? listProjects(actor) : Promise.resolve([]),
     view === "boards" ? searchBoards(actor, { limit: 60 }).then((r) => r.boards) : Promise.resolve([]),
   ]);
-  return { view, layout, projects, boards, termsAcknowledged: user.terms_acknowledged_at !== null };
-}
+  return { view, layout, projects, boards };
+});
 
 const DashboardAction = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("view"), value: z.enum(VIEWS) }),
   z.object({ intent: z.literal("layout"), value: z.enum(LAYOUTS) }),
-  z.object({ intent: z.literal("terms"), value: z.enum(["yes", "no"]) }),
 ]);
 
-export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request);
-  const parsed = DashboardAction.safeParse(Object.fromEntries(await request.formData()));
+export const action = page(async ({ request }: ActionFunctionArgs) => {
+  await requireActor(request);
+  const parsed = DashboardAction.safeParse(Object.fromEntries(await readForm(request)));
   if (!parsed.success) throw redirect("/dashboard");
   const { intent, value } = parsed.data;
-  if (intent === "terms") {
-    if (value === "no") return signOut(request, requestMeta(request, context));
-    await acknowledgeTerms(actorOf(user));
-    return redirect("/dashboard");
-  }
-  return redirect("/dashboard", {
-    headers: { "Set-Cookie": preferenceCookie(intent === "view" ? "selectedView" : "viewLayout", value) },
-  });
-}
+  const cookie =
+    intent === "view" ? selectedView.serialize(value as (typeof VIEWS)[number]) : viewLayout.serialize(value as (typeof LAYOUTS)[number]);
+  return redirect("/dashboard", { headers: { "Set-Cookie": cookie } });
+});
 
 const LAYOUT_LABELS = { carousel: "Carousel", grid: "Grid", list: "List" } as const;
 
 export default function Dashboard() {
-  const { view, layout, projects, boards, termsAcknowledged } = useLoaderData<typeof loader>();
+  const { view, layout, projects, boards } = useLoaderData<typeof loader>();
   return (
     <div className="dashboard">
       <div className="dashboard-bar">
@@ -98,7 +92,6 @@ export default function Dashboard() {
           </ul>
         )}
       </section>
-      {termsAcknowledged ? null : <TermsDialog />}
     </div>
   );
 }

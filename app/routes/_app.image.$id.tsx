@@ -1,52 +1,67 @@
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { ImageEditForm } from "~/components/image-edit-form";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { ImagePanel } from "~/components/image-panel";
-import { NotFoundBoundary } from "~/components/not-found";
-import { orNotFound } from "~/lib/grid.server";
+import { headerOf } from "~/lib/header.server";
+import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { safeRedirect } from "~/lib/redirect";
 import { ImageEditSchema } from "~/lib/schemas";
-import { getEditableImage, StaleEdit } from "~/models/image-edits.server";
+import { StaleEdit } from "~/models/image-edits.server";
 import { getImageDetail } from "~/models/images.server";
-import { canEditProject } from "~/models/projects.server";
+import { isOnBoard } from "~/models/boards.server";
+import { imageReviews } from "~/models/shares.server";
+import { boardScope, imageScope, requireEdit, type ProjectScope } from "~/models/scope.server";
 import { saveImageEdit } from "~/services/ingest.server";
-import { flashToast, requireActor } from "~/sessions.server";
+import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.image.title || "Image"} | Koala` }];
 
 const Query = z.object({
   v: z.coerce.number().int().positive().optional().catch(undefined),
   from: z.string().optional(),
+  /** Opened from a board: the panel also offers Remove from this board. */
+  board: z.string().max(64).optional(),
   edit: z.string().optional(),
 });
 
 /** The single image panel as a page (the grids open the same data in a modal with JavaScript); `?edit` for edit mode. */
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const actor = await requireActor(request);
+/** The board the panel was opened from, when the image is on it (else the panel is the project's). */
+async function boardOf(scope: ProjectScope, boardId: string, imageId: number) {
+  const board = await boardScope(scope.actor, boardId, String(scope.project.id)).catch(() => null);
+  return board && (await isOnBoard(board, imageId)) ? board : null;
+}
+
+export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+  const { scope, image } = await imageScope(await requireActor(request), params.id);
   const query = Query.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const detail = await orNotFound(() => getImageDetail(actor, Number(params.id)));
-  const canEdit = await canEditProject(actor, detail.project.id);
+  const detail = await getImageDetail(scope, image);
+  const canEdit = scope.can.edit;
+  const onBoard = query.board ? await boardOf(scope, query.board, image.id) : null;
+  const board = onBoard && canEdit ? { path: `/${scope.project.id}/board/${onBoard.board.id}`, title: onBoard.board.title } : null;
   const back = safeRedirect(query.from, `/client/${detail.project.id}`);
   return {
     ...detail,
     canEdit,
+    board,
+    reviews: onBoard ? await imageReviews(onBoard, image.id) : [],
     editing: canEdit && query.edit !== undefined,
     shownVersion: query.v ?? detail.image.version,
     back,
-    header: { title: detail.project.name, projectId: detail.project.id, projectName: detail.project.name, kind: "project" as const },
+    header: headerOf(scope),
   };
-}
+});
 
 /**
  * Edit mode's Save (a new version) and, without JavaScript, Rotate: the form comes back with the turn added
  * and the typed values kept, nothing saved yet.
  */
-export async function action({ request, params }: ActionFunctionArgs) {
-  const actor = await requireActor(request);
-  const image = await orNotFound(() => getEditableImage(actor, Number(params.id)));
-  const formData = await request.formData();
+export const action = page(async ({ request, params }: ActionFunctionArgs) => {
+  const { scope, image } = await imageScope(await requireActor(request), params.id);
+  requireEdit(scope);
+  const formData = await readForm(request);
   const submission = parseWithZod(formData, { schema: ImageEditSchema });
   const version = Number(formData.get("version")) || undefined;
   if (formData.get("intent") === "rotate") {
@@ -59,14 +74,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const { title, description, keywords, ocr } = submission.value;
   let saved: number | null;
   try {
-    saved = await saveImageEdit(actor, image.id, { title, description, keywords, ocrText: ocr }, submission.value.rotate, version);
+    saved = await saveImageEdit(scope, image, { title, description, keywords, ocrText: ocr }, submission.value.rotate, version);
   } catch (err) {
     if (!(err instanceof StaleEdit)) throw err;
     return data({ result: submission.reply({ formErrors: [err.message] }), rotate, version }, { status: 409 });
   }
   const toast = saved ? { kind: "success" as const, title: "Image saved" } : { kind: "info" as const, title: "No changes made" };
-  throw redirect(`/image/${image.id}`, { headers: { "Set-Cookie": await flashToast(request, toast) } });
-}
+  throw await redirectWithToast(request, `/image/${image.id}`, toast);
+});
 
 export default function ImagePage() {
   const data = useLoaderData<typeof loader>();
@@ -99,4 +114,4 @@ export default function ImagePage() {
   );
 }
 
-export const ErrorBoundary = NotFoundBoundary;
+export const ErrorBoundary = GeneralErrorBoundary;

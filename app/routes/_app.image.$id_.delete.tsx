@@ -1,52 +1,54 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import type { z } from "zod";
-import { Field, FormError } from "~/components/field";
-import { NotFoundBoundary } from "~/components/not-found";
-import { orNotFound } from "~/lib/grid.server";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
+import { getErrorMessage } from "~/lib/errors";
+import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
 import { mediaUrl } from "~/lib/media";
 import { DeleteImageSchema } from "~/lib/schemas";
-import { getEditableImage } from "~/models/image-edits.server";
+import { imageScope, requireEdit } from "~/models/scope.server";
 import { removeImage } from "~/services/ingest.server";
-import { flashToast, requireActor } from "~/sessions.server";
+import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete image | Koala" }];
 
 /** Deleting an image from its project: two confirmations, the second typing DELETE. Forms, so no JavaScript is needed. */
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const actor = await requireActor(request);
-  const image = await orNotFound(() => getEditableImage(actor, Number(params.id)));
-  const step = new URL(request.url).searchParams.get("step") === "2" ? 2 : 1;
-  return { image: { id: image.id, title: image.title, thumb: mediaUrl(image.id, image.thumb_key) }, step };
+/** The image, when the actor may delete it; a viewer or a stranger gets the same 404. */
+async function deletable(request: Request, id: string | undefined) {
+  const { scope, image } = await imageScope(await requireActor(request), id);
+  return { scope: requireEdit(scope), image };
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const actor = await requireActor(request);
-  const image = await orNotFound(() => getEditableImage(actor, Number(params.id)));
-  const submission = parseWithZod(await request.formData(), { schema: DeleteImageSchema });
+export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+  const { image } = await deletable(request, params.id);
+  const step = new URL(request.url).searchParams.get("step") === "2" ? 2 : 1;
+  return { image: { id: image.id, title: image.title, thumb: mediaUrl(image.id, image.thumb_key) }, step };
+});
+
+export const action = page(async ({ request, params }: ActionFunctionArgs) => {
+  const { scope, image } = await deletable(request, params.id);
+  const submission = parseWithZod(await readForm(request), { schema: DeleteImageSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
-    await removeImage(actor, image.id);
+    await removeImage(scope, image);
   } catch (err) {
-    log.error("image delete failed", { imageId: image.id, error: err instanceof Error ? err.message : String(err) });
-    throw redirect(`/image/${image.id}`, { headers: { "Set-Cookie": await flashToast(request, { kind: "error", title: "Failed to delete image" }) } });
+    log.error("image delete failed", { imageId: image.id, error: getErrorMessage(err) });
+    throw await redirectWithToast(request, `/image/${image.id}`, { kind: "error", title: "Failed to delete image" });
   }
-  throw redirect(`/client/${image.project_id}`, { headers: { "Set-Cookie": await flashToast(request, { kind: "success", title: "Image Deleted" }) } });
-}
+  throw await redirectWithToast(request, `/client/${image.project_id}`, { kind: "success", title: "Image Deleted" });
+});
 
 export default function DeleteImage() {
   const { image, step } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  const busy = useNavigation().state === "submitting";
-  const [form, fields] = useForm<z.input<typeof DeleteImageSchema>>({
+  const pending = usePending();
+  const [form, fields] = useSchemaForm(DeleteImageSchema, {
     id: "delete-image",
     lastResult: actionData?.result,
     shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: DeleteImageSchema }),
   });
   const title = image.title || "Untitled";
   return (
@@ -73,13 +75,11 @@ export default function DeleteImage() {
         <Form method="post" {...getFormProps(form)} className="confirm-step">
           <p>This cannot be undone.</p>
           <FormError id={form.errorId} errors={form.errors} />
-          <Field label="Please type DELETE to confirm" htmlFor={fields.confirm.id} errorId={fields.confirm.errorId} errors={fields.confirm.errors}>
-            <input {...getInputProps(fields.confirm, { type: "text" })} autoComplete="off" autoFocus />
-          </Field>
+          <Field label="Please type DELETE to confirm" field={fields.confirm} inputProps={{ autoComplete: "off", autoFocus: true }} />
           <div className="form-actions">
-            <button type="submit" className="btn btn-danger" disabled={busy}>
-              {busy ? "Deleting…" : "Delete image"}
-            </button>
+            <SubmitButton className="btn btn-danger" pending={pending} pendingText="Deleting…">
+              Delete image
+            </SubmitButton>
             <Link to={`/image/${image.id}`} className="btn">
               Cancel
             </Link>
@@ -90,4 +90,4 @@ export default function DeleteImage() {
   );
 }
 
-export const ErrorBoundary = NotFoundBoundary;
+export const ErrorBoundary = GeneralErrorBoundary;

@@ -1,5 +1,5 @@
 import { data } from "@remix-run/node";
-import { NotFoundBoundary } from "~/components/not-found";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
 
 /** /image without an id. */
 export const loader = () => {
@@ -8,4 +8,4 @@ export const loader = () => {
 export default function NoImage() {
   return null;
 }
-export const ErrorBoundary = NotFoundBoundary;
+export const ErrorBoundary = GeneralErrorBoundary;

@@ -1,40 +1,44 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { sha256 } from "~/lib/crypto.server";
-import { orNotFound } from "~/lib/grid.server";
-import { cursorBefore, decodeCursor, gridPage, gridTotal, gridVersion, type GridScope } from "~/models/grid.server";
+import { InvalidError } from "~/lib/errors";
+import { api } from "~/lib/http.server";
+import { cursorBefore, decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
+import { REVIEW_FILTERS } from "~/lib/schemas";
+import { boardScope, projectScope, scopeVersion } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
 const Query = z
   .object({
-    project: z.coerce.number().int().positive().optional(),
+    project: z.string().max(80).optional(),
     board: z.string().min(1).max(64).optional(),
+    review: z.enum(REVIEW_FILTERS).optional(),
     at: z.coerce.number().int().min(0).max(100_000_000).optional(),
     after: z.string().max(64).optional(),
     limit: z.coerce.number().int().min(1).max(300).default(100),
     /** Only the scope's version: the open grid's cheap "is there newer data?" check. */
     check: z.literal("version").optional(),
   })
-  .refine((q) => Boolean(q.project) !== Boolean(q.board), "Give either project or board");
+  .refine((q) => (q.project === undefined) !== (q.board === undefined), "Give either project or board");
 
 /**
- * A page of grid cards as JSON, for the virtual grid: from a position (`at`, for jumps) or after a
- * cursor (sequential scrolling). Answers carry an ETag built from the scope's version, so an
- * unchanged page costs a 304.
+ * A page of grid cards as JSON, for the virtual grid: from a position (`at`, for jumps) or after a cursor
+ * (sequential scrolling). Answers carry an ETag built from the scope's version, so an unchanged page costs a 304.
+ * A project or board outside the actor's reach answers 404 with the spec's message, as JSON.
  */
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = api(async ({ request }: LoaderFunctionArgs) => {
   const actor = await requireActor(request);
   const url = new URL(request.url);
   const parsed = Query.safeParse(Object.fromEntries(url.searchParams));
-  if (!parsed.success) return Response.json({ error: "Data format error" }, { status: 400 });
+  if (!parsed.success) throw new InvalidError("Data format error");
   const q = parsed.data;
-  const scope: GridScope = q.project ? { kind: "project", projectId: q.project } : { kind: "board", boardId: q.board! };
-  const version = await orNotFound(() => gridVersion(actor, scope));
+  const scope = q.board !== undefined ? { ...(await boardScope(actor, q.board)), review: q.review } : await projectScope(actor, q.project);
+  const version = String(scopeVersion(scope));
   if (q.check) return Response.json({ version }, { headers: { "Cache-Control": "no-store" } });
   const etag = `W/"${sha256(`${version}|${url.search}`).slice(0, 24)}"`;
   const headers = { ETag: etag, "Cache-Control": "private, no-cache" };
   if (request.headers.get("If-None-Match") === etag) return new Response(null, { status: 304, headers });
-  const after = q.after ? decodeCursor(q.after) : q.at ? await cursorBefore(actor, scope, q.at) : null;
-  const [page, total] = await Promise.all([gridPage(actor, scope, { after, limit: q.limit }), gridTotal(actor, scope)]);
+  const after = q.after ? decodeCursor(q.after) : q.at ? await cursorBefore(scope, q.at) : null;
+  const [page, total] = await Promise.all([gridPage(scope, { after, limit: q.limit }), gridTotal(scope)]);
   return Response.json({ cards: page.cards, next: page.next, total, version }, { headers });
-}
+});

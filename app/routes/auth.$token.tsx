@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation, useParams } from "@remix-run/react";
 import { useEffect, useRef } from "react";
+import { page } from "~/lib/http.server";
 import { Logo } from "~/components/logo";
 import { Spinner } from "~/components/spinner";
 import { authenticatorFor, SignInError, startTotpChallenge } from "~/services/auth.server";
@@ -13,7 +14,7 @@ export const meta: MetaFunction = () => [{ title: "Logging in | Koala" }];
  * GET only shows the page: mail scanners that follow links must not use the token.
  * The token is used by the POST, which the page sends by itself with JavaScript, or by the button without.
  */
-export async function action({ request, context }: ActionFunctionArgs) {
+export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const meta = requestMeta(request, context);
   try {
     const result = await authenticatorFor(meta).authenticate("magic-link", request);
@@ -26,7 +27,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (error instanceof SignInError) return data({ error: error.message }, { status: error.status });
     throw error;
   }
-}
+});
 
 export default function AuthToken() {
   const { token } = useParams();

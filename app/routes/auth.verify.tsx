@@ -1,11 +1,12 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
-import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { Form, useActionData } from "@remix-run/react";
 import { CodeInput } from "~/components/code-input";
-import { Field, FormError } from "~/components/field";
+import { FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
 import { Logo } from "~/components/logo";
+import { page, readForm } from "~/lib/http.server";
 import { TotpChallengeSchema } from "~/lib/schemas";
 import { peekToken } from "~/models/sign-in-tokens.server";
 import { authenticatorFor, SignInError } from "~/services/auth.server";
@@ -20,9 +21,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return null;
 }
 
-export async function action({ request, context }: ActionFunctionArgs) {
+export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const meta = requestMeta(request, context);
-  const submission = parseWithZod(await request.clone().formData(), { schema: TotpChallengeSchema });
+  const submission = parseWithZod(await readForm(request.clone()), { schema: TotpChallengeSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
     const result = await authenticatorFor(meta, await readTotpChallenge(request)).authenticate("totp-challenge", request);
@@ -32,19 +33,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return data(submission.reply({ formErrors: [error.message], hideFields: ["code"] }), { status: error.status });
     throw error;
   }
-}
+});
 
 export default function VerifyCode() {
   const lastResult = useActionData<typeof action>();
-  const busy = useNavigation().state === "submitting";
-  const [form, fields] = useForm({
-    id: "totp",
-    lastResult,
-    shouldValidate: "onBlur",
-    // Revalidating on input (not blur): a blur-time revalidation while the button is pressed can swallow the submit.
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: TotpChallengeSchema }),
-  });
+  const pending = usePending();
+  const [form, fields] = useSchemaForm(TotpChallengeSchema, { id: "totp", lastResult });
   return (
     <main className="auth-page" aria-labelledby="verify-title">
       <Logo />
@@ -52,12 +46,12 @@ export default function VerifyCode() {
       <p>Open your authenticator app and type the six-digit code for Koala.</p>
       <Form method="post" {...getFormProps(form)}>
         <FormError id={form.errorId} errors={form.errors} />
-        <Field label="Code" htmlFor={fields.code.id} errorId={fields.code.errorId} errors={fields.code.errors}>
-          <CodeInput {...getInputProps(fields.code, { type: "text" })} autoFocus />
-        </Field>
-        <button type="submit" className="btn btn-primary" disabled={busy}>
+        <FieldShell label="Code" field={fields.code}>
+          <CodeInput field={fields.code} autoFocus />
+        </FieldShell>
+        <SubmitButton pending={pending} pendingText="Verifying…">
           Verify
-        </button>
+        </SubmitButton>
       </Form>
     </main>
   );

@@ -1,16 +1,17 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
-import type { z } from "zod";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { CodeInput } from "~/components/code-input";
-import { Field, FormError } from "~/components/field";
+import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
 import { Logo } from "~/components/logo";
 import { MagicLinkSchema, MfaLoginSchema } from "~/lib/schemas";
 import { dailyMedia } from "~/models/daily-media.server";
 import { authenticatorFor, requestMagicLink, SignInError } from "~/services/auth.server";
 import { getUser, requestMeta, signIn } from "~/sessions.server";
+import { page, readForm } from "~/lib/http.server";
+import { log } from "~/lib/log.server";
 import { safeRedirect } from "~/lib/redirect";
 
 export const meta: MetaFunction = () => [{ title: "Login | Koala" }];
@@ -26,20 +27,19 @@ export async function loader({ request }: LoaderFunctionArgs) {
   };
 }
 
-export async function action({ request, context }: ActionFunctionArgs) {
+export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const meta = requestMeta(request, context);
-  const formData = await request.clone().formData();
+  const formData = await readForm(request.clone());
 
   if (formData.get("intent") === "mfa") {
     const submission = parseWithZod(formData, { schema: MfaLoginSchema });
-    if (submission.status !== "success")
-      return data({ mfa: submission.reply({ hideFields: ["password"] }), sent: null }, { status: 400 });
+    if (submission.status !== "success") return data({ mfa: submission.reply({ hideFields: ["password"] }), sent: null }, { status: 400 });
     try {
       const result = await authenticatorFor(meta).authenticate("password-totp", request);
       return await signIn(request, meta, result.userId, result.redirectTo, "password_totp");
     } catch (error) {
       const known = error instanceof SignInError;
-      if (!known) console.error("password sign-in failed", error instanceof Error ? error.message : error);
+      if (!known) log.error("password sign-in failed", { error: error instanceof Error ? error.message : String(error) });
       const message = known ? error.message : "An error occurred on the server. Please try again later.";
       return data(
         { mfa: submission.reply({ formErrors: [message], hideFields: ["password", "code"] }), sent: null },
@@ -54,12 +54,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     await requestMagicLink(submission.value.email, submission.value.redirectTo ?? null, meta);
   } catch (error) {
     const known = error instanceof SignInError;
-    if (!known) console.error("magic link request failed", error instanceof Error ? error.message : error);
+    if (!known) log.error("magic link request failed", { error: error instanceof Error ? error.message : String(error) });
     const message = known ? error.message : "Server error. Please try again.";
     return data({ link: submission.reply({ formErrors: [message] }), sent: null }, { status: known ? error.status : 500 });
   }
   return { sent: submission.value.email, link: null, mfa: null };
-}
+});
 
 export default function Login() {
   const { method, redirectTo, background } = useLoaderData<typeof loader>();
@@ -68,7 +68,9 @@ export default function Login() {
   return (
     <div className="login-page">
       {background.imageUrl ? <img className="login-bg" src={background.imageUrl} alt="" /> : null}
-      {background.videoUrl ? <video className="login-bg" src={background.videoUrl} autoPlay muted loop playsInline aria-hidden="true" /> : null}
+      {background.videoUrl ? (
+        <video className="login-bg" src={background.videoUrl} autoPlay muted loop playsInline aria-hidden="true" />
+      ) : null}
       <main className="login-card" aria-labelledby="login-title">
         <Logo />
         <h1 id="login-title">Sign in</h1>
@@ -111,55 +113,37 @@ function LinkSent({ email }: { email: string }) {
 type Reply = SubmissionResult<string[]> | null | undefined;
 
 function MagicLinkForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: Reply }) {
-  const busy = useNavigation().state === "submitting";
-  const [form, fields] = useForm<z.input<typeof MagicLinkSchema>>({
-    id: "magic-link",
-    lastResult,
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: MagicLinkSchema }),
-  });
+  const pending = usePending();
+  const [form, fields] = useSchemaForm(MagicLinkSchema, { id: "magic-link", lastResult });
   return (
     <Form method="post" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="magic-link" />
       {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
       <FormError id={form.errorId} errors={form.errors} />
-      <Field label="Email" htmlFor={fields.email.id} errorId={fields.email.errorId} errors={fields.email.errors}>
-        <input {...getInputProps(fields.email, { type: "email" })} autoComplete="email" />
-      </Field>
-      <button type="submit" className="btn btn-primary" disabled={busy}>
-        {busy ? "Sending…" : "Submit"}
-      </button>
+      <Field label="Email" field={fields.email} type="email" inputProps={{ autoComplete: "email" }} />
+      <SubmitButton pending={pending} pendingText="Sending…">
+        Submit
+      </SubmitButton>
     </Form>
   );
 }
 
 function MfaForm({ redirectTo, lastResult }: { redirectTo: string; lastResult: Reply }) {
-  const busy = useNavigation().state === "submitting";
-  const [form, fields] = useForm<z.input<typeof MfaLoginSchema>>({
-    id: "mfa",
-    lastResult,
-    shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: MfaLoginSchema }),
-  });
+  const pending = usePending();
+  const [form, fields] = useSchemaForm(MfaLoginSchema, { id: "mfa", lastResult });
   return (
     <Form method="post" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="mfa" />
       {redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
       <FormError id={form.errorId} errors={form.errors} />
-      <Field label="Email" htmlFor={fields.email.id} errorId={fields.email.errorId} errors={fields.email.errors}>
-        <input {...getInputProps(fields.email, { type: "email" })} autoComplete="username" />
-      </Field>
-      <Field label="Password" htmlFor={fields.password.id} errorId={fields.password.errorId} errors={fields.password.errors}>
-        <input {...getInputProps(fields.password, { type: "password" })} autoComplete="current-password" />
-      </Field>
-      <Field label="Code" htmlFor={fields.code.id} errorId={fields.code.errorId} errors={fields.code.errors}>
-        <CodeInput {...getInputProps(fields.code, { type: "text" })} />
-      </Field>
-      <button type="submit" className="btn btn-primary" disabled={busy}>
-        {busy ? "Signing in…" : "Login"}
-      </button>
+      <Field label="Email" field={fields.email} type="email" inputProps={{ autoComplete: "username" }} />
+      <Field label="Password" field={fields.password} type="password" inputProps={{ autoComplete: "current-password" }} />
+      <FieldShell label="Code" field={fields.code}>
+        <CodeInput field={fields.code} />
+      </FieldShell>
+      <SubmitButton pending={pending} pendingText="Signing in…">
+        Login
+      </SubmitButton>
     </Form>
   );
 }

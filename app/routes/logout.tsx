@@ -1,9 +1,10 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
+import { page } from "~/lib/http.server";
 import { requestMeta, signOut } from "~/sessions.server";
 
 export const loader = () => redirect("/dashboard");
 
-export async function action({ request, context }: ActionFunctionArgs) {
+export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   return signOut(request, requestMeta(request, context));
-}
+});

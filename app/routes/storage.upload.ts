@@ -1,4 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
+import { getErrorMessage } from "~/lib/errors";
+import { log } from "~/lib/log.server";
 import { FileStorage, ObjectTooLarge, storage } from "~/services/storage.server";
 
 /**
@@ -18,7 +20,9 @@ export async function action({ request }: ActionFunctionArgs) {
     await store.putStream(checked.key, request.body as unknown as AsyncIterable<Uint8Array>, checked.maxBytes);
   } catch (err) {
     if (err instanceof ObjectTooLarge) return tooLarge();
-    throw err;
+    // The body stopped before its end (the browser went away): nothing was kept under the key.
+    log.warn("upload not received whole", { error: getErrorMessage(err) });
+    return new Response("The file did not arrive whole.", { status: 400 });
   }
   return new Response(null, { status: 200 });
 }

@@ -3,6 +3,7 @@ import { Strategy } from "remix-auth/strategy";
 import { config } from "~/config.server";
 import { verifyPassword } from "~/lib/crypto.server";
 import { matchTotpStep } from "~/lib/totp.server";
+import { escapeHtml } from "~/lib/html";
 import { safeRedirect } from "~/lib/redirect";
 import { recordAudit } from "~/models/audit.server";
 import { hitRateLimit } from "~/models/rate-limits.server";
@@ -45,10 +46,7 @@ export async function enforceRateLimit(scope: string, meta: RequestMeta, email?:
   if (blocked) {
     await recordAudit({ action: "sign_in.rate_limited", ip: meta.ip, subject: scope, detail: { scope } });
     const minutes = Math.ceil(blocked.retryAfterSeconds / 60);
-    throw new SignInError(
-      `Too many sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`,
-      429,
-    );
+    throw new SignInError(`Too many sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`, 429);
   }
 }
 
@@ -81,7 +79,10 @@ class MagicLinkStrategy extends Strategy<SignInResult, { token: string; meta: Re
 }
 
 /** E-mail, password and TOTP code in one form. */
-class PasswordTotpStrategy extends Strategy<SignInResult, { email: string; password: string; code: string; redirectTo: string | null; meta: RequestMeta }> {
+class PasswordTotpStrategy extends Strategy<
+  SignInResult,
+  { email: string; password: string; code: string; redirectTo: string | null; meta: RequestMeta }
+> {
   name = "password-totp";
   constructor(
     private meta: (r: Request) => RequestMeta,
@@ -147,8 +148,7 @@ export function authenticatorFor(meta: RequestMeta, challenge: string | null = n
         const passwordOk = await verifyPassword(password, user?.password_hash ?? null);
         if (!user || !passwordOk || user.status !== "active" || !user.totp_secret)
           return failure(meta, "password_totp", user?.id ?? null, "bad_password_or_account");
-        if (!(await acceptCode(user.id, user.totp_secret, code)))
-          return failure(meta, "password_totp", user.id, "bad_or_replayed_code");
+        if (!(await acceptCode(user.id, user.totp_secret, code))) return failure(meta, "password_totp", user.id, "bad_or_replayed_code");
         return { userId: user.id, redirectTo, totpRequired: false };
       },
     ),
@@ -163,8 +163,7 @@ export function authenticatorFor(meta: RequestMeta, challenge: string | null = n
         await enforceRateLimit("totp-challenge-user", { ...meta, ip: `user-${pending.userId}` });
         const user = await findUserById(pending.userId);
         if (!user?.totp_secret || user.status !== "active") return failure(meta, "magic_link_totp", pending.userId, "inactive");
-        if (!(await acceptCode(user.id, user.totp_secret, code)))
-          return failure(meta, "magic_link_totp", user.id, "bad_or_replayed_code");
+        if (!(await acceptCode(user.id, user.totp_secret, code))) return failure(meta, "magic_link_totp", user.id, "bad_or_replayed_code");
         if (!(await consumeToken(challenge, "totp_challenge"))) throw new SignInError(INVALID_LINK, 400);
         return { userId: user.id, redirectTo: pending.redirectTo, totpRequired: false };
       },
@@ -201,10 +200,12 @@ export async function requestMagicLink(email: string, redirectTo: string | null,
         ? "Your registration is still waiting for approval; you will get an e-mail once it is approved."
         : status === "disabled"
           ? "The account for this address is disabled. Please contact your administrator."
-          : `There is no Koala account for this address. To ask for one, register at ${appUrl}/pending`;
-    await sendMail({ to: normaliseEmail(email), subject: "Koala sign-in", text: `Someone asked to sign in to Koala with this address.\n\n${why}\n\nIf it was not you, ignore this e-mail.` });
+          : "There is no Koala account for this address. To ask for one, please contact your Koala administrator.";
+    await sendMail({
+      to: normaliseEmail(email),
+      subject: "Koala sign-in",
+      text: `Someone asked to sign in to Koala with this address.\n\n${why}\n\nIf it was not you, ignore this e-mail.`,
+    });
   }
   await recordAudit({ action: "sign_in.link_sent", actorUserId: user?.id ?? null, ip: meta.ip, detail: { known: Boolean(user) } });
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -1,12 +1,15 @@
 import { config } from "~/config.server";
-import { connect, useConnection, type Connection } from "~/db/connection.server";
+import { connect, setConnection, type Connection } from "~/db/connection.server";
 import { migrateToLatest } from "~/db/migrations.server";
 import { log } from "~/lib/log.server";
+import { flushViews } from "~/models/shares.server";
 import { countUsers } from "~/models/users.server";
 import { startHousekeeping } from "./housekeeping.server";
 import { startRunner, type Runner } from "./jobs.server";
 import "./ingest.server";
 import "./mail.server";
+import "./bulk.server";
+import "./sharing.server";
 
 export interface Services {
   connection: Connection;
@@ -18,7 +21,7 @@ export interface Services {
 export async function openDatabase(): Promise<Connection> {
   const cfg = config();
   const connection = connect(cfg.database);
-  useConnection(connection);
+  setConnection(connection);
   const applied = await migrateToLatest(connection.db, connection.dialect);
   if (applied.length) log.info("migrations applied", { applied: applied.join(", ") });
   return connection;
@@ -39,8 +42,9 @@ export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
     async shutdown() {
       stopHousekeeping();
       await runner?.stop();
+      await flushViews().catch(() => {});
       await connection.close();
-      useConnection(undefined);
+      setConnection(undefined);
     },
   };
 }

@@ -7,6 +7,7 @@ import { setDailyMedia } from "~/models/daily-media.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { SYSTEM } from "~/models/actor";
+import { projectScope } from "~/models/scope.server";
 import { addMember, createProject } from "~/models/projects.server";
 import { createUser, findUserByEmail } from "~/models/users.server";
 import { storeImageFile } from "./image-files.server";
@@ -26,15 +27,62 @@ export function seeded(seed: number) {
   };
 }
 
-const SUBJECTS = ["Shelf", "Storefront", "Packaging", "Display", "Poster", "Receipt", "Menu", "Billboard", "Aisle", "Label", "Counter", "Window"];
+const SUBJECTS = [
+  "Shelf",
+  "Storefront",
+  "Packaging",
+  "Display",
+  "Poster",
+  "Receipt",
+  "Menu",
+  "Billboard",
+  "Aisle",
+  "Label",
+  "Counter",
+  "Window",
+];
 const PLACES = ["Cape Town", "Johannesburg", "Durban", "London", "Toronto", "Sydney", "Mumbai", "Austin", "Leeds", "Perth"];
-const KEYWORDS = ["retail", "shelf", "brand", "price", "promo", "beverage", "snack", "dairy", "outdoor", "indoor", "signage", "logo", "queue", "checkout", "display", "discount", "fresh", "frozen", "premium", "budget"];
-const COLOURS = ["#e63946", "#f4a261", "#2a9d8f", "#264653", "#e9c46a", "#8ab17d", "#6d597a", "#b56576", "#457b9d", "#ffb703", "#219ebc", "#023047"];
+const KEYWORDS = [
+  "retail",
+  "shelf",
+  "brand",
+  "price",
+  "promo",
+  "beverage",
+  "snack",
+  "dairy",
+  "outdoor",
+  "indoor",
+  "signage",
+  "logo",
+  "queue",
+  "checkout",
+  "display",
+  "discount",
+  "fresh",
+  "frozen",
+  "premium",
+  "budget",
+];
+const COLOURS = [
+  "#e63946",
+  "#f4a261",
+  "#2a9d8f",
+  "#264653",
+  "#e9c46a",
+  "#8ab17d",
+  "#6d597a",
+  "#b56576",
+  "#457b9d",
+  "#ffb703",
+  "#219ebc",
+  "#023047",
+];
 
 /** A varied picture drawn from the seed: background gradient, shapes and a caption block. */
 export async function drawDemoImage(n: number, width = 1200, height = 900): Promise<Buffer> {
   const rnd = seeded(n * 7919 + 17);
-  const pick = <T,>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
+  const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
   const shapes = Array.from({ length: 6 + Math.floor(rnd() * 8) }, () => {
     const c = pick(COLOURS);
     const x = Math.floor(rnd() * width);
@@ -58,7 +106,7 @@ export async function drawDemoImage(n: number, width = 1200, height = 900): Prom
 
 export function demoMetadata(n: number) {
   const rnd = seeded(n * 104729 + 3);
-  const pick = <T,>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
+  const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
   const subject = pick(SUBJECTS);
   const place = pick(PLACES);
   const keywords = [...new Set(Array.from({ length: 3 + Math.floor(rnd() * 5) }, () => pick(KEYWORDS)))];
@@ -113,9 +161,10 @@ export async function seedDemo(opts: SeedOptions = {}) {
   for (const [pi, name] of projects.entries()) {
     const project = await createProject({ name, wsc: pi === 2, wscSource: pi === 2 ? "https://wsc.example/globex" : null });
     await addMember(project.id, user.id, "manager");
+    const scope = await projectScope(actor, project.id);
     const attrIds: { id: number; values: string[] }[] = [];
     for (const a of ATTRIBUTES)
-      attrIds.push({ id: await createAttribute(actor, project.id, { name: a.name, code: a.code, type: a.type }), values: a.values });
+      attrIds.push({ id: await createAttribute(scope, { name: a.name, code: a.code, type: a.type }), values: a.values });
     const imageIds: number[] = [];
     const base = Date.now() - perProject * 60_000;
     // Drawing and derivatives run four at a time (sharp works off the main thread); inserts stay in order.
@@ -124,19 +173,19 @@ export async function seedDemo(opts: SeedOptions = {}) {
       const files = await Promise.all(numbers.map(async (m) => storeImageFile(await drawDemoImage(m))));
       for (const [k, file] of files.entries()) {
         const m = numbers[k]!;
-        const id = await insertImage(actor, project.id, file, demoMetadata(m), { at: base + (i + k) * 60_000 });
+        const id = await insertImage(scope, file, demoMetadata(m), { at: base + (i + k) * 60_000 });
         imageIds.push(id);
         const rnd = seeded(m);
         const values = attrIds
           .filter(() => rnd() < 0.8)
           .map((a) => ({ imageId: id, attributeId: a.id, value: a.values[Math.floor(rnd() * a.values.length)]! }));
-        await setAttributeValues(actor, project.id, values);
+        await setAttributeValues(scope, values);
       }
     }
     n += perProject;
     for (const [bi, title] of ["Highlights", "Client review", "Shelf study"].entries()) {
       const picked = imageIds.filter((_, i) => i % (bi + 3) === 0).slice(0, 24);
-      await createBoard(actor, { projectId: project.id, title, imageIds: picked, clientBoard: bi === 1 });
+      await createBoard(scope, { title, imageIds: picked, clientBoard: bi === 1 });
     }
     say(`  ${name}: ${perProject} images, 3 boards`);
   }
@@ -147,7 +196,7 @@ export async function seedDemo(opts: SeedOptions = {}) {
       `  Sign in as ${DEMO_EMAIL}, password ${DEMO_PASSWORD}`,
       `  TOTP secret ${secret}`,
       `  (authenticator URI: ${otpauthUri(secret, DEMO_EMAIL)})`,
-      `  The current code: npm run koala -- totp-code ${DEMO_EMAIL}`,
+      `  The current code: npm run koala -- totp-code --email ${DEMO_EMAIL}`,
       `  Or sign in with the e-mailed link: the local mailbox is at /dev/mailbox.`,
       `  Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       "",
@@ -170,12 +219,13 @@ export async function seedLargeProject(opts: { count?: number; name?: string; me
   for (let i = 0; i < 8; i++) files.push(await storeImageFile(await drawDemoImage(100_000 + i, 800, 600)));
   const base = Date.now() - count * 1000;
   const actor = member ? { id: member.id, role: member.role } : SYSTEM;
+  const scope = await projectScope(actor, project.id);
   const batch = 1000;
   for (let start = 0; start < count; start += batch) {
     const rows = [];
     for (let i = start; i < Math.min(count, start + batch); i++)
       rows.push({ file: files[i % files.length]!, meta: demoMetadata(i + 1), at: base + i * 1000 });
-    await insertImageRows(actor, project.id, rows);
+    await insertImageRows(scope, rows);
     if ((start / batch) % 10 === 0) say(`  ${start + rows.length} / ${count}`);
   }
   say(`Large project "${name}" (id ${project.id}) has ${count} images.`);

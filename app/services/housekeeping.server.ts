@@ -1,26 +1,37 @@
 import { config } from "~/config.server";
+import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { pruneJobs } from "~/models/jobs.server";
 import { pruneRateLimits } from "~/models/rate-limits.server";
 import { pruneSessions } from "~/models/sessions.server";
 import { pruneSignInTokens } from "~/models/sign-in-tokens.server";
-import { sweepExpiredUploads } from "./ingest.server";
+import { resumeStalledPurges, sweepExpiredUploads } from "./ingest.server";
+import { ensureReviewDigest } from "./sharing.server";
+import { FileStorage, storage } from "./storage.server";
 
-/** Hourly clean-up of rows that can no longer be used. Safe to run on every instance at once. */
+/** One round of clean-up of what can no longer be used. Safe to run on every instance at once. */
+export async function runHousekeeping() {
+  const cfg = config();
+  await pruneSessions({ idleMs: cfg.sessionIdleMs, maxMs: cfg.sessionMaxMs });
+  await pruneSignInTokens();
+  await pruneRateLimits(cfg.rateLimit.windowMs);
+  await pruneJobs();
+  await sweepExpiredUploads();
+  await resumeStalledPurges();
+  await ensureReviewDigest();
+  const store = storage();
+  if (store instanceof FileStorage) await store.sweepTemporaryFiles();
+}
+
+/** Runs housekeeping every hour (and once a minute after start, for what a crash left behind). */
 export function startHousekeeping(everyMs = 3_600_000): () => void {
-  const run = async () => {
-    const cfg = config();
-    try {
-      await pruneSessions({ idleMs: cfg.sessionIdleMs, maxMs: cfg.sessionMaxMs });
-      await pruneSignInTokens();
-      await pruneRateLimits(cfg.rateLimit.windowMs);
-      await pruneJobs();
-      await sweepExpiredUploads();
-    } catch (err) {
-      log.warn("housekeeping failed", { error: err instanceof Error ? err.message : String(err) });
-    }
-  };
+  const run = () => runHousekeeping().catch((err: unknown) => log.warn("housekeeping failed", { error: getErrorMessage(err) }));
+  const first = setTimeout(run, 60_000);
   const timer = setInterval(run, everyMs);
+  first.unref();
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  };
 }

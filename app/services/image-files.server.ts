@@ -2,12 +2,15 @@ import { availableParallelism } from "node:os";
 import sharp from "sharp";
 import { config } from "~/config.server";
 import { sha256 } from "~/lib/crypto.server";
+import { HttpError } from "~/lib/errors";
 import type { StoredImageFile } from "~/models/images.server";
+import { claimObjects } from "~/models/objects.server";
 import { objectKey, storage } from "./storage.server";
 
-export class ImageRejected extends Error {
+/** The file itself is not acceptable (type, size, pixels, damage): 422 with what is wrong with it. */
+export class ImageRejected extends HttpError {
   constructor(message: string) {
-    super(message);
+    super(422, message);
     this.name = "ImageRejected";
   }
 }
@@ -129,9 +132,10 @@ export function derivativeKeys(checksum: string, rotation: number) {
   return { thumbKey: objectKey("thumbs", checksum, "webp", variant), previewKey: objectKey("previews", checksum, "webp", variant) };
 }
 
-/** Makes and stores the derivatives of an original for a rotation. */
+/** Makes and stores the derivatives of an original for a rotation (claimed first: see objects.server.ts). */
 export async function storeDerivatives(buf: Buffer, checksum: string, rotation: number) {
   const keys = derivativeKeys(checksum, rotation);
+  await claimObjects(checksum, [keys.thumbKey, keys.previewKey]);
   let derivatives: { thumb: Buffer; preview: Buffer };
   try {
     derivatives = await makeDerivatives(buf, rotation);
@@ -147,9 +151,10 @@ export async function storeDerivatives(buf: Buffer, checksum: string, rotation: 
 export async function storeImageFile(buf: Buffer): Promise<StoredImageFile> {
   const checked = await checkImage(buf);
   const hash = sha256(buf);
+  const storageKey = objectKey("originals", hash, checked.type.ext);
+  await claimObjects(hash, [storageKey]);
   // Derivatives first, original last: an original present means its derivatives are too.
   const derivatives = await storeDerivatives(buf, hash, 0);
-  const storageKey = objectKey("originals", hash, checked.type.ext);
   if ((await storage().size(storageKey)) !== buf.length) await storage().put(storageKey, buf);
   return {
     storageKey,
@@ -160,16 +165,4 @@ export async function storeImageFile(buf: Buffer): Promise<StoredImageFile> {
     height: checked.height,
     checksum: hash,
   };
-}
-
-/** Throws unless every key is stored: run under the object lock before a row that refers to them commits. */
-export async function assertStored(keys: string[]) {
-  for (const key of keys) if ((await storage().size(key)) === null) throw new ObjectMissing(key);
-}
-
-export class ObjectMissing extends Error {
-  constructor(key: string) {
-    super(`Stored object missing: ${key}`);
-    this.name = "ObjectMissing";
-  }
 }

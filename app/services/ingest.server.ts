@@ -1,31 +1,44 @@
 import { config } from "~/config.server";
-import { cleanFileName } from "~/lib/schemas";
+import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
-import type { Actor } from "~/models/actor";
-import { deleteImage, getEditableImage, PURGE_JOB, updateImage, type MetadataChange, type PurgePayload } from "~/models/image-edits.server";
-import { insertImage, type ImageMetadata, type StoredImageFile } from "~/models/images.server";
-import { db } from "~/db/connection.server";
-import { lockObjects, unreferencedKeys } from "~/models/objects.server";
-import { createPendingUpload, deletePendingUploads, expiredPendingUploads, getPendingUpload, UPLOAD_URL_TTL_SECONDS } from "~/models/uploads.server";
-import { assertStored, ImageRejected, ObjectMissing, storeDerivatives, storeImageFile, tooLarge } from "./image-files.server";
+import { cleanFileName } from "~/lib/schemas";
+import { deleteImage, PURGE_JOB, PURGE_MANY_JOB, updateImage, type MetadataChange, type PurgePayload } from "~/models/image-edits.server";
+import { insertImage, type ImageLike, type ImageMetadata, type StoredImageFile } from "~/models/images.server";
+import { forgetObjects, lockObjects, markUnreferenced, ObjectMissing, stalledPurges } from "~/models/objects.server";
+import type { ProjectScope } from "~/models/scope.server";
+import {
+  createPendingUpload,
+  deletePendingUploads,
+  expiredPendingUploads,
+  getPendingUpload,
+  UPLOAD_URL_TTL_SECONDS,
+} from "~/models/uploads.server";
+import { write } from "~/models/write.server";
+import { ImageRejected, storeDerivatives, storeImageFile, tooLarge } from "./image-files.server";
 import { queue, registerJob, wakeRunners } from "./jobs.server";
 import { newUploadKey, ObjectTooLarge, readObject, storage } from "./storage.server";
 
 /**
  * The ways images come in and go out, over the models and the object store:
  * the three upload steps (sign, PUT, register), direct adds (CLI, demo), edits with rotation, and the
- * background removal of objects no row needs any more.
+ * background removal of objects no row needs any more. Storage I/O always happens outside database
+ * transactions; the `objects` table carries what the transactions need to know (objects.server.ts).
  */
 
 /**
- * Step 1: a URL to PUT one file to, and the key to register it by. Given the file's size, a file over the limit
- * is refused before a byte is sent, and the URL accepts exactly that many bytes.
+ * Step 1: a URL to PUT one file to, and the key to register it by. Given the file's size, an empty file or one
+ * over the limit is refused before a byte is sent, and the URL accepts exactly that many bytes.
  */
-export async function signUpload(actor: Actor, projectId: number, fileName: string, size?: number) {
+export async function signUpload(scope: ProjectScope, fileName: string, size?: number) {
+  if (size === 0) throw new ImageRejected("The file is empty.");
   if (size !== undefined && size > config().maxImageBytes) throw tooLarge();
   const key = newUploadKey();
-  await createPendingUpload(actor, projectId, key, cleanFileName(fileName));
-  const uploadUrl = await storage().signUpload(key, { maxBytes: config().maxImageBytes, exactBytes: size, expiresInSeconds: UPLOAD_URL_TTL_SECONDS });
+  await createPendingUpload(scope, key, cleanFileName(fileName));
+  const uploadUrl = await storage().signUpload(key, {
+    maxBytes: config().maxImageBytes,
+    exactBytes: size,
+    expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
+  });
   return { uploadUrl, key };
 }
 
@@ -34,8 +47,8 @@ export async function signUpload(actor: Actor, projectId: number, fileName: stri
  * under content-addressed keys and inserts the image in one transaction with the claim of the upload.
  * The same key registered twice answers with the same image. A refused object is deleted at once.
  */
-export async function registerUpload(actor: Actor, projectId: number, key: string, meta: ImageMetadata): Promise<number> {
-  const pending = await getPendingUpload(actor, projectId, key);
+export async function registerUpload(scope: ProjectScope, key: string, meta: ImageMetadata): Promise<number> {
+  const pending = await getPendingUpload(scope, key);
   if (pending.imageId) return pending.imageId;
   let buf: Buffer | null;
   try {
@@ -47,35 +60,42 @@ export async function registerUpload(actor: Actor, projectId: number, key: strin
   }
   if (!buf) {
     // A concurrent registration of the same key may have just finished and removed the upload object.
-    const again = await getPendingUpload(actor, projectId, key);
+    const again = await getPendingUpload(scope, key);
     if (again.imageId) return again.imageId;
     throw new ImageRejected("The file was not uploaded.");
   }
   let id: number;
   try {
-    id = await addImageFile(actor, projectId, buf, { ...meta, originalName: meta.originalName || pending.fileName }, key);
+    id = await addImageFile(scope, buf, { ...meta, originalName: meta.originalName || pending.fileName }, key);
   } catch (err) {
     if (err instanceof ImageRejected) await storage().delete(key);
     throw err;
   }
   // The bytes now live under their content key; a failure here is swept with the expired record.
-  await storage().delete(key).catch((err: unknown) => log.warn("upload object not removed", { key, error: String(err) }));
+  await storage()
+    .delete(key)
+    .catch((err: unknown) => log.warn("upload object not removed", { key, error: getErrorMessage(err) }));
   return id;
 }
 
 /**
- * Stores a file and inserts its image (CLI import, demo, registration). Should a purge remove a shared object
+ * Stores a file and inserts its image (CLI import, demo, registration). Should a purge take a shared object
  * between storing and committing, the objects are stored again once.
  */
-export async function addImageFile(actor: Actor, projectId: number, buf: Buffer, meta: ImageMetadata, uploadKey?: string, at?: number): Promise<number> {
+export async function addImageFile(
+  scope: ProjectScope,
+  buf: Buffer,
+  meta: ImageMetadata,
+  uploadKey?: string,
+  at?: number,
+): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     const file: StoredImageFile = await storeImageFile(buf);
-    const keys = [file.storageKey, file.thumbKey, file.previewKey];
     try {
-      return await insertImage(actor, projectId, file, meta, { at, uploadKey, verifyObjects: () => assertStored(keys) });
+      return await insertImage(scope, file, meta, { at, uploadKey });
     } catch (err) {
       if (err instanceof ObjectMissing && attempt === 1) continue;
-      await purgeLater(file.checksum, keys);
+      await purgeLater(file.checksum, [file.storageKey, file.thumbKey, file.previewKey]);
       throw err;
     }
   }
@@ -85,20 +105,21 @@ export async function addImageFile(actor: Actor, projectId: number, buf: Buffer,
  * Saves an edit as a new version. `rotateBy` (0, 90, 180 or 270) turns the image further: new derivatives are
  * made from the untouched original. Returns the new version, or null when nothing changed.
  */
-export async function saveImageEdit(actor: Actor, imageId: number, change: MetadataChange, rotateBy: number, expectedVersion?: number) {
-  const image = await getEditableImage(actor, imageId);
+export async function saveImageEdit(
+  scope: ProjectScope,
+  image: ImageLike,
+  change: MetadataChange,
+  rotateBy: number,
+  expectedVersion?: number,
+) {
   const rotation = (((image.rotation + rotateBy) % 360) + 360) % 360;
-  if (rotation === image.rotation) return updateImage(actor, imageId, change, { expectedVersion });
+  if (rotation === image.rotation) return updateImage(scope, image, change, { expectedVersion });
   for (let attempt = 1; ; attempt++) {
     const original = await readObject(storage(), image.storage_key, Number.MAX_SAFE_INTEGER);
     if (!original) throw new ObjectMissing(image.storage_key);
     const keys = await storeDerivatives(original, image.checksum, rotation);
     try {
-      return await updateImage(actor, imageId, change, {
-        expectedVersion,
-        rotated: { rotation, ...keys },
-        verifyObjects: () => assertStored([keys.thumbKey, keys.previewKey]),
-      });
+      return await updateImage(scope, image, change, { expectedVersion, rotated: { rotation, ...keys } });
     } catch (err) {
       if (err instanceof ObjectMissing && attempt === 1) continue;
       await purgeLater(image.checksum, [keys.thumbKey, keys.previewKey]);
@@ -110,27 +131,40 @@ export async function saveImageEdit(actor: Actor, imageId: number, change: Metad
 /** Objects stored for a write that then failed: the purge removes them unless some row uses them after all. */
 async function purgeLater(checksum: string, keys: string[]) {
   await queue(PURGE_JOB, { checksum, keys } satisfies PurgePayload, { maxAttempts: 20 }).catch((err: unknown) =>
-    log.warn("purge not queued", { error: err instanceof Error ? err.message : String(err) }),
+    log.warn("purge not queued", { error: getErrorMessage(err) }),
   );
 }
 
 /** Deletes an image; its objects go in the background (see deleteImage). */
-export async function removeImage(actor: Actor, imageId: number) {
-  const result = await deleteImage(actor, imageId);
+export async function removeImage(scope: ProjectScope, image: ImageLike) {
+  await deleteImage(scope, image);
   wakeRunners();
-  return result;
 }
 
-/** Removes a deleted image's objects that no other image or version refers to, under the object lock. */
+/**
+ * Removes objects that no image or version refers to: marked under the object lock, their bytes deleted after
+ * the commit (no storage I/O under the database's lock), then their rows forgotten.
+ */
 export async function purgeObjects(payload: PurgePayload) {
-  await db()
-    .transaction()
-    .execute(async (trx) => {
-      await lockObjects(trx, payload.checksum);
-      for (const key of await unreferencedKeys(trx, payload.checksum, payload.keys)) await storage().delete(key);
-    });
+  const marked = await write(async (trx) => {
+    await lockObjects(trx, payload.checksum);
+    return markUnreferenced(trx, payload.checksum, payload.keys);
+  });
+  for (const key of marked) await storage().delete(key);
+  await forgetObjects(marked);
 }
 registerJob(PURGE_JOB, purgeObjects);
+registerJob(PURGE_MANY_JOB, async ({ items }: { items: PurgePayload[] }) => {
+  for (const item of items) await purgeObjects(item);
+});
+
+/** Housekeeping: purges that stopped half-way (a crash after marking) are finished. */
+export async function resumeStalledPurges() {
+  const keys = await stalledPurges();
+  for (const key of keys) await storage().delete(key);
+  await forgetObjects(keys);
+  return keys.length;
+}
 
 /** Deletes the objects of expired pending uploads (never registered, or registered and already moved), then the records. */
 export async function sweepExpiredUploads(now = Date.now()) {

@@ -1,9 +1,11 @@
 import { hostname } from "node:os";
 import { randomToken } from "~/lib/crypto.server";
 import { log } from "~/lib/log.server";
+import type { Job } from "~/db/schema";
 import { claimJob, completeJob, enqueueJob, failJob } from "~/models/jobs.server";
 
-export type JobHandler = (payload: any) => Promise<void>;
+/** A job's work. What it returns is kept as the job's result (for the person who started it). */
+export type JobHandler = (payload: any, job: Job) => Promise<unknown>;
 const handlers = new Map<string, JobHandler>();
 
 export function registerJob(type: string, handler: JobHandler) {
@@ -13,7 +15,11 @@ export function registerJob(type: string, handler: JobHandler) {
 const wakers = new Set<() => void>();
 
 /** Queues durable work; a runner in this process is woken at once instead of at its next poll. */
-export async function queue(type: string, payload: unknown, opts?: { runAt?: number; maxAttempts?: number }) {
+export async function queue(
+  type: string,
+  payload: unknown,
+  opts?: { runAt?: number; maxAttempts?: number; ownerUserId?: number | null; total?: number | null },
+) {
   if (!handlers.has(type)) throw new Error(`No job handler registered for ${type}`);
   const id = await enqueueJob(type, payload, opts);
   wakeRunners();
@@ -31,8 +37,8 @@ export async function runOnce(workerId: string): Promise<boolean> {
   if (!job) return false;
   const handler = handlers.get(job.type)!;
   try {
-    await handler(JSON.parse(job.payload));
-    await completeJob(job.id);
+    const result = await handler(JSON.parse(job.payload), job);
+    await completeJob(job.id, result ?? undefined);
     log.debug("job done", { id: job.id, type: job.type });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

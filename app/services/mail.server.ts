@@ -30,7 +30,14 @@ export async function deliver(msg: MailMessage) {
   const cfg = config();
   if (cfg.smtpUrl) {
     transport ??= nodemailer.createTransport(cfg.smtpUrl);
-    await transport.sendMail({ from: cfg.mailFrom, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+    // One recipient, as an address object: never parsed as a list, whatever the string holds.
+    await transport.sendMail({
+      from: cfg.mailFrom,
+      to: { name: "", address: msg.to },
+      subject: msg.subject,
+      text: msg.text,
+      html: msg.html,
+    });
     return;
   }
   if (cfg.production) throw new Error("SMTP_URL is not set");

@@ -1,4 +1,12 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NotFound,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { Readable } from "node:stream";
 import { ObjectTooLarge, type Storage } from "./storage.server";
@@ -14,7 +22,9 @@ export interface S3Config {
 }
 
 const missing = (err: unknown) =>
-  err instanceof NoSuchKey || err instanceof NotFound || (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 404;
+  err instanceof NoSuchKey ||
+  err instanceof NotFound ||
+  (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 404;
 
 /**
  * S3-compatible object storage. Downloads are streamed through the app rather than redirected to presigned
@@ -31,7 +41,8 @@ export class S3Storage implements Storage {
       region: cfg.region,
       endpoint: cfg.endpoint,
       forcePathStyle: cfg.forcePathStyle,
-      credentials: cfg.accessKeyId && cfg.secretAccessKey ? { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } : undefined,
+      credentials:
+        cfg.accessKeyId && cfg.secretAccessKey ? { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } : undefined,
       // Checksums only where S3 requires them: S3-compatible servers vary in what they accept, and a presigned
       // PUT must not demand a checksum header the browser does not send.
       requestChecksumCalculation: "WHEN_REQUIRED",
@@ -84,7 +95,11 @@ export class S3Storage implements Storage {
    * length. Registration checks the stored object's size regardless.
    */
   async signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number; exactBytes?: number }) {
-    const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ...(opts.exactBytes !== undefined ? { ContentLength: opts.exactBytes } : {}) });
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ...(opts.exactBytes !== undefined ? { ContentLength: opts.exactBytes } : {}),
+    });
     return getSignedUrl(this.client, command, { expiresIn: opts.expiresInSeconds, signableHeaders: new Set(["content-length"]) });
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -90,10 +90,16 @@ export class FileStorage implements Storage {
     await this.write(key, async (tmp) => writeFile(tmp, body, { flush: true }));
   }
 
+  /** Temporary files live in one folder (same file system, so the rename is atomic) that housekeeping can sweep. */
+  private get tmpDir() {
+    return path.join(this.root, ".tmp");
+  }
+
   private async write(key: string, fill: (tmp: string) => Promise<void>) {
     const file = this.file(key);
     await mkdir(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${randomToken(6)}.tmp`;
+    await mkdir(this.tmpDir, { recursive: true });
+    const tmp = path.join(this.tmpDir, `${randomToken(12)}.tmp`);
     try {
       await fill(tmp);
       await rename(tmp, file);
@@ -107,7 +113,10 @@ export class FileStorage implements Storage {
     const file = this.file(key);
     try {
       const s = await stat(file);
-      return { stream: createReadStream(file), size: s.size };
+      // Large files in chunks of up to 1 MiB rather than 64 KiB: a ZIP of 100 originals then passes 16× fewer chunks
+      // (and their promises and buffers) through the streams to the socket, and the server's memory stays flat.
+      const chunk = Math.max(64 * 1024, Math.min(s.size, 1024 * 1024));
+      return { stream: createReadStream(file, { highWaterMark: chunk }), size: s.size };
     } catch {
       return null;
     }
@@ -131,6 +140,29 @@ export class FileStorage implements Storage {
     const query = new URLSearchParams({ key, max: String(opts.exactBytes ?? opts.maxBytes), exp: String(exp) });
     query.set("sig", hmac(this.signingKey, query.toString()));
     return `/storage/upload?${query}`;
+  }
+
+  /**
+   * Housekeeping: temporary files older than `olderThanMs` (a write interrupted by a crash leaves one; an aborted
+   * or failed write removes its own at once). Returns how many were removed.
+   */
+  async sweepTemporaryFiles(olderThanMs = 60 * 60_000): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.tmpDir);
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(this.tmpDir, name);
+      const info = await stat(file).catch(() => null);
+      if (info && Date.now() - info.mtimeMs > olderThanMs) {
+        await rm(file, { force: true });
+        removed += 1;
+      }
+    }
+    return removed;
   }
 
   /** The key and size limit of a signed upload URL's query, or why it is refused. */
@@ -168,6 +200,6 @@ export function storage(): Storage {
   return (current = cfg.s3 ? new S3Storage(cfg.s3) : new FileStorage(path.join(cfg.dataDir, "objects"), cfg.sessionSecret));
 }
 
-export function useStorage(next: Storage | undefined) {
+export function setStorage(next: Storage | undefined) {
   current = next;
 }

@@ -3,9 +3,10 @@ import path from "node:path";
 import { run } from "./proc";
 
 /**
- * Builds the production app (`remix vite:build`, into build/) and copies build/ and server.mjs to
- * bench/.cache/app, so that the servers under test keep running this run's build even if someone rebuilds
- * build/ meanwhile. Node resolves the server's packages from the repository's node_modules (a parent folder).
+ * Builds the production app (`remix vite:build`, into build/) and copies build/, server.mjs and server/ (the
+ * modules server.mjs imports) to bench/.cache/app, so that the servers under test keep running this run's build
+ * even if someone rebuilds build/ or edits server/ meanwhile. Node resolves the server's packages from the
+ * repository's node_modules (a parent folder).
  */
 export async function buildApp(root: string, cache: string, log: (line: string) => void): Promise<string> {
   const started = Date.now();
@@ -15,6 +16,7 @@ export async function buildApp(root: string, cache: string, log: (line: string) 
   mkdirSync(appDir, { recursive: true });
   cpSync(path.join(root, "build"), path.join(appDir, "build"), { recursive: true });
   cpSync(path.join(root, "server.mjs"), path.join(appDir, "server.mjs"));
+  cpSync(path.join(root, "server"), path.join(appDir, "server"), { recursive: true });
   log(`  app built in ${((Date.now() - started) / 1000).toFixed(1)} s (snapshot in ${path.relative(root, appDir)})`);
   return appDir;
 }

@@ -13,14 +13,14 @@ export function machineInfo(root: string, cores: { server: string | null; load: 
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
     node: process.version,
-    pinning: cores.server ? `server and baselines on core ${cores.server}, load generator on core ${cores.load}` : "none (fewer than 2 cores or no taskset)",
+    pinning: cores.server
+      ? `server and baselines on core ${cores.server}, load generator on core ${cores.load}`
+      : "none (fewer than 2 cores or no taskset)",
     git: {
       commit: git(root, ["rev-parse", "HEAD"]),
       branch: git(root, ["rev-parse", "--abbrev-ref", "HEAD"]),
       /** Uncommitted changes outside bench/ (the measured app may differ from the commit). */
-      dirty: git(root, ["status", "--porcelain", "--", ".", ":!bench", ":!node_modules"])
-        .split("\n")
-        .filter(Boolean),
+      dirty: git(root, ["status", "--porcelain", "--", ".", ":!bench", ":!node_modules"]).split("\n").filter(Boolean),
     },
   };
 }

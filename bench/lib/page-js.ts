@@ -8,7 +8,11 @@ import { gzipSync } from "node:zlib";
  * build's client folder and gzipped (zlib's default level, as the server's compression middleware sends it).
  */
 export function pageJavaScript(html: string, clientDir: string) {
-  const patterns = [/(?:href|src)="(\/assets\/[^"]+\.js)"/g, /import\s*\(\s*"(\/assets\/[^"]+\.js)"\s*\)/g, /(?:from|import)\s*"(\/assets\/[^"]+\.js)"/g];
+  const patterns = [
+    /(?:href|src)="(\/assets\/[^"]+\.js)"/g,
+    /import\s*\(\s*"(\/assets\/[^"]+\.js)"\s*\)/g,
+    /(?:from|import)\s*"(\/assets\/[^"]+\.js)"/g,
+  ];
   const urls = [...new Set(patterns.flatMap((re) => [...html.matchAll(re)].map((m) => m[1]!)))].sort();
   const files = urls.map((url) => {
     const body = readFileSync(path.join(clientDir, url));

@@ -26,12 +26,7 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-export function start(
-  core: string | null,
-  command: string,
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Started {
+export function start(core: string | null, command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Started {
   const [cmd, argv] = core ? ["taskset", ["-c", core, command, ...args]] : [command, args];
   const child = spawn(cmd, argv, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
@@ -126,4 +121,3 @@ export async function waitForHttp(url: string, proc: Started, timeoutMs = 60_000
   }
   throw new Error(`${url} did not answer within ${timeoutMs / 1000} s:\n${proc.output().slice(-4000)}`);
 }
-

@@ -26,16 +26,33 @@ export interface RunRecord {
 }
 
 const fmt = (v: number | boolean | null | undefined, unit = "") =>
-  typeof v === "boolean" ? (v ? "yes" : "no") : v === null || v === undefined ? "–" : `${round(v)}${unit === "×" ? "×" : unit ? ` ${unit}` : ""}`;
+  typeof v === "boolean"
+    ? v
+      ? "yes"
+      : "no"
+    : v === null || v === undefined
+      ? "–"
+      : `${round(v)}${unit === "×" ? "×" : unit ? ` ${unit}` : ""}`;
 
 const figureText = (m: MetricRecord) =>
-  m.status === "skipped" || m.status === "error" ? (m.reason ?? "").split("\n")[0]! : (m.checks ?? []).map((c) => `${c.name} ${fmt(c.value, c.unit)}`).join(" · ");
+  m.status === "skipped" || m.status === "error"
+    ? (m.reason ?? "").split("\n")[0]!
+    : (m.checks ?? []).map((c) => `${c.name} ${fmt(c.value, c.unit)}`).join(" · ");
 
 const sideText = (side?: Record<string, number | string>) =>
-  side ? Object.entries(side).map(([k, v]) => `${k} ${typeof v === "number" ? round(v) : v}`).join(", ") : "";
+  side
+    ? Object.entries(side)
+        .map(([k, v]) => `${k} ${typeof v === "number" ? round(v) : v}`)
+        .join(", ")
+    : "";
 
 export function markdown(run: RunRecord): string {
-  const m = run.machine as { cpus: { count: number; model: string }; node: string; git: { commit: string; dirty: string[] }; pinning: string };
+  const m = run.machine as {
+    cpus: { count: number; model: string };
+    node: string;
+    git: { commit: string; dirty: string[] };
+    pinning: string;
+  };
   const lines = [
     `# Benchmark results ${run.timestamp}`,
     "",
@@ -54,7 +71,10 @@ export function markdown(run: RunRecord): string {
     "",
     "Datasets: " +
       Object.entries(run.datasets)
-        .map(([k, d]) => `${k} (${d.count.toLocaleString("en")} images, ${d.builtThisRun ? "built in this run" : "cached"}, build ${d.buildSeconds} s)`)
+        .map(
+          ([k, d]) =>
+            `${k} (${d.count.toLocaleString("en")} images, ${d.builtThisRun ? "built in this run" : "cached"}, build ${d.buildSeconds} s)`,
+        )
         .join("; ") +
       ".",
   ];
@@ -92,7 +112,8 @@ function earlierRuns(dir: string, current: string): { file: string; run: RunReco
     });
 }
 
-const change = (now: number, before: number) => (before ? `${now >= before ? "+" : ""}${(((now - before) / Math.abs(before)) * 100).toFixed(1)}%` : "");
+const change = (now: number, before: number) =>
+  before ? `${now >= before ? "+" : ""}${(((now - before) / Math.abs(before)) * 100).toFixed(1)}%` : "";
 
 /** For every metric of this run: its figure and ratio against the newest earlier result file that has it. */
 export function comparison(dir: string, currentFile: string, run: RunRecord): string[] {

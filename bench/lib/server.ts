@@ -38,7 +38,21 @@ export async function startApp(ctx: Context, ds: Dataset, port: number): Promise
 /** node:http serving one file's bytes from memory (the P2 baseline), pinned to the server core. */
 export async function startStatic(ctx: Context, file: string, port: number, contentType: string): Promise<Server> {
   await assertPortFree(port);
-  const proc = start(ctx.cores.server, process.execPath, [path.join(ctx.root, "bench/workers/static-server.mjs"), file, String(port), contentType]);
+  const proc = start(ctx.cores.server, process.execPath, [
+    path.join(ctx.root, "bench/workers/static-server.mjs"),
+    file,
+    String(port),
+    contentType,
+  ]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/`, proc);
+  return { url, proc, stop: () => proc.stop() };
+}
+
+/** node:http serving several paths, each with one file's bytes from memory (the P10 baseline), pinned to the server core. */
+export async function startStaticPaths(ctx: Context, manifest: string, port: number): Promise<Server> {
+  await assertPortFree(port);
+  const proc = start(ctx.cores.server, process.execPath, [path.join(ctx.root, "bench/workers/static-paths.mjs"), manifest, String(port)]);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/`, proc);
   return { url, proc, stop: () => proc.stop() };
@@ -48,7 +62,13 @@ export async function startStatic(ctx: Context, file: string, port: number, cont
  * nginx serving one file with sendfile (the P4 ceiling): an instance of our own, one worker, pinned to the
  * server core, with its config, pid, logs and temp folders under bench/.cache/nginx.
  */
-export async function startNginx(ctx: Context, file: string, port: number, urlPath: string, headers: Record<string, string>): Promise<Server> {
+export async function startNginx(
+  ctx: Context,
+  file: string,
+  port: number,
+  urlPath: string,
+  headers: Record<string, string>,
+): Promise<Server> {
   await assertPortFree(port);
   const dir = path.join(ctx.cache, "nginx");
   mkdirSync(path.join(dir, "tmp"), { recursive: true });

@@ -11,7 +11,7 @@ export interface GridWorkerOutput {
   /** Per round: A and B summaries in ms (see workers/grid-loader.ts for what A and B are in each mode). */
   rounds: { a: Summary; b: Summary }[];
   /** p50 of each model call alone, in ms. */
-  breakdown: { pageMs: number; totalMs: number; versionMs: number };
+  breakdown: { scopeMs: number; pageMs: number; totalMs: number };
   plans: { sql: string; plan: string }[];
   bareSql: string;
 }
@@ -24,10 +24,15 @@ export async function runGridWorker(
   opts: { rounds: number; batch: number; warmup: number },
 ): Promise<GridWorkerOutput> {
   const args = JSON.stringify({ mode, ...opts, projectId: ds.projectId, email: ds.email });
-  const out = await run(ctx.cores.server, path.join(ctx.root, "node_modules/.bin/tsx"), [path.join(ctx.root, "bench/workers/grid-loader.ts"), args], {
-    cwd: ctx.root,
-    env: { ...process.env, ...appEnv(ds) },
-  });
+  const out = await run(
+    ctx.cores.server,
+    path.join(ctx.root, "node_modules/.bin/tsx"),
+    [path.join(ctx.root, "bench/workers/grid-loader.ts"), args],
+    {
+      cwd: ctx.root,
+      env: { ...process.env, ...appEnv(ds) },
+    },
+  );
   return JSON.parse(out.trim().split("\n").pop()!) as GridWorkerOutput;
 }
 

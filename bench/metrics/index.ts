@@ -2,10 +2,14 @@ import type { Metric } from "../lib/types";
 import { p1, p1Pg } from "./p1-grid-loader";
 import { p1b, p1b1m, p1bPg } from "./p1b-deep-page";
 import { p2 } from "./p2-project-page";
+import { p3 } from "./p3-shared-page";
 import { p4 } from "./p4-thumbnail";
 import { p6 } from "./p6-ingest";
+import { p7 } from "./p7-zip-download";
+import { p7b } from "./p7b-bulk-add";
 import { p8a } from "./p8a-grid-js";
 import { p8b } from "./p8b-scroll";
+import { p10 } from "./p10-load-mix";
 
 /** Every metric `npm run bench` runs, in this order. */
-export const metrics: Metric[] = [p1, p1Pg, p1b, p1bPg, p1b1m, p2, p4, p6, p8a, p8b];
+export const metrics: Metric[] = [p1, p1Pg, p1b, p1bPg, p1b1m, p2, p3, p4, p6, p7, p7b, p8a, p8b, p10];

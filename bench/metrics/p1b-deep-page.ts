@@ -25,7 +25,10 @@ function gridLoaderDeepPage(id: string, dataset: DatasetName, opts: { rounds: nu
         absolute: { name: "page 1000 p99", value: deepP99, unit: "ms" },
         checks: [{ name: "ratio", value: ratio, unit: "×", goal: "≤ 1.2", pass: ratio <= 1.2 }],
         subject: { "page 1000 p50 ms": median(out.rounds.map((r) => r.a.p50)), "page 1000 p99 ms": deepP99 },
-        baseline: { "first page p50 ms": median(out.rounds.map((r) => r.b.p50)), "first page p99 ms": median(out.rounds.map((r) => r.b.p99)) },
+        baseline: {
+          "first page p50 ms": median(out.rounds.map((r) => r.b.p50)),
+          "first page p99 ms": median(out.rounds.map((r) => r.b.p99)),
+        },
         rounds: out.rounds.length,
         perRound: { ratio: ratios },
         notes: [

@@ -27,7 +27,8 @@ export const p2: Metric = {
       const pagePath = `/client/${ds.projectId}`;
       const res = await fetch(app.url + pagePath, { headers: { Cookie: cookie }, redirect: "manual" });
       const html = Buffer.from(await res.arrayBuffer());
-      if (res.status !== 200 || !html.includes(ds.projectName)) throw new Error(`GET ${pagePath} answered ${res.status} without the project's grid`);
+      if (res.status !== 200 || !html.includes(ds.projectName))
+        throw new Error(`GET ${pagePath} answered ${res.status} without the project's grid`);
       const file = path.join(ctx.cache, "tmp", "p2-page.html");
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, html);
@@ -55,9 +56,18 @@ export const p2: Metric = {
             { name: "p99", value: p99, unit: "ms", goal: "≤ 250", pass: p99 <= 250 },
           ],
           subject: { "req/s": appRps, "p50 ms": median(rounds.a.map((a) => a.p50)), "p99 ms": p99 },
-          baseline: { "req/s": median(rounds.b.map((b) => b.rps)), "p99 ms": median(rounds.b.map((b) => b.p99)), "load generator CPU": median(rounds.b.map((b) => b.loadCpu)) },
+          baseline: {
+            "req/s": median(rounds.b.map((b) => b.rps)),
+            "p99 ms": median(rounds.b.map((b) => b.p99)),
+            "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
+          },
           rounds: ratios.length,
-          perRound: { ratio: ratios, appRps: rounds.a.map((a) => a.rps), appP99: rounds.a.map((a) => a.p99), baselineRps: rounds.b.map((b) => b.rps) },
+          perRound: {
+            ratio: ratios,
+            appRps: rounds.a.map((a) => a.rps),
+            appP99: rounds.a.map((a) => a.p99),
+            baselineRps: rounds.b.map((b) => b.rps),
+          },
           notes: [
             `Page of ${(html.length / 1024).toFixed(1)} KiB (uncompressed; the load generator sends no Accept-Encoding), ${CONNECTIONS} connections, ${SECONDS} s per run.`,
             loadBoundNote("node:http", median(rounds.b.map((b) => b.loadCpu))),

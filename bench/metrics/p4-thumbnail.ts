@@ -27,10 +27,13 @@ export const p4: Metric = {
       const mediaPath = `/media/${id}/${thumbKey.replaceAll("/", "~")}`;
       const res = await fetch(app.url + mediaPath, { headers: { Cookie: cookie }, redirect: "manual" });
       const body = Buffer.from(await res.arrayBuffer());
-      if (res.status !== 200 || res.headers.get("content-type") !== "image/webp") throw new Error(`GET ${mediaPath} answered ${res.status} ${res.headers.get("content-type")}`);
+      if (res.status !== 200 || res.headers.get("content-type") !== "image/webp")
+        throw new Error(`GET ${mediaPath} answered ${res.status} ${res.headers.get("content-type")}`);
       const cacheControl = res.headers.get("cache-control") ?? "";
       const immutable = /\bimmutable\b/.test(cacheControl) && /max-age=\d{7,}/.test(cacheControl);
-      const nginx = await startNginx(ctx, path.join(ds.dataDir, "objects", thumbKey), 3921, "/thumb.webp", { "Cache-Control": cacheControl });
+      const nginx = await startNginx(ctx, path.join(ds.dataDir, "objects", thumbKey), 3921, "/thumb.webp", {
+        "Cache-Control": cacheControl,
+      });
       try {
         const appRun = () => load(ctx, app.url + mediaPath, { connections: CONNECTIONS, seconds: SECONDS, headers: { Cookie: cookie } });
         const nginxRun = () => load(ctx, `${nginx.url}/thumb.webp`, { connections: CONNECTIONS, seconds: SECONDS });
@@ -51,7 +54,11 @@ export const p4: Metric = {
             { name: "immutable", value: immutable, goal: "Cache-Control immutable, long max-age", pass: immutable },
           ],
           subject: { "req/s": appRps, "p50 ms": median(rounds.a.map((a) => a.p50)), "p99 ms": median(rounds.a.map((a) => a.p99)) },
-          baseline: { "req/s": median(rounds.b.map((b) => b.rps)), "p99 ms": median(rounds.b.map((b) => b.p99)), "load generator CPU": median(rounds.b.map((b) => b.loadCpu)) },
+          baseline: {
+            "req/s": median(rounds.b.map((b) => b.rps)),
+            "p99 ms": median(rounds.b.map((b) => b.p99)),
+            "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
+          },
           rounds: ratios.length,
           perRound: { ratio: ratios, appRps: rounds.a.map((a) => a.rps), nginxRps: rounds.b.map((b) => b.rps) },
           notes: [

@@ -27,7 +27,9 @@ async function appRound(ctx: Context, files: string[]): Promise<Side> {
   const dataDir = mkdtempSync(path.join(ctx.cache, "ingest-run-"));
   const env = { ...process.env, DATA_DIR: dataDir, SESSION_SECRET, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "warn" };
   try {
-    const { projectId, cookie } = JSON.parse(await run(null, path.join(ctx.root, "node_modules/.bin/tsx"), ["bench/workers/ingest-setup.ts"], { cwd: ctx.root, env })) as {
+    const { projectId, cookie } = JSON.parse(
+      await run(null, path.join(ctx.root, "node_modules/.bin/tsx"), ["bench/workers/ingest-setup.ts"], { cwd: ctx.root, env }),
+    ) as {
       projectId: number;
       cookie: string;
     };
@@ -40,7 +42,14 @@ async function appRound(ctx: Context, files: string[]): Promise<Side> {
     try {
       await waitForHttp(`${url}/healthz`, server);
       const out = JSON.parse(
-        await run(ctx.cores.load, process.execPath, [path.join(ctx.root, "bench/workers/ingest-client.mjs"), url, cookie, String(projectId), String(CONCURRENCY), ...files]),
+        await run(ctx.cores.load, process.execPath, [
+          path.join(ctx.root, "bench/workers/ingest-client.mjs"),
+          url,
+          cookie,
+          String(projectId),
+          String(CONCURRENCY),
+          ...files,
+        ]),
       ) as { images: number; seconds: number };
       return { imagesPerSecond: out.images / out.seconds, peakRssMiB: peakRssMiB(server.pid) };
     } finally {
@@ -55,7 +64,14 @@ async function appRound(ctx: Context, files: string[]): Promise<Side> {
 async function sharpRound(ctx: Context, files: string[]): Promise<Side> {
   const outDir = mkdtempSync(path.join(ctx.cache, "ingest-sharp-"));
   try {
-    const out = JSON.parse(await run(ctx.cores.server, process.execPath, [path.join(ctx.root, "bench/workers/ingest-sharp.mjs"), outDir, String(CONCURRENCY), ...files])) as {
+    const out = JSON.parse(
+      await run(ctx.cores.server, process.execPath, [
+        path.join(ctx.root, "bench/workers/ingest-sharp.mjs"),
+        outDir,
+        String(CONCURRENCY),
+        ...files,
+      ]),
+    ) as {
       images: number;
       seconds: number;
       maxRssKiB: number;
@@ -93,7 +109,9 @@ export const p6: Metric = {
       () => appRound(ctx, files),
       () => sharpRound(ctx, files),
       (r, a, b) =>
-        ctx.log(`    round ${r + 1}: app ${a.imagesPerSecond.toFixed(2)} img/s, ${a.peakRssMiB.toFixed(0)} MiB; sharp ${b.imagesPerSecond.toFixed(2)} img/s, ${b.peakRssMiB.toFixed(0)} MiB`),
+        ctx.log(
+          `    round ${r + 1}: app ${a.imagesPerSecond.toFixed(2)} img/s, ${a.peakRssMiB.toFixed(0)} MiB; sharp ${b.imagesPerSecond.toFixed(2)} img/s, ${b.peakRssMiB.toFixed(0)} MiB`,
+        ),
     );
     const rate = rounds.a.map((a, i) => a.imagesPerSecond / rounds.b[i]!.imagesPerSecond);
     const memory = rounds.a.map((a, i) => a.peakRssMiB / rounds.b[i]!.peakRssMiB);

@@ -7,7 +7,14 @@ import type { Metric } from "../lib/types";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "disabled-by-default-v8.cpu_profiler"];
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 
 // Browser-side code is kept as plain JavaScript text: tsx compiles this file with esbuild's keepNames, whose
 // __name() wrappers do not exist inside the page.
@@ -162,7 +169,9 @@ export const p8b: Metric = {
           await browser.stopTracing();
           ctx.log(`    trace: ${path.relative(ctx.root, trace)}`);
         }
-        ctx.log(`    pass ${r + 1}: longest task ${pass.longest.toFixed(0)} ms (${pass.longTasks} over 50 ms), max frame gap ${pass.maxFrameGap.toFixed(0)} ms, last image reachable: ${pass.reachable}`);
+        ctx.log(
+          `    pass ${r + 1}: longest task ${pass.longest.toFixed(0)} ms (${pass.longTasks} over 50 ms), max frame gap ${pass.maxFrameGap.toFixed(0)} ms, last image reachable: ${pass.reachable}`,
+        );
         passes.push(pass);
         await context.close();
       }

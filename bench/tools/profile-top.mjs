@@ -10,7 +10,11 @@ const dt = profile.timeDeltas;
 for (let i = 0; i < profile.samples.length; i++) self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (dt[i] ?? 0));
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const where = (url) =>
-  url.includes("node_modules/") ? url.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, "$1") : url ? url.replace(/^.*\/(build|app|bench)\//, "$1/") : "(native)";
+  url.includes("node_modules/")
+    ? url.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, "$1")
+    : url
+      ? url.replace(/^.*\/(build|app|bench)\//, "$1/")
+      : "(native)";
 const fns = new Map();
 const pkgs = new Map();
 for (const [id, us] of self) {

@@ -6,11 +6,21 @@ import { readFileSync } from "node:fs";
 const [file, count = "20"] = process.argv.slice(2);
 const data = JSON.parse(readFileSync(file, "utf8"));
 const events = Array.isArray(data) ? data : data.traceEvents;
-const main = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
-const onMain = events.filter((e) => e.ph === "X" && e.dur !== undefined && main.has(`${e.pid}:${e.tid}`)).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+const main = new Set(
+  events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`),
+);
+const onMain = events
+  .filter((e) => e.ph === "X" && e.dur !== undefined && main.has(`${e.pid}:${e.tid}`))
+  .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
 const isTask = (e) => e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask";
 const long = onMain.filter((e) => isTask(e) && e.dur > 50_000);
-console.log(`${file}: ${long.length} main-thread tasks over 50 ms: ${long.map((t) => Math.round(t.dur / 1000)).sort((a, b) => b - a).slice(0, 15).join(", ")} ms`);
+console.log(
+  `${file}: ${long.length} main-thread tasks over 50 ms: ${long
+    .map((t) => Math.round(t.dur / 1000))
+    .sort((a, b) => b - a)
+    .slice(0, 15)
+    .join(", ")} ms`,
+);
 
 const totals = new Map();
 const add = (name, us) => totals.set(name, (totals.get(name) ?? 0) + us);
@@ -29,4 +39,5 @@ for (const task of long) {
   }
   for (const n of all) add(n.name, Math.max(0, n.self));
 }
-for (const [name, us] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, Number(count))) console.log(`${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`);
+for (const [name, us] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, Number(count)))
+  console.log(`${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`);

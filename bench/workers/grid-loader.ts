@@ -15,15 +15,23 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { config, loadConfig, setConfig } from "~/config.server";
-import { useConnection } from "~/db/connection.server";
+import { setConnection } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
 import type { Actor } from "~/models/actor";
-import { cursorBefore, gridPage, gridTotal, gridVersion, type Cursor, type GridScope } from "~/models/grid.server";
+import { cursorBefore, gridPage, gridTotal, type Cursor } from "~/models/grid.server";
+import { projectScope } from "~/models/scope.server";
 import { findUserByEmail } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
 import { summarise, type Summary } from "../lib/stats";
 
-const args = JSON.parse(process.argv[2] ?? "{}") as { mode: "first" | "deep"; rounds: number; batch: number; warmup: number; projectId: number; email: string };
+const args = JSON.parse(process.argv[2] ?? "{}") as {
+  mode: "first" | "deep";
+  rounds: number;
+  batch: number;
+  warmup: number;
+  projectId: number;
+  email: string;
+};
 const LIMIT = 100;
 const DEEP_PAGE = 1000;
 
@@ -33,8 +41,12 @@ const connection = await openDatabase();
 const user = await findUserByEmail(args.email);
 if (!user) throw new Error(`No bench user ${args.email}`);
 const actor: Actor = { id: user.id, role: user.role };
-const scope: GridScope = { kind: "project", projectId: args.projectId };
-const loader = (after: Cursor | null) => Promise.all([gridPage(actor, scope, { after, limit: LIMIT }), gridTotal(actor, scope), gridVersion(actor, scope)]);
+const scope = await projectScope(actor, args.projectId);
+/** What the grid route does per request: resolve the scope (one query), then the page and the (cached) count. */
+const loader = async (after: Cursor | null) => {
+  const resolved = await projectScope(actor, args.projectId);
+  return Promise.all([gridPage(resolved, { after, limit: LIMIT }), gridTotal(resolved)]);
+};
 
 /** The statements one loader call sends, as Kysely compiles them (captured through a logging instance). */
 async function captureQueries(after: Cursor | null): Promise<CompiledQuery[]> {
@@ -44,11 +56,11 @@ async function captureQueries(after: Cursor | null): Promise<CompiledQuery[]> {
     cfg.database.dialect === "sqlite"
       ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(cfg.database.file) }), log })
       : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: cfg.database.url, max: 1 }) }), log });
-  useConnection({ db: logging, dialect: connection.dialect, close: () => logging.destroy() });
+  setConnection({ db: logging, dialect: connection.dialect, close: () => logging.destroy() });
   try {
     await loader(after);
   } finally {
-    useConnection(connection);
+    setConnection(connection);
     await logging.destroy();
   }
   return captured;
@@ -64,7 +76,9 @@ async function rawDatabase() {
         return async () => stmt.all(...(q.parameters as unknown[]));
       },
       explain: async (q: CompiledQuery) =>
-        (raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[]).map((r) => r.detail).join("; "),
+        (raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[])
+          .map((r) => r.detail)
+          .join("; "),
       close: async () => raw.close(),
     };
   }
@@ -76,7 +90,9 @@ async function rawDatabase() {
       return async () => (await client.query(config)).rows;
     },
     explain: async (q: CompiledQuery) =>
-      (await client.query(`explain (analyze, buffers, costs off) ${q.sql}`, q.parameters as unknown[])).rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n"),
+      (await client.query(`explain (analyze, buffers, costs off) ${q.sql}`, q.parameters as unknown[])).rows
+        .map((r: Record<string, string>) => r["QUERY PLAN"])
+        .join("\n"),
     close: () => client.end(),
   };
 }
@@ -91,7 +107,7 @@ async function timeBatch(work: () => Promise<unknown>, n: number): Promise<numbe
   return samples;
 }
 
-const deep = await cursorBefore(actor, scope, (DEEP_PAGE - 1) * LIMIT);
+const deep = await cursorBefore(scope, (DEEP_PAGE - 1) * LIMIT);
 const firstQueries = await captureQueries(null);
 const pageQuery = firstQueries.find((q) => /from "images"/.test(q.sql) && /order by/.test(q.sql));
 if (!pageQuery) throw new Error("Could not find the page query among the loader's statements");
@@ -131,12 +147,13 @@ for (let r = 0; r < args.rounds; r++) {
 const after = args.mode === "first" ? null : deep;
 const part = async (work: () => Promise<unknown>) => summarise(await timeBatch(work, Math.max(50, Math.floor(batch / 2)))).p50;
 const breakdown = {
-  pageMs: await part(() => gridPage(actor, scope, { after, limit: LIMIT })),
-  totalMs: await part(() => gridTotal(actor, scope)),
-  versionMs: await part(() => gridVersion(actor, scope)),
+  scopeMs: await part(() => projectScope(actor, args.projectId)),
+  pageMs: await part(() => gridPage(scope, { after, limit: LIMIT })),
+  totalMs: await part(() => gridTotal(scope)),
 };
 const plans: { sql: string; plan: string }[] = [];
-for (const q of await captureQueries(after)) if (!plans.some((p) => p.sql === q.sql)) plans.push({ sql: q.sql, plan: await raw.explain(q) });
+for (const q of await captureQueries(after))
+  if (!plans.some((p) => p.sql === q.sql)) plans.push({ sql: q.sql, plan: await raw.explain(q) });
 await raw.close();
 await connection.close();
 process.stdout.write(`${JSON.stringify({ dialect: cfg.database.dialect, batch, rounds, breakdown, plans, bareSql: pageQuery.sql })}\n`);

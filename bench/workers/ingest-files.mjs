@@ -36,5 +36,10 @@ for (let n = 0; n < count; n++) {
       raw[i + 1] = Math.max(0, Math.min(255, 255 - base + grain));
       raw[i + 2] = Math.max(0, Math.min(255, (x * 255) / W + grain));
     }
-  writeFileSync(file, await sharp(raw, { raw: { width: W, height: H, channels: 3 } }).jpeg({ quality: 88 }).toBuffer());
+  writeFileSync(
+    file,
+    await sharp(raw, { raw: { width: W, height: H, channels: 3 } })
+      .jpeg({ quality: 88 })
+      .toBuffer(),
+  );
 }

@@ -7,7 +7,13 @@ import { createUser } from "~/models/users.server";
 import { signIn } from "~/sessions.server";
 
 const connection = await openDatabase();
-const user = await createUser({ email: "ingest@koala.example", name: "Ingest", surname: "Bench", status: "active", terms_acknowledged_at: Date.now() });
+const user = await createUser({
+  email: "ingest@koala.example",
+  name: "Ingest",
+  surname: "Bench",
+  status: "active",
+  terms_acknowledged_at: Date.now(),
+});
 const project = await createProject({ name: "Ingest" });
 await addMember(project.id, user.id, "editor");
 const response = await signIn(new Request("http://127.0.0.1/login"), { ip: "127.0.0.1", userAgent: "bench" }, user.id, "/", "bench");

@@ -24,7 +24,9 @@ async function derivatives(file) {
 }
 
 // Warm up libvips (the server has done so before its first upload).
-await sharp({ create: { width: 64, height: 64, channels: 3, background: "#888" } }).webp().toBuffer();
+await sharp({ create: { width: 64, height: 64, channels: 3, background: "#888" } })
+  .webp()
+  .toBuffer();
 const queue = [...files];
 const started = performance.now();
 await Promise.all(

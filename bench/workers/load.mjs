@@ -1,11 +1,18 @@
 // One load run with autocannon's programmatic API, in its own process (the harness pins it to the load core).
-// Usage: node load.mjs '{"url": "...", "connections": 50, "seconds": 5, "headers": {...}}'  → one JSON line.
+// Usage: node load.mjs '{"url": "...", "connections": 50, "seconds": 5, "headers": {...}, "paths": [...]}'  → one JSON line.
+// With `paths`, each connection requests them in turn (a mix), against the url's origin.
 import autocannon from "autocannon";
 
 const opts = JSON.parse(process.argv[2]);
 const cpuBefore = process.cpuUsage();
 const wallBefore = performance.now();
-const result = await autocannon({ url: opts.url, connections: opts.connections, duration: opts.seconds, headers: opts.headers ?? {} });
+const result = await autocannon({
+  url: opts.url,
+  connections: opts.connections,
+  duration: opts.seconds,
+  headers: opts.headers ?? {},
+  ...(opts.paths ? { requests: opts.paths.map((path) => ({ method: "GET", path })) } : {}),
+});
 const summary = {
   rps: result.requests.total / result.duration,
   requests: result.requests.total,

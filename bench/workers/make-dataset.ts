@@ -1,7 +1,8 @@
 /**
  * Builds one bench dataset into the database and DATA_DIR the environment names (see lib/datasets.ts):
  * a bench user (password + TOTP), one project with four attributes, 8 real image files stored through the
- * app's storeImageFile, and N image rows pointing at them, with keywords and attribute values, all drawn from
+ * app's storeImageFile (or, with `originalBytes`, one noise PNG of about that size per image), and N image rows
+ * pointing at them, with keywords and attribute values, all drawn from
  * seeded generators so every build is the same. Rows go in through the app's own models (insertImageRows,
  * setAttributeValues), 1000 at a time. seedLargeProject is not used: its timestamps follow the wall clock
  * and it writes no attribute values.
@@ -9,6 +10,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { sql } from "kysely";
+import sharp from "sharp";
 import { config, loadConfig, setConfig } from "~/config.server";
 import { db, dialect } from "~/db/connection.server";
 import { hashPassword } from "~/lib/crypto.server";
@@ -16,6 +18,7 @@ import type { Actor } from "~/models/actor";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { insertImageRows, type StoredImageFile } from "~/models/images.server";
 import { addMember, createProject } from "~/models/projects.server";
+import { projectScope } from "~/models/scope.server";
 import { createUser } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
 import { demoMetadata, drawDemoImage, seeded } from "~/services/demo.server";
@@ -25,6 +28,7 @@ import type { Dataset, DatasetName } from "../lib/datasets";
 const spec = JSON.parse(process.env.BENCH_DATASET ?? "null") as {
   name: DatasetName;
   count: number;
+  originalBytes: number | null;
   generatorVersion: number;
   user: { email: string; password: string; totpSecret: string };
 } | null;
@@ -61,18 +65,31 @@ const actor: Actor = { id: user.id, role: user.role };
 const projectName = `Bench ${spec.name}`;
 const project = await createProject({ name: projectName });
 await addMember(project.id, user.id, "manager");
+const scope = await projectScope(actor, project.id);
 const attributes: { id: number; values: string[] }[] = [];
-for (const a of ATTRIBUTES) attributes.push({ id: await createAttribute(actor, project.id, a), values: a.values });
+for (const a of ATTRIBUTES) attributes.push({ id: await createAttribute(scope, a), values: a.values });
+
+/** A square PNG of seeded noise, stored without compression: about `bytes` long, whatever zlib would make of it. */
+async function noisePng(n: number, bytes: number): Promise<Buffer> {
+  const side = Math.round(Math.sqrt(bytes / 3));
+  const rnd = seeded(200_000 + n);
+  const raw = Buffer.alloc(side * side * 3);
+  for (let i = 0; i < raw.length; i++) raw[i] = Math.floor(rnd() * 256);
+  return sharp(raw, { raw: { width: side, height: side, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
+}
 
 const files: StoredImageFile[] = [];
-for (let i = 0; i < 8; i++) files.push(await storeImageFile(await drawDemoImage(100_000 + i, 800, 600)));
+if (spec.originalBytes) for (let i = 0; i < spec.count; i++) files.push(await storeImageFile(await noisePng(i, spec.originalBytes)));
+else for (let i = 0; i < 8; i++) files.push(await storeImageFile(await drawDemoImage(100_000 + i, 800, 600)));
 
 let lastReport = 0;
 for (let start = 0; start < spec.count; start += BATCH) {
   const end = Math.min(spec.count, start + BATCH);
   const rows = [];
   for (let i = start; i < end; i++) rows.push({ file: files[i % files.length]!, meta: demoMetadata(i + 1), at: BASE + i * 1000 });
-  await insertImageRows(actor, project.id, rows);
+  await insertImageRows(scope, rows);
   const inserted = await db()
     .selectFrom("images")
     .select(["id", "created_at"])
@@ -82,9 +99,11 @@ for (let start = 0; start < spec.count; start += BATCH) {
     .execute();
   const values = inserted.flatMap(({ id, created_at }) => {
     const rnd = seeded((created_at - BASE) / 1000 + 1);
-    return attributes.filter(() => rnd() < 0.8).map((a) => ({ imageId: id, attributeId: a.id, value: a.values[Math.floor(rnd() * a.values.length)]! }));
+    return attributes
+      .filter(() => rnd() < 0.8)
+      .map((a) => ({ imageId: id, attributeId: a.id, value: a.values[Math.floor(rnd() * a.values.length)]! }));
   });
-  await setAttributeValues(actor, project.id, values);
+  await setAttributeValues(scope, values);
   if (end - lastReport >= spec.count / 10 || end === spec.count) {
     lastReport = end;
     say(`${end.toLocaleString("en")} / ${spec.count.toLocaleString("en")} images (${((Date.now() - started) / 1000).toFixed(0)} s)`);
@@ -99,7 +118,12 @@ const first = await db()
   .where("project_id", "=", project.id)
   .where("created_at", "=", BASE + (spec.count - 1) * 1000)
   .executeTakeFirstOrThrow();
-const last = await db().selectFrom("images").select(["id", "title"]).where("project_id", "=", project.id).where("created_at", "=", BASE).executeTakeFirstOrThrow();
+const last = await db()
+  .selectFrom("images")
+  .select(["id", "title"])
+  .where("project_id", "=", project.id)
+  .where("created_at", "=", BASE)
+  .executeTakeFirstOrThrow();
 const dataset: Dataset = {
   name: spec.name,
   count: spec.count,

@@ -1,18 +1,12 @@
-import { expect, test, type Page } from "@playwright/test";
-import type { Scenario } from "./users";
-import { code, e2eRow, expectAccessible, hasJs, signInWithPassword, touchE2eProject, userFor } from "./support";
+import type { APIRequestContext } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { expectAccessible, hasJs, jpegFile, ownProject, projectId, tabTo } from "./support";
 
-const project = () => e2eRow<{ id: number }>("select id from projects where name = 'E2E Project'");
-const secretBoard = () => e2eRow<{ id: string; project_id: number }>("select id, project_id from boards where title = 'Secret board'");
+const e2eProject = "E2E Project";
 
-/** Each test signs in as its own user: a TOTP step is accepted once per user. */
-async function signedIn(page: Page, info: Parameters<typeof userFor>[0], scenario: Scenario) {
-  await signInWithPassword(page, userFor(info, scenario));
-  await expect(page).toHaveURL(/\/dashboard$/);
-}
-
-test("dashboard: the Projects / Boards toggle and the layout persist, in cookies", async ({ page }, info) => {
-  await signedIn(page, info, "dashboard");
+test("dashboard: the Projects / Boards toggle and the layout persist, in cookies", async ({ page, signIn }, info) => {
+  await signIn("dashboard");
+  await page.goto("/dashboard");
   const show = page.getByRole("form", { name: "Show" });
   const layout = page.getByRole("form", { name: "Layout" });
   await expect(show.getByRole("button", { name: "Projects" })).toHaveAttribute("aria-pressed", "true");
@@ -22,7 +16,7 @@ test("dashboard: the Projects / Boards toggle and the layout persist, in cookies
   await expect(show.getByRole("button", { name: "Boards" })).toHaveAttribute("aria-pressed", "true");
   await layout.getByRole("button", { name: "List" }).click();
   await expect(layout.getByRole("button", { name: "List" })).toHaveAttribute("aria-pressed", "true");
-  await expect(page.getByRole("link", { name: /Board 20/ })).toBeVisible();
+  await expect(page.getByRole("link", { name: /^Board 20/ })).toBeVisible();
   await page.reload();
   await expect(show.getByRole("button", { name: "Boards" })).toHaveAttribute("aria-pressed", "true");
   await expect(page.locator("ul.cards.layout-list")).toBeVisible();
@@ -31,14 +25,18 @@ test("dashboard: the Projects / Boards toggle and the layout persist, in cookies
   await expectAccessible(page, info);
 });
 
-test("terms dialog: No signs out, Yes is remembered on the account", async ({ page }, info) => {
-  await signInWithPassword(page, userFor(info, "terms"));
+test("terms dialog: No signs out, Yes is remembered on the account", async ({ page, signIn }, info) => {
+  await signIn("terms");
+  await page.goto("/dashboard");
   const dialog = page.getByRole("dialog", { name: "Terms and Conditions" });
   await expect(dialog).toBeVisible();
   await expectAccessible(page, info);
   await dialog.getByRole("button", { name: "No" }).click();
   await expect(page).toHaveURL(/\/login$/);
-  await signInWithPassword(page, userFor(info, "terms"), code(1));
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/login$/); // signed out for real
+  await signIn("terms");
+  await page.goto("/dashboard");
   await expect(dialog).toBeVisible();
   await dialog.getByRole("button", { name: "Yes" }).click();
   await expect(dialog).toHaveCount(0);
@@ -47,8 +45,8 @@ test("terms dialog: No signs out, Yes is remembered on the account", async ({ pa
   await expect(dialog).toHaveCount(0);
 });
 
-test("all boards: 12 first, 4 more per step, search and project filter", async ({ page }, info) => {
-  await signedIn(page, info, "boards");
+test("all boards: 12 first, then 4 more per step until all 21 are shown", async ({ page, signIn }, info) => {
+  await signIn("boards");
   await page.goto("/all-boards");
   const cards = page.getByRole("list", { name: "Boards" }).getByRole("listitem");
   await expect(cards).toHaveCount(12);
@@ -62,7 +60,11 @@ test("all boards: 12 first, 4 more per step, search and project filter", async (
     }).toPass({ timeout: 20_000 });
     await expect(page).toHaveURL(/count=24/); // the URL keeps the count, as without JavaScript
   } else {
-    for (const [count, expected] of [[16, 16], [20, 20], [24, 21]] as const) {
+    for (const [count, expected] of [
+      [16, 16],
+      [20, 20],
+      [24, 21],
+    ] as const) {
       await page.getByRole("link", { name: "Show more" }).click();
       await expect(page).toHaveURL(new RegExp(`count=${count}`));
       await expect(cards).toHaveCount(expected);
@@ -70,7 +72,12 @@ test("all boards: 12 first, 4 more per step, search and project filter", async (
   }
   await expect(page.getByRole("link", { name: "Show more" })).toHaveCount(0);
   await expectAccessible(page, info);
+});
 
+test("all boards: search by title, filter by project, open a board", async ({ page, signIn, db }) => {
+  await signIn("boards");
+  await page.goto("/all-boards");
+  const cards = page.getByRole("list", { name: "Boards" }).getByRole("listitem");
   await page.getByLabel("Search boards").fill("board 1");
   await page.getByRole("button", { name: "Search" }).click();
   await expect(page).toHaveURL(/q=board\+1/);
@@ -80,94 +87,127 @@ test("all boards: 12 first, 4 more per step, search and project filter", async (
   await expect(page.getByText("No related boards found")).toBeVisible();
 
   await page.getByLabel("Search boards").fill("");
-  await page.getByLabel("Project", { exact: true }).selectOption({ label: "E2E Project" });
+  await page.getByLabel("Project", { exact: true }).selectOption({ label: e2eProject });
   await page.getByRole("button", { name: "Search" }).click();
   await expect(cards.first()).toBeVisible();
-  await cards.filter({ hasText: "Board 20" }).getByRole("link").click();
-  await expect(page).toHaveURL(new RegExp(`/${project().id}/board/[\\w-]+$`));
+  await cards
+    .filter({ hasText: "Board 20" })
+    .getByRole("link", { name: /^Board 20/ })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/${await projectId(db, e2eProject)}/board/[\\w-]+$`));
   await expect(page.getByRole("heading", { name: "Board 20" })).toBeVisible();
   await expect(page.getByText("No related images found")).toBeVisible();
 });
 
-test("all projects lists the member's projects only", async ({ page }, info) => {
-  await signedIn(page, info, "clients");
+test("all projects lists the member's projects only, and leads to the project and its upload page", async ({ page, signIn, db }, info) => {
+  await signIn("clients");
+  const id = await projectId(db, e2eProject);
   await page.goto("/all-clients");
   await expect(page.getByRole("link", { name: /E2E Project/ })).toBeVisible();
   await expect(page.getByRole("link", { name: /Other Project/ })).toHaveCount(0);
   await expectAccessible(page, info);
   await page.getByRole("link", { name: /E2E Project/ }).click();
-  await expect(page).toHaveURL(new RegExp(`/client/${project().id}$`));
-  // The header now names the project and offers its actions; features not built yet (edit, new board) answer 404.
+  await expect(page).toHaveURL(new RegExp(`/client/${id}$`));
+  // The header names the project and offers what an editor may do here; every control leads somewhere real.
   const header = page.getByRole("banner");
-  await expect(header.getByText("E2E Project")).toBeVisible();
+  await expect(header.getByText(e2eProject)).toBeVisible();
   await expect(header.getByRole("link", { name: "EP: all projects" })).toHaveAttribute("href", "/all-clients");
   await header.getByRole("link", { name: "Upload images" }).click();
-  await expect(page).toHaveURL(new RegExp(`/upload/${project().id}$`));
+  await expect(page).toHaveURL(new RegExp(`/upload/${id}$`));
   await expect(page.getByRole("heading", { name: "Upload images to E2E Project" })).toBeVisible();
-  await page.goto(`/client/${project().id}`);
-  await page.getByRole("banner").getByRole("link", { name: "Create board" }).click();
-  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
-  await page.getByRole("link", { name: "Back to dashboard" }).click();
-  await expect(page).toHaveURL(/\/dashboard$/);
+  for (const link of await page.getByRole("banner").getByRole("link").all()) {
+    const href = (await link.getAttribute("href"))!;
+    expect((await page.request.get(href)).status(), href).toBe(200);
+  }
 });
 
-test("an open grid offers newer data: 'New Data Loaded' with JavaScript, a plain reload without", async ({ page }, info) => {
-  await signedIn(page, info, "fresh");
-  await page.goto(`/client/${project().id}`);
-  await expect(page.getByRole("article").first()).toBeVisible();
-  touchE2eProject();
+/** Another upload into the project, through the HTTP API (sign, PUT, register) in the same signed-in context. */
+async function uploadThroughApi(request: APIRequestContext, project: number, title: string) {
+  const signed = await request.post("/api/uploads", { data: { clientID: project, fileName: `${title}.jpg` } });
+  expect(signed.status()).toBe(200);
+  const { uploadUrl, key } = (await signed.json()) as { uploadUrl: string; key: string };
+  expect((await request.put(uploadUrl, { data: (await jpegFile(`${title}.jpg`, "#2266aa", 320, 240)).buffer })).status()).toBe(200);
+  const registered = await request.post("/api/images", { data: { clientID: project, newImage: { imgURL: key, imgTitle: title } } });
+  expect(registered.status()).toBe(201);
+}
+
+test("an open grid shows newer data: 'New Data Loaded' with JavaScript, the next page load without", async ({ page, signIn, db }, info) => {
+  await signIn("fresh");
+  const id = await ownProject(db, "fresh", info);
+  await page.goto(`/client/${id}`);
+  await expect(page.getByText("1 / 1 images")).toBeVisible();
+  await expect(page.getByRole("article")).toHaveCount(1);
+  const check = () => page.waitForResponse((r) => r.url().includes("check=version"));
   if (!hasJs(info)) {
+    await uploadThroughApi(page.request, id, "Fresh arrival");
     await page.reload();
-    await expect(page.getByText("New Data Loaded")).toHaveCount(0);
-    await expect(page.getByRole("article").first()).toBeVisible();
+    await expect(page.getByText("2 / 2 images")).toBeVisible();
+    await expect(page.getByRole("article").first()).toContainText("Fresh arrival");
     return;
   }
-  // The check runs every 20 s and when the tab becomes visible again.
-  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
   const toast = page.getByRole("status").filter({ hasText: "New Data Loaded" });
+  // The check runs every 20 s and when the tab becomes visible again. Nothing changed yet: no toast.
+  await Promise.all([check(), page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")))]);
+  await expect(toast).toHaveCount(0);
+  await uploadThroughApi(page.request, id, "Fresh arrival");
+  await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
   await expect(toast).toBeVisible();
+  // Cancel keeps the current view.
   await toast.getByRole("button", { name: "Cancel" }).click();
   await expect(toast).toHaveCount(0);
-  touchE2eProject();
+  await expect(page.getByRole("article")).toHaveCount(1);
+  await uploadThroughApi(page.request, id, "Second arrival");
   await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
   await expect(toast).toBeVisible();
+  // Update Now loads the new data in place.
   await toast.getByRole("button", { name: "Update Now" }).click();
   await expect(toast).toHaveCount(0);
-  await expect(page.getByRole("article").first()).toBeVisible();
+  await expect(page.getByText("3 / 3 images")).toBeVisible();
+  await expect(page.getByRole("article").first()).toContainText("Second arrival");
 });
 
-test("project grid: pages to the last image and back (virtual grid with JavaScript)", async ({ page }, info) => {
-  await signedIn(page, info, "paging");
-  await page.goto(`/client/${project().id}`);
+test(
+  "project grid: pages to the last image and back (virtual grid with JavaScript)",
+  { tag: "@core" },
+  async ({ page, signIn, db }, info) => {
+    await signIn("paging");
+    await page.goto(`/client/${await projectId(db, e2eProject)}`);
+    await expect(page.getByRole("article").first()).toContainText("E2E image");
+    if (hasJs(info)) {
+      // The virtual grid renders only rows near the viewport and fetches pages as they come near.
+      expect(await page.getByRole("article").count()).toBeLessThan(131);
+      await page.keyboard.press("End");
+      await expect(page.getByRole("article").filter({ hasText: "Grid image 001" })).toBeVisible();
+      await expect(page.getByText("131 / 131 images")).toBeVisible();
+      await page.keyboard.press("Home");
+      await expect(page.getByRole("article").filter({ hasText: "E2E image" })).toBeVisible();
+      return;
+    }
+    await expect(page.getByText("60 / 131 images")).toBeVisible();
+    await expect(page.getByRole("article")).toHaveCount(60);
+    await page.getByRole("link", { name: "Next" }).click();
+    await expect(page.getByText("120 / 131 images")).toBeVisible();
+    await page.getByRole("link", { name: "Next" }).click();
+    await expect(page.getByText("131 / 131 images")).toBeVisible();
+    await expect(page.getByRole("article")).toHaveCount(11);
+    await expect(page.getByRole("article").last()).toContainText("Grid image 001");
+    await expect(page.getByRole("link", { name: "Next" })).toHaveCount(0);
+    await page.getByRole("link", { name: "Previous" }).click();
+    await expect(page.getByText("120 / 131 images")).toBeVisible();
+    await expect(page.getByRole("article").first()).toContainText("Grid image 071");
+  },
+);
+
+test("the project grid passes axe", async ({ page, signIn, db }, info) => {
+  await signIn("paging");
+  await page.goto(`/client/${await projectId(db, e2eProject)}`);
   await expect(page.getByRole("article").first()).toContainText("E2E image");
   await expectAccessible(page, info);
-  if (hasJs(info)) {
-    // The virtual grid renders only rows near the viewport and fetches pages as they come near.
-    expect(await page.getByRole("article").count()).toBeLessThan(131);
-    await page.keyboard.press("End");
-    await expect(page.getByRole("article").filter({ hasText: "Grid image 001" })).toBeVisible();
-    await expect(page.getByText("131 / 131 images")).toBeVisible();
-    await page.keyboard.press("Home");
-    await expect(page.getByRole("article").filter({ hasText: "E2E image" })).toBeVisible();
-    return;
-  }
-  await expect(page.getByText("60 / 131 images")).toBeVisible();
-  await expect(page.getByRole("article")).toHaveCount(60);
-  await page.getByRole("link", { name: "Next" }).click();
-  await expect(page.getByText("120 / 131 images")).toBeVisible();
-  await page.getByRole("link", { name: "Next" }).click();
-  await expect(page.getByText("131 / 131 images")).toBeVisible();
-  await expect(page.getByRole("article")).toHaveCount(11);
-  await expect(page.getByRole("article").last()).toContainText("Grid image 001");
-  await expect(page.getByRole("link", { name: "Next" })).toHaveCount(0);
-  await page.getByRole("link", { name: "Previous" }).click();
-  await expect(page.getByText("120 / 131 images")).toBeVisible();
-  await expect(page.getByRole("article").first()).toContainText("Grid image 071");
 });
 
-test("select all selects the whole set, not just the page; then deselect", async ({ page }, info) => {
-  await signedIn(page, info, "select");
-  await page.goto(`/client/${project().id}`);
+test("select all selects the whole set, not just the page; then deselect", { tag: "@core" }, async ({ page, signIn, db }, info) => {
+  await signIn("select");
+  await page.goto(`/client/${await projectId(db, e2eProject)}`);
   await expect(page.getByText("0 selected")).toBeVisible();
   await page.getByRole("button", { name: "Select all" }).click();
   await expect(page.getByText("131 selected")).toBeVisible();
@@ -176,20 +216,24 @@ test("select all selects the whole set, not just the page; then deselect", async
   await first.uncheck();
   if (!hasJs(info)) await page.getByRole("button", { name: "Update selection" }).click();
   await expect(page.getByText("130 selected")).toBeVisible();
-  // Images beyond the first page are selected too.
+  // An image beyond the first page is selected too: the last one (virtual grid) or the first of page two.
   if (hasJs(info)) await page.keyboard.press("End");
   else await page.getByRole("link", { name: "Next" }).click();
-  await expect(page.getByRole("article").filter({ hasText: "Grid image 001" }).or(page.getByRole("article").filter({ hasText: "Grid image 071" })).getByRole("checkbox")).toBeChecked();
+  const beyond = page.getByRole("article").filter({ hasText: hasJs(info) ? "Grid image 001" : "Grid image 071" });
+  await expect(beyond).toBeVisible();
+  await expect(beyond.getByRole("checkbox")).toBeChecked();
   await page.getByRole("button", { name: "Deselect all" }).click();
   await expect(page.getByText("0 selected")).toBeVisible();
-  await expect(page.getByRole("article").first().getByRole("checkbox")).not.toBeChecked();
+  await expect(page.getByRole("article").first()).toBeVisible();
+  await expect(page.locator("article input[type=checkbox]:checked")).toHaveCount(0);
 });
 
-test("image panel opens and closes by keyboard", async ({ page }, info) => {
-  await signedIn(page, info, "panel");
-  await page.goto(`/client/${project().id}`);
+test("image panel opens and closes by keyboard", { tag: "@core" }, async ({ page, signIn, db }, info) => {
+  await signIn("panel");
+  const id = await projectId(db, e2eProject);
+  await page.goto(`/client/${id}`);
   const view = page.getByRole("link", { name: "View E2E image" });
-  await view.focus();
+  await tabTo(page, view);
   await page.keyboard.press("Enter");
   if (hasJs(info)) {
     const dialog = page.getByRole("dialog", { name: "E2E image" });
@@ -204,22 +248,22 @@ test("image panel opens and closes by keyboard", async ({ page }, info) => {
     await expect(page.getByRole("heading", { name: "E2E image" })).toBeVisible();
     await expect(page.getByText("No user attributes found. Use the 'Manage Attributes' tab to create new user attributes.")).toBeVisible();
     await expectAccessible(page, info);
-    await page.getByRole("link", { name: "← Back" }).focus();
+    await tabTo(page, page.getByRole("link", { name: "← Back" }));
     await page.keyboard.press("Enter");
-    await expect(page).toHaveURL(new RegExp(`/client/${project().id}`));
+    await expect(page).toHaveURL(new RegExp(`/client/${id}$`));
   }
 });
 
-test("unknown and foreign ids answer 404 with the spec's messages", async ({ page }, info) => {
-  await signedIn(page, info, "notfound");
-  const board = secretBoard();
+test("unknown and foreign ids answer 404 with the spec's messages", async ({ page, signIn, db }, info) => {
+  await signIn("notfound");
+  const board = await db.selectFrom("boards").select(["id", "project_id"]).where("title", "=", "Secret board").executeTakeFirstOrThrow();
   let res = await page.goto(`/client/${board.project_id}`);
   expect(res?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: `No Projects Found with ID: ${board.project_id}` })).toBeVisible();
   res = await page.goto(`/${board.project_id}/board/${board.id}`);
   expect(res?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: `No Board Found with ID: ${board.id}` })).toBeVisible();
-  res = await page.goto(`/${project().id}/board/nope`);
+  res = await page.goto(`/${await projectId(db, e2eProject)}/board/nope`);
   expect(res?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "No Board Found with ID: nope" })).toBeVisible();
   res = await page.goto("/image/999999");

@@ -1,20 +1,24 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { SMTPServer } from "smtp-server";
-import { E2E_PORT } from "../../playwright.config";
-
-export const E2E_DIR = path.resolve("tests/.tmp/e2e");
-export const MAIL_DIR = path.join(E2E_DIR, "mail");
+import { VANISHED_SCHEMA } from "../helpers/pg-race";
+import { E2E_DIR, E2E_SESSION_SECRET, MAIL_DIR, PG_URL, targetFor, targetNames, type Target } from "./targets";
 
 /**
- * Starts what the e2e tests talk to: a real SMTP server on loopback (it writes each message to
- * MAIL_DIR) and the built app on a fresh SQLite database, seeded with the e2e users.
+ * Starts what the e2e tests talk to: a real SMTP server on loopback (it writes each message to MAIL_DIR) and
+ * the built app on a fresh SQLite database, seeded with the e2e users; with TEST_DATABASE_URL, a second app
+ * on a fresh PostgreSQL schema, seeded the same way, for the @core tests of the js-pg and nojs-pg projects.
  */
 export default async function globalSetup() {
   if (!existsSync("build/server/index.js")) throw new Error("Build the app first: npm run build");
   rmSync(E2E_DIR, { recursive: true, force: true });
   mkdirSync(MAIL_DIR, { recursive: true });
+  if (!PG_URL)
+    process.stdout.write(
+      "NOTE: TEST_DATABASE_URL is not set: the e2e tests run on SQLite only (the js-pg and nojs-pg projects are not defined).\n",
+    );
 
   let n = 0;
   const smtp = new SMTPServer({
@@ -35,42 +39,102 @@ export default async function globalSetup() {
   await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
   const smtpPort = (smtp.server.address() as { port: number }).port;
 
-  const env = {
+  const targets = targetNames.map(targetFor);
+  const envFor = (target: Target) => ({
     ...process.env,
     NODE_ENV: "production" as const,
     KOALA_ENV: "development",
-    DATA_DIR: path.join(E2E_DIR, "data"),
-    PORT: String(E2E_PORT),
+    DATA_DIR: target.dataDir,
+    DATABASE_URL: target.databaseUrl,
+    E2E_TARGET: target.name,
+    SESSION_SECRET: E2E_SESSION_SECRET,
+    PORT: String(target.port),
     HOST: "127.0.0.1",
-    APP_URL: `http://127.0.0.1:${E2E_PORT}`,
+    APP_URL: target.baseURL,
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     DEMO_SEED: "off",
     RATE_LIMIT_PER_IP: "100000",
     LOG_LEVEL: "warn",
-  };
-  const seed = spawnSync(path.resolve("node_modules/.bin/tsx"), ["tests/e2e/seed.ts"], { env, stdio: "inherit" });
-  if (seed.status !== 0) throw new Error("Seeding the e2e database failed");
+  });
 
-  const server: ChildProcess = spawn(process.execPath, ["server.mjs"], { env, stdio: ["ignore", "inherit", "inherit"] });
-  const deadline = Date.now() + 60_000;
+  const servers: ChildProcess[] = [];
+  const stop = async () => {
+    await Promise.all(
+      servers.map(async (server) => {
+        if (server.exitCode !== null || server.signalCode !== null) return;
+        const exited = new Promise((r) => server.once("exit", r));
+        server.kill("SIGTERM");
+        await exited;
+      }),
+    );
+    await new Promise<void>((r) => smtp.close(() => r()));
+    for (const target of targets) if (target.schema) await pgQuery(`drop schema if exists ${target.schema} cascade`);
+  };
+
+  try {
+    for (const target of targets)
+      if (target.schema) {
+        await pgQuery(`drop schema if exists ${target.schema} cascade`);
+        await pgQuery(`create schema ${target.schema}`);
+      }
+    // Both databases are seeded at once (tsx processes), then both servers start at once.
+    await Promise.all(targets.map((target) => seed(envFor(target), target)));
+    await Promise.all(
+      targets.map(async (target) => {
+        // A boot that died of another run's schema vanishing under its migration starts again (helpers/pg-race.ts).
+        for (let attempt = 1; ; attempt++) {
+          const server = spawn(process.execPath, ["server.mjs"], { env: envFor(target), stdio: ["ignore", "inherit", "pipe"] });
+          let errors = "";
+          server.stderr!.on("data", (c: Buffer) => {
+            errors = (errors + c.toString()).slice(-20_000);
+            process.stderr.write(c);
+          });
+          servers.push(server);
+          try {
+            return await waitUntilUp(server, target);
+          } catch (error) {
+            if (attempt >= 3 || !VANISHED_SCHEMA.test(errors)) throw error;
+          }
+        }
+      }),
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return stop;
+}
+
+function seed(env: NodeJS.ProcessEnv, target: Target) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(path.resolve("node_modules/.bin/tsx"), ["tests/e2e/seed.ts"], { env, stdio: "inherit" });
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`Seeding the e2e database (${target.name}) failed`))));
+  });
+}
+
+async function waitUntilUp(server: ChildProcess, target: Target) {
+  // Generous: a loaded 2-core machine starts the built server in a few seconds, an idle one in well under one.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     try {
-      const res = await fetch(`http://127.0.0.1:${E2E_PORT}/healthz`);
-      if (res.ok) break;
+      const res = await fetch(`${target.baseURL}/healthz`);
+      if (res.ok) return;
     } catch {
       /* not up yet */
     }
-    if (server.exitCode !== null) throw new Error(`The app exited with code ${server.exitCode}`);
-    if (Date.now() > deadline) throw new Error("The app did not start within 60 s");
+    if (server.exitCode !== null) throw new Error(`The app (${target.name}) exited with code ${server.exitCode}`);
+    if (Date.now() > deadline) throw new Error(`The app (${target.name}) did not start within 90 s`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
 
-  return async () => {
-    if (server.exitCode === null) {
-      const exited = new Promise((r) => server.once("exit", r));
-      server.kill("SIGTERM");
-      await exited;
-    }
-    await new Promise<void>((r) => smtp.close(() => r()));
-  };
+async function pgQuery(text: string) {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
 }

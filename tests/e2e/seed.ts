@@ -1,6 +1,10 @@
-// Run by global-setup with tsx: creates the e2e users in the fresh DATA_DIR.
+// Run by global-setup with tsx, once per target: creates the e2e users and fixtures in the fresh database of
+// DATABASE_URL (SQLite or a PostgreSQL schema), for the browser projects of that target (E2E_TARGET).
+import { conn, connect, setConnection } from "~/db/connection.server";
+import { migrateToLatest } from "~/db/migrations.server";
 import { hashPassword } from "~/lib/crypto.server";
 import { createBoard } from "~/models/boards.server";
+import { projectScope } from "~/models/scope.server";
 import { addMember, createProject } from "~/models/projects.server";
 import { createUser } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
@@ -8,10 +12,54 @@ import { setDailyMedia } from "~/models/daily-media.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
 import { storeImageFile } from "~/services/image-files.server";
 import { drawDemoImage } from "~/services/demo.server";
-import { emailFor, OWN_PROJECT, uploadProject, OUTSIDERS, TERMS_PENDING, PASSWORD, PROJECTS, SCENARIOS, TOTP_SECRET, type Scenario } from "./users";
+import {
+  BOARD_PROJECT,
+  boardsProject,
+  emailFor,
+  OUTSIDERS,
+  OWN_PROJECT,
+  PASSWORD,
+  SCENARIOS,
+  TERMS_PENDING,
+  TOTP_SECRET,
+  uploadProject,
+  VIEWERS,
+  type Scenario,
+} from "./users";
+import { retryOnVanishedSchema } from "../helpers/pg-race";
+import { targetFor, type TargetName } from "./targets";
 
-const connection = await openDatabase();
+const target = targetFor((process.env.E2E_TARGET ?? "sqlite") as TargetName);
+const PROJECTS = target.browserProjects;
+
+// PostgreSQL: migrate naming the schema. Without it, Kysely's migrator looks for its own tables in every schema
+// of the database, and when another schema (another test run's) has them it skips creating ours. Once they
+// exist here, the unnamed migration of openDatabase() (and of the server's boot) finds them through search_path.
+// Both are retried if another run's schema vanishes under the migrator's introspection (tests/helpers/pg-race.ts).
+if (target.schema)
+  await retryOnVanishedSchema(async () => {
+    const pre = connect(target.database);
+    try {
+      await migrateToLatest(pre.db, "postgres", target.schema);
+    } finally {
+      await pre.close();
+    }
+  });
+const connection = await retryOnVanishedSchema(async () => {
+  try {
+    return await openDatabase();
+  } catch (error) {
+    await conn()
+      .close()
+      .catch(() => {});
+    setConnection(undefined);
+    throw error;
+  }
+});
 const hash = await hashPassword(PASSWORD);
+const WORKSHOP_META = { title: "", description: "", keywords: [], ocrText: "", originalName: "workshop.jpg" };
+// Six distinct small pictures for the board workshops (stored once, shared by every workshop project).
+const workshopFiles = await Promise.all([11, 12, 13, 14, 15, 16].map(async (n) => storeImageFile(await drawDemoImage(n, 360, 270))));
 const project = await createProject({ name: "E2E Project" });
 await setDailyMedia([{ kind: "image", url: "/daily/daily-1.jpg" }]);
 for (const p of PROJECTS)
@@ -30,7 +78,7 @@ for (const p of PROJECTS)
       const own = await createProject({ name: uploadProject(scenario as Scenario, p) });
       await addMember(own.id, user.id, "editor");
       const actor = { id: user.id, role: "user" as const };
-      await insertImage(actor, own.id, await storeImageFile(await drawDemoImage(3, 400, 300)), {
+      await insertImage(await projectScope(actor, own.id), await storeImageFile(await drawDemoImage(3, 400, 300)), {
         title: "Seeded image",
         description: "Seeded for the edit tests",
         keywords: ["seeded", "shelf"],
@@ -39,29 +87,70 @@ for (const p of PROJECTS)
       });
       continue;
     }
-    await addMember(project.id, user.id, "editor");
-    if (scenario === "link" && p === "js") {
+    if (BOARD_PROJECT.includes(scenario as Scenario)) {
+      const own = await createProject({ name: boardsProject(scenario as Scenario, p) });
+      await addMember(own.id, user.id, "editor");
+      const scope = await projectScope({ id: user.id, role: "user" }, own.id);
+      const ids: number[] = [];
+      for (let i = 1; i <= 6; i++)
+        ids.push(
+          await insertImage(scope, workshopFiles[i - 1]!, {
+            title: `Workshop ${i}`,
+            description: `Image ${i} of the board workshop`,
+            keywords: i % 2 ? ["shelf"] : ["aisle"],
+            ocrText: "",
+            originalName: `workshop-${i}.jpg`,
+          }),
+        );
+      await createBoard(scope, { title: "Alpha", imageIds: ids.slice(0, 3) });
+      await createBoard(scope, { title: "Beta" });
+      await createBoard(scope, { title: "Client review", imageIds: ids.slice(0, 2), clientBoard: true });
+      if (scenario === "pin") {
+        // A project whose only board is client-level: nothing to pin to ('No Boards').
+        const empty = await createProject({ name: `No boards ${p}` });
+        await addMember(empty.id, user.id, "editor");
+        const emptyScope = await projectScope({ id: user.id, role: "user" }, empty.id);
+        const lone = await insertImage(emptyScope, workshopFiles[0]!, { ...WORKSHOP_META, title: "Lonely image" });
+        await createBoard(emptyScope, { title: "Shared only", imageIds: [lone], clientBoard: true });
+      }
+      continue;
+    }
+    await addMember(project.id, user.id, VIEWERS.includes(scenario as Scenario) ? "viewer" : "editor");
+    if (scenario === "link" && p === PROJECTS[0]) {
       const actor = { id: user.id, role: "user" as const };
       const file = await storeImageFile(await drawDemoImage(1, 640, 480));
-      const imageId = await insertImage(actor, project.id, file, { title: "E2E image", description: "", keywords: ["e2e"], ocrText: "", originalName: "e2e.jpg" });
-      await createBoard(actor, { projectId: project.id, title: "E2E Board", imageIds: [imageId] });
+      const scope = await projectScope(actor, project.id);
+      const imageId = await insertImage(scope, file, {
+        title: "E2E image",
+        description: "",
+        keywords: ["e2e"],
+        ocrText: "",
+        originalName: "e2e.jpg",
+      });
+      await createBoard(scope, { title: "E2E Board", imageIds: [imageId] });
     }
   }
 
 // Browsing fixtures: 130 images (three grid pages), 20 boards, and a project nobody in the e2e run belongs to.
 const owner = { id: 0, role: "admin" as const };
 const file = await storeImageFile(await drawDemoImage(2, 320, 240));
+const ownerScope = await projectScope(owner, project.id);
 await insertImageRows(
-  owner,
-  project.id,
+  ownerScope,
   Array.from({ length: 130 }, (_, i) => ({
     file,
-    meta: { title: `Grid image ${String(i + 1).padStart(3, "0")}`, description: "", keywords: ["grid", `k${i % 7}`], ocrText: "", originalName: `g${i}.jpg` },
+    meta: {
+      title: `Grid image ${String(i + 1).padStart(3, "0")}`,
+      description: "",
+      keywords: ["grid", `k${i % 7}`],
+      ocrText: "",
+      originalName: `g${i}.jpg`,
+    },
     at: Date.UTC(2025, 0, 1) + i * 1000,
   })),
 );
-for (let i = 1; i <= 20; i++) await createBoard(owner, { projectId: project.id, title: `Board ${String(i).padStart(2, "0")}` });
+for (let i = 1; i <= 20; i++) await createBoard(ownerScope, { title: `Board ${String(i).padStart(2, "0")}` });
 const other = await createProject({ name: "Other Project" });
-await createBoard(owner, { projectId: other.id, title: "Secret board" });
+await createBoard(await projectScope(owner, other.id), { title: "Secret board" });
 
 await connection.close();

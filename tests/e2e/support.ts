@@ -1,18 +1,27 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, type TestInfo } from "@playwright/test";
-import Database from "better-sqlite3";
-import { totpCode } from "../../app/lib/totp.server";
-import { E2E_DIR, MAIL_DIR } from "./global-setup";
-import { emailFor, PASSWORD, TOTP_SECRET, type Scenario } from "./users";
+import sharp from "sharp";
+import { expect, type Locator, type Page, type TestInfo } from "@playwright/test";
+import type { DB } from "~/db/connection.server";
+import { totpCode } from "~/lib/totp.server";
+import { MAIL_DIR } from "./targets";
+import { emailFor, PASSWORD, TOTP_SECRET, uploadProject, boardsProject, type Scenario } from "./users";
 
 export { PASSWORD };
-export const hasJs = (info: TestInfo) => info.project.name === "js";
+export const hasJs = (info: TestInfo) => info.project.use.javaScriptEnabled !== false;
 export const userFor = (info: TestInfo, scenario: Scenario) => emailFor(scenario, info.project.name);
 
 /** The code of the current step, or of a later one (the app accepts ±1 step). */
 export const code = (offsetSteps = 0) => totpCode(TOTP_SECRET, Date.now() + offsetSteps * 30_000);
+
+/** A real JPEG file, made on the fly, as a file input takes it. */
+export async function jpegFile(name: string, color: string, width = 640, height = 480) {
+  const buffer = await sharp({ create: { width, height, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
+  return { name, mimeType: "image/jpeg", buffer };
+}
 
 /** Waits for the newest message to `to` that arrived after `since`, as received by the test's SMTP server. */
 export async function waitForMail(to: string, since: number, timeoutMs = 15_000): Promise<string> {
@@ -58,7 +67,7 @@ export async function followLink(page: Page, info: TestInfo, linkPath: string) {
 
 export async function signInWithPassword(page: Page, email: string, mfa = code()) {
   await page.goto("/login?method=password");
-  await fillPasswordForm(page, email, PASSWORD, mfa);
+  return fillPasswordForm(page, email, PASSWORD, mfa);
 }
 
 export async function fillPasswordForm(page: Page, email: string, password: string, mfa: string) {
@@ -66,10 +75,11 @@ export async function fillPasswordForm(page: Page, email: string, password: stri
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByLabel("Code", { exact: true }).fill(mfa);
   // Wait for this submission's answer, so a message left from an earlier attempt cannot pass for it.
-  await Promise.all([
+  const [response] = await Promise.all([
     page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname.startsWith("/login")),
     page.getByRole("button", { name: "Login" }).click(),
   ]);
+  return response;
 }
 
 /**
@@ -97,47 +107,65 @@ export async function expectAccessible(page: Page, info: TestInfo) {
   expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
 }
 
-/** Test-only time travel: makes every sign-in link of a user expired, straight in the e2e database. */
-export function expireLinks(email: string) {
-  const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"));
-  try {
-    db.pragma("busy_timeout = 5000");
-    db.prepare("update sign_in_tokens set expires_at = ? where user_id = (select id from users where email = ?)").run(Date.now() - 1, email);
-  } finally {
-    db.close();
+/**
+ * Presses Tab until `target` has focus, as a keyboard user does, and fails if it does not arrive within
+ * `max` presses (so a control that drops out of the tab order, or moves far down it, is noticed).
+ */
+export async function tabTo(page: Page, target: Locator, max = 30) {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press("Tab");
+    if (await target.evaluate((el) => el === document.activeElement)) return;
   }
+  await expect(target, `not reached in ${max} presses of Tab`).toBeFocused({ timeout: 1 });
 }
 
-/** The e2e image's id and stored keys, read from the e2e database. */
-export const e2eImage = () => e2eRow<{ id: number; storage_key: string; thumb_key: string }>("select id, storage_key, thumb_key from images where title = 'E2E image'");
+// Test data read and written through the app's own connection (fixtures.ts `db`): SQLite or PostgreSQL alike.
 
-/** Reads one row from the e2e database (test fixtures only). */
-export function e2eRow<T>(query: string, ...params: unknown[]): T {
-  const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"), { readonly: true });
-  try {
-    return db.prepare(query).get(...params) as T;
-  } finally {
-    db.close();
-  }
+export const projectId = async (db: DB, name: string) =>
+  (await db.selectFrom("projects").select("id").where("name", "=", name).executeTakeFirstOrThrow()).id;
+
+/** The project of its own a scenario's user got from the seed (see OWN_PROJECT in users.ts). */
+export const ownProject = (db: DB, scenario: Scenario, info: TestInfo) => projectId(db, uploadProject(scenario, info.project.name));
+
+/** A board workshop (see BOARD_PROJECT in users.ts): the project's id and its boards' ids by title. */
+export async function workshop(db: DB, scenario: Scenario, info: TestInfo) {
+  const id = await projectId(db, boardsProject(scenario, info.project.name));
+  const boards = await db.selectFrom("boards").select(["id", "title"]).where("project_id", "=", id).execute();
+  const board = (title: string) => boards.find((b) => b.title === title)!.id;
+  return { id, board, path: (title: string) => `/${id}/board/${board(title)}` };
 }
 
-/** Reads rows from the e2e database (test fixtures only). */
-export function e2eRows<T>(query: string, ...params: unknown[]): T[] {
-  const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"), { readonly: true });
-  try {
-    return db.prepare(query).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
+/** The image ids on a board, in id order (test fixtures only). */
+export const imagesOnBoard = async (db: DB, boardId: string) =>
+  (await db.selectFrom("board_images").select("image_id").where("board_id", "=", boardId).orderBy("image_id").execute()).map(
+    (r) => r.image_id,
+  );
 
-/** Test-only: marks the e2e project as changed on the server (its updated_at moves on). */
-export function touchE2eProject() {
-  const db = new Database(path.join(E2E_DIR, "data", "koala.sqlite"));
-  try {
-    db.pragma("busy_timeout = 5000");
-    db.prepare("update projects set updated_at = updated_at + 1 where name = 'E2E Project'").run();
-  } finally {
-    db.close();
-  }
+export const imagesIn = async (db: DB, project: number) =>
+  Number(
+    (
+      await db
+        .selectFrom("images")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("project_id", "=", project)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/** The first image of a project (an own project's seeded image). */
+export const firstImage = async (db: DB, project: number) =>
+  (await db.selectFrom("images").select("id").where("project_id", "=", project).orderBy("id").limit(1).executeTakeFirstOrThrow()).id;
+
+/** The e2e image's id and stored keys. */
+export const e2eImage = (db: DB) =>
+  db.selectFrom("images").select(["id", "storage_key", "thumb_key"]).where("title", "=", "E2E image").executeTakeFirstOrThrow();
+
+/** Test-only time travel: makes every sign-in link of a user expired. */
+export async function expireLinks(db: DB, email: string) {
+  const user = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+  await db
+    .updateTable("sign_in_tokens")
+    .set({ expires_at: Date.now() - 1 })
+    .where("user_id", "=", user.id)
+    .execute();
 }

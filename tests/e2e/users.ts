@@ -1,7 +1,9 @@
-/** The people the e2e run seeds: one per scenario and browser project, so tests never share a TOTP step or a rate limit. */
+/**
+ * The people the e2e run seeds: one per scenario and browser project (js, nojs; js-pg, nojs-pg in the PostgreSQL
+ * database), so tests never share a session, a TOTP step, a rate limit or a mailbox.
+ */
 export const PASSWORD = "e2e-password-123";
 export const TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
-export const PROJECTS = ["js", "nojs"] as const;
 export type Scenario = keyof typeof SCENARIOS;
 export const SCENARIOS = {
   link: { totp: false },
@@ -17,6 +19,8 @@ export const SCENARIOS = {
   theme: { totp: true },
   keyboard: { totp: true },
   watch: { totp: true },
+  watchAfter: { totp: true },
+  watchDuring: { totp: true },
   axe: { totp: true },
   media: { totp: true },
   terms: { totp: true },
@@ -37,12 +41,49 @@ export const SCENARIOS = {
   rotate: { totp: true },
   deleteImg: { totp: true },
   uploadGuard: { totp: true },
+  boardCrud: { totp: false },
+  pin: { totp: false },
+  boardRemove: { totp: false },
+  bulkAdd: { totp: false },
+  bulkMove: { totp: false },
+  bulkRemove: { totp: false },
+  bulkDelete: { totp: false },
+  bulkKeywords: { totp: false },
+  bulkDownload: { totp: false },
+  bulkKeyboard: { totp: false },
+  tick: { totp: false },
+  share: { totp: false },
+  shareRevoke: { totp: false },
+  viewer: { totp: false },
 } as const;
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
 export const TERMS_PENDING: Scenario[] = ["terms"];
 /** Scenarios whose user is not a member of the e2e project. */
 export const OUTSIDERS: Scenario[] = ["outsider"];
 /** Scenarios that get a project of their own (named by uploadProject), holding one seeded image, so uploads and deletes never disturb other tests. */
-export const OWN_PROJECT: Scenario[] = ["uploadOne", "uploadMany", "uploadBad", "uploadKeys", "editMeta", "rotate", "deleteImg"];
+export const OWN_PROJECT: Scenario[] = ["fresh", "uploadOne", "uploadMany", "uploadBad", "uploadKeys", "editMeta", "rotate", "deleteImg"];
 export const uploadProject = (scenario: Scenario, project: string) => `Uploads ${scenario} ${project}`;
+/**
+ * Scenarios that get a board workshop of their own: a project (named by boardsProject) with six images and the
+ * boards Alpha (images 1–3), Beta (empty) and Client review (client-level, images 1–2), so board and bulk tests
+ * never disturb each other.
+ */
+export const BOARD_PROJECT: Scenario[] = [
+  "boardCrud",
+  "pin",
+  "boardRemove",
+  "bulkAdd",
+  "bulkMove",
+  "bulkRemove",
+  "bulkDelete",
+  "bulkKeywords",
+  "bulkDownload",
+  "bulkKeyboard",
+  "tick",
+  "share",
+  "shareRevoke",
+];
+export const boardsProject = (scenario: Scenario, project: string) => `Boards ${scenario} ${project}`;
+/** Scenarios whose user is a viewer of the e2e project. */
+export const VIEWERS: Scenario[] = ["viewer"];
 export const emailFor = (scenario: Scenario, project: string) => `${scenario.toLowerCase()}-${project}@e2e.test`;

@@ -4,9 +4,10 @@ import path from "node:path";
 import { sql } from "kysely";
 import pg from "pg";
 import { loadConfig, setConfig } from "~/config.server";
-import { connect, useConnection, type Connection, type Dialect } from "~/db/connection.server";
+import { connect, setConnection, type Connection, type Dialect } from "~/db/connection.server";
 import { migrateToLatest } from "~/db/migrations.server";
-import { useStorage } from "~/services/storage.server";
+import { setStorage } from "~/services/storage.server";
+import { retryOnVanishedSchema } from "./pg-race";
 
 /**
  * The integration suite runs every test once per dialect: a fresh SQLite file, and (when
@@ -27,7 +28,7 @@ export interface TestDatabase {
 export async function freshDatabase(dialect: Dialect, env: Record<string, string> = {}): Promise<TestDatabase> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "koala-test-"));
   setConfig(loadConfig({ DATA_DIR: dataDir, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "error", ...env }));
-  useStorage(undefined);
+  setStorage(undefined);
   let connection: Connection;
   let dropSchema = async () => {};
   let schema: string | undefined;
@@ -47,17 +48,19 @@ export async function freshDatabase(dialect: Dialect, env: Record<string, string
       await c.end();
     };
   }
-  await migrateToLatest(connection.db, dialect, schema);
-  useConnection(connection);
+  await retryOnVanishedSchema(() => migrateToLatest(connection.db, dialect, schema));
+  setConnection(connection);
   const url =
-    dialect === "sqlite" ? `sqlite:${path.join(dataDir, "test.sqlite")}` : `${PG_URL}${PG_URL!.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    dialect === "sqlite"
+      ? `sqlite:${path.join(dataDir, "test.sqlite")}`
+      : `${PG_URL}${PG_URL!.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   return {
     connection,
     dataDir,
     url,
     async drop() {
       await connection.close();
-      useConnection(undefined);
+      setConnection(undefined);
       await dropSchema();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -2,11 +2,23 @@ import { createUser } from "~/models/users.server";
 import { addMember, createProject } from "~/models/projects.server";
 import type { Actor } from "~/models/actor";
 import type { StoredImageFile } from "~/models/images.server";
+import { claimObjects } from "~/models/objects.server";
 
 let n = 0;
-export async function makeUser(role: "user" | "admin" = "user", extra: Parameters<typeof createUser>[0] extends infer T ? Partial<T> : never = {}) {
+export async function makeUser(
+  role: "user" | "admin" = "user",
+  extra: Parameters<typeof createUser>[0] extends infer T ? Partial<T> : never = {},
+) {
   n += 1;
-  const user = await createUser({ email: `user${n}-${Date.now()}@example.com`, name: "Test", surname: `User${n}`, role, ...extra });
+  const user = await createUser({
+    email: `user${n}-${Date.now()}@example.com`,
+    name: "Test",
+    surname: `User${n}`,
+    role,
+    status: "active",
+    terms_acknowledged_at: Date.now(),
+    ...extra,
+  });
   return { user, actor: { id: user.id, role: user.role } as Actor };
 }
 
@@ -39,3 +51,10 @@ export const meta = (title: string, keywords: string[] = [], ocrText = "") => ({
   ocrText,
   originalName: `${title}.jpg`,
 });
+
+/** A fake file whose objects are recorded as stored (no bytes), so a model write that checks them can commit. */
+export async function storedFakeFile(i = 0): Promise<StoredImageFile> {
+  const file = fakeFile(i);
+  await claimObjects(file.checksum, [file.storageKey, file.thumbKey, file.previewKey]);
+  return file;
+}

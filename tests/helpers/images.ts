@@ -3,11 +3,25 @@ import sharp from "sharp";
 
 /** Real image files made on the fly for tests. */
 export const jpeg = (w = 64, h = 48, color = "#3366cc") =>
-  sharp({ create: { width: w, height: h, channels: 3, background: color } }).jpeg().toBuffer();
-export const png = (w = 64, h = 48) => sharp({ create: { width: w, height: h, channels: 4, background: "#ff000080" } }).png().toBuffer();
-export const webp = () => sharp({ create: { width: 32, height: 32, channels: 3, background: "#00ff00" } }).webp().toBuffer();
-export const gif = () => sharp({ create: { width: 16, height: 16, channels: 3, background: "#0000ff" } }).gif().toBuffer();
-export const tiff = () => sharp({ create: { width: 16, height: 16, channels: 3, background: "#888888" } }).tiff().toBuffer();
+  sharp({ create: { width: w, height: h, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
+export const png = (w = 64, h = 48) =>
+  sharp({ create: { width: w, height: h, channels: 4, background: "#ff000080" } })
+    .png()
+    .toBuffer();
+export const webp = () =>
+  sharp({ create: { width: 32, height: 32, channels: 3, background: "#00ff00" } })
+    .webp()
+    .toBuffer();
+export const gif = () =>
+  sharp({ create: { width: 16, height: 16, channels: 3, background: "#0000ff" } })
+    .gif()
+    .toBuffer();
+export const tiff = () =>
+  sharp({ create: { width: 16, height: 16, channels: 3, background: "#888888" } })
+    .tiff()
+    .toBuffer();
 
 /**
  * A real PNG of 30000×30000 one-bit pixels: a few hundred kilobytes on disk, 900 megapixels decoded

@@ -1,34 +1,133 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import S3rver from "s3rver";
 import { S3Storage } from "~/services/storage-s3.server";
 
+const ACCESS_KEY = "S3RVER";
+const SECRET_KEY = "S3RVER";
+
 /**
  * A real S3-compatible server (s3rver) on loopback, with one bucket, for the S3 driver's tests.
- * It checks request signatures like S3 does (credentials S3RVER / S3RVER).
+ *
+ * s3rver does not check request signatures. So it sits behind a small front on loopback (the endpoint the
+ * tests and the app use) that checks presigned requests the way S3 does — the AWS Signature Version 4 over
+ * the method, path, query and every signed header as actually sent, and the URL's expiry — and answers 403
+ * SignatureDoesNotMatch / AccessDenied otherwise. What is NOT checked: requests signed in the Authorization
+ * header (the SDK's own calls from the server, passed through unchecked), and the payload hash (presigned
+ * uploads are UNSIGNED-PAYLOAD, as on S3).
  */
-export async function startS3(): Promise<{ endpoint: string; bucket: string; env: Record<string, string>; storage: () => S3Storage; stop(): Promise<void> }> {
+export async function startS3(): Promise<{
+  endpoint: string;
+  bucket: string;
+  env: Record<string, string>;
+  storage: () => S3Storage;
+  stop(): Promise<void>;
+}> {
   const directory = mkdtempSync(path.join(tmpdir(), "koala-s3-"));
   const bucket = "koala-test";
   const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
-  const { port } = (await server.run()) as { port: number };
-  const endpoint = `http://127.0.0.1:${port}`;
-  const env = { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_REGION: "us-east-1", S3_ACCESS_KEY_ID: "S3RVER", S3_SECRET_ACCESS_KEY: "S3RVER" };
+  const { port: backendPort } = (await server.run()) as { port: number };
+
+  const front = http.createServer((req, res) => {
+    const refusal = checkPresigned(req);
+    if (refusal) {
+      req.resume();
+      res.writeHead(403, { "Content-Type": "application/xml" });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${refusal}</Code></Error>`);
+      return;
+    }
+    const upstream = http.request(
+      { host: "127.0.0.1", port: backendPort, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
+  const endpoint = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+  const env = {
+    S3_BUCKET: bucket,
+    S3_ENDPOINT: endpoint,
+    S3_REGION: "us-east-1",
+    S3_ACCESS_KEY_ID: ACCESS_KEY,
+    S3_SECRET_ACCESS_KEY: SECRET_KEY,
+  };
   const storages: S3Storage[] = [];
   return {
     endpoint,
     bucket,
     env,
     storage() {
-      const s = new S3Storage({ bucket, region: "us-east-1", endpoint, accessKeyId: "S3RVER", secretAccessKey: "S3RVER", forcePathStyle: true });
+      const s = new S3Storage({
+        bucket,
+        region: "us-east-1",
+        endpoint,
+        accessKeyId: ACCESS_KEY,
+        secretAccessKey: SECRET_KEY,
+        forcePathStyle: true,
+      });
       storages.push(s);
       return s;
     },
     async stop() {
       for (const s of storages) s.destroy();
+      front.closeAllConnections();
+      await new Promise<void>((r) => front.close(() => r()));
       await server.close();
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+// RFC 3986 unreserved characters stay, everything else is %XX (upper case), as SigV4 wants.
+const encode = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+const hmac = (key: Buffer | string, s: string) => createHmac("sha256", key).update(s).digest();
+
+/** null when the request is not presigned or its presigned signature holds; else the S3 error code. */
+function checkPresigned(req: http.IncomingMessage): string | null {
+  const url = new URL(req.url ?? "/", "http://front");
+  const q = url.searchParams;
+  const signature = q.get("X-Amz-Signature");
+  if (!signature) return null;
+  if (q.get("X-Amz-Algorithm") !== "AWS4-HMAC-SHA256") return "AuthorizationQueryParametersError";
+  const [accessKey, date, region, service, terminal] = (q.get("X-Amz-Credential") ?? "").split("/");
+  if (accessKey !== ACCESS_KEY || !date || !region || !service || terminal !== "aws4_request") return "InvalidAccessKeyId";
+  const amzDate = q.get("X-Amz-Date") ?? "";
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
+  if (!m || !amzDate.startsWith(date)) return "AuthorizationQueryParametersError";
+  const signedAt = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  if (Date.now() > signedAt + Number(q.get("X-Amz-Expires") ?? 0) * 1000) return "AccessDenied";
+
+  const signedHeaders = (q.get("X-Amz-SignedHeaders") ?? "").split(";");
+  const headerLines = signedHeaders.map((name) => {
+    const value = req.headers[name];
+    return `${name}:${(Array.isArray(value) ? value.join(",") : (value ?? "")).trim().replace(/\s+/g, " ")}\n`;
+  });
+  const query = [...q.entries()]
+    .filter(([k]) => k !== "X-Amz-Signature")
+    .map(([k, v]) => [encode(k), encode(v)] as const)
+    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join("&");
+  const canonical = [
+    req.method,
+    (req.url ?? "/").split("?")[0], // S3 signs the path as sent (encoded once)
+    query,
+    headerLines.join(""),
+    signedHeaders.join(";"),
+    q.get("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD",
+  ].join("\n");
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const toSign = ["AWS4-HMAC-SHA256", amzDate, scope, sha256(canonical)].join("\n");
+  const key = hmac(hmac(hmac(hmac(`AWS4${SECRET_KEY}`, date), region), service), "aws4_request");
+  const expected = hmac(key, toSign).toString("hex");
+  const ok = expected.length === signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature));
+  return ok ? null : "SignatureDoesNotMatch";
 }

@@ -33,11 +33,18 @@ describe.each(dialects)("sign-in models (%s)", (dialect) => {
     expect(await sessionUser(a, policy)).toBeNull();
 
     const b = await startSession(user.id, policy);
-    await db().updateTable("sessions").set({ last_seen_at: Date.now() - policy.idleMs - 1 }).execute();
+    await db()
+      .updateTable("sessions")
+      .set({ last_seen_at: Date.now() - policy.idleMs - 1 })
+      .execute();
     expect(await sessionUser(b, policy)).toBeNull();
 
     const c = await startSession(user.id, policy);
-    await db().updateTable("sessions").set({ expires_at: Date.now() - 1 }).where("user_id", "=", user.id).execute();
+    await db()
+      .updateTable("sessions")
+      .set({ expires_at: Date.now() - 1 })
+      .where("user_id", "=", user.id)
+      .execute();
     expect(await sessionUser(c, policy)).toBeNull();
 
     const d = await startSession(user.id, policy);
@@ -72,7 +79,11 @@ describe.each(dialects)("sign-in models (%s)", (dialect) => {
     const third = await issueMagicLink(user.id, "/x");
     expect(await consumeToken(third, "totp_challenge")).toBeNull(); // wrong purpose
     expect(await peekToken(third, "magic_link")).toEqual({ userId: user.id, redirectTo: "/x" });
-    await db().updateTable("sign_in_tokens").set({ expires_at: Date.now() - 1 }).where("user_id", "=", user.id).execute();
+    await db()
+      .updateTable("sign_in_tokens")
+      .set({ expires_at: Date.now() - 1 })
+      .where("user_id", "=", user.id)
+      .execute();
     expect(await consumeToken(third, "magic_link")).toBeNull();
     // Only hashes are stored.
     const hashes = await db().selectFrom("sign_in_tokens").select("token_hash").execute();
@@ -93,7 +104,11 @@ describe.each(dialects)("sign-in models (%s)", (dialect) => {
     const hits = await Promise.all(Array.from({ length: 8 }, () => hitRateLimit(key, 5, 60_000)));
     expect(hits.map((h) => h.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(hits.filter((h) => !h.allowed)).toHaveLength(3);
-    await db().updateTable("rate_limits").set({ window_start: Date.now() - 60_001 }).where("key", "=", key).execute();
+    await db()
+      .updateTable("rate_limits")
+      .set({ window_start: Date.now() - 60_001 })
+      .where("key", "=", key)
+      .execute();
     const after = await hitRateLimit(key, 5, 60_000);
     expect(after).toMatchObject({ allowed: true, count: 1 });
   });

@@ -22,14 +22,19 @@ describe.each(dialects)("sign-in service (%s)", (dialect) => {
   it("signs in with password and code, records it, and refuses every wrong combination alike", async () => {
     const { user } = await makeUser("user", { password_hash: await hashPassword("pw-1"), totp_secret: SECRET });
     const meta = { ip: "10.0.0.1", userAgent: null };
-    const ok = await authenticatorFor(meta).authenticate("password-totp", form({ email: user.email, password: "pw-1", code: totpCode(SECRET) }));
+    const ok = await authenticatorFor(meta).authenticate(
+      "password-totp",
+      form({ email: user.email, password: "pw-1", code: totpCode(SECRET) }),
+    );
     expect(ok).toMatchObject({ userId: user.id, totpRequired: false });
     const attempts = [
       { email: user.email, password: "pw-1", code: totpCode(SECRET) }, // replayed
       { email: user.email, password: "pw-2", code: totpCode(SECRET, Date.now() + 30_000) },
     ];
     for (const a of attempts) {
-      const err = await authenticatorFor(meta).authenticate("password-totp", form(a)).catch((e: unknown) => e);
+      const err = await authenticatorFor(meta)
+        .authenticate("password-totp", form(a))
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SignInError);
       expect((err as SignInError).message).toBe(INVALID_CREDENTIALS);
     }
@@ -51,7 +56,9 @@ describe.each(dialects)("sign-in service (%s)", (dialect) => {
     expect(statuses).toEqual([400, 400, 400, 429]);
     // Other addresses from the same IP: the IP limit (6) is reached after two more.
     const other = (email: string) =>
-      authenticatorFor(meta).authenticate("password-totp", form({ email, password: "x", code: "000000" })).catch((e: SignInError) => e.status);
+      authenticatorFor(meta)
+        .authenticate("password-totp", form({ email, password: "x", code: "000000" }))
+        .catch((e: SignInError) => e.status);
     expect([await other("a@x.io"), await other("b@x.io"), await other("c@x.io")]).toEqual([400, 400, 429]);
     expect((await auditEntries(50)).some((e) => e.action === "sign_in.rate_limited")).toBe(true);
   });
@@ -70,7 +77,10 @@ describe.each(dialects)("sign-in service (%s)", (dialect) => {
     expect(toStranger.text).not.toContain("/auth/");
 
     const signIn = (token: string) =>
-      authenticatorFor(meta).authenticate("magic-link", new Request("http://koala.test/auth/x", { method: "POST", body: new URLSearchParams({ token }) }));
+      authenticatorFor(meta).authenticate(
+        "magic-link",
+        new Request("http://koala.test/auth/x", { method: "POST", body: new URLSearchParams({ token }) }),
+      );
     expect(await signIn(link)).toEqual({ userId: user.id, redirectTo: "/client/1", totpRequired: false });
     await expect(signIn(link)).rejects.toBeInstanceOf(SignInError);
   });

@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
@@ -7,40 +5,18 @@ import { storage } from "~/services/storage.server";
 import { signIn } from "~/sessions.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
+import { freePort, startServer as startServerProcess, type RunningServer } from "../helpers/server";
 
 /**
  * The built server is killed with SIGKILL in the middle of a burst of uploads. After a restart every image the
  * server acknowledged (answered with an insertID) must be whole, and no image row may lack one of its objects.
  * Needs the production build (npm test builds before it runs).
  */
-const SERVER = path.resolve("server.mjs");
 // One secret for the test (which signs the session cookie) and the server (which checks it).
 const SESSION_SECRET = "crash-test-secret-0123456789abcdef0123456789";
 
-async function startServer(t: TestDatabase, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [SERVER], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      KOALA_ENV: "development",
-      DATA_DIR: t.dataDir,
-      SESSION_SECRET,
-      DATABASE_URL: t.url,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DEMO_SEED: "off",
-      LOG_LEVEL: "error",
-      RATE_LIMIT_PER_IP: "100000",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  for (let i = 0; i < 200; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill("SIGKILL");
-  throw new Error("server did not start");
-}
+const startServer = (t: TestDatabase, port: number) =>
+  startServerProcess({ DATA_DIR: t.dataDir, SESSION_SECRET, DATABASE_URL: t.url, LOG_LEVEL: "error" }, port);
 
 const distinctJpeg = (n: number) =>
   sharp({ create: { width: 2400, height: 1800, channels: 3, background: { r: (n * 37) % 256, g: (n * 91) % 256, b: (n * 53) % 256 } } })
@@ -50,9 +26,9 @@ const distinctJpeg = (n: number) =>
 
 describe.each(dialects)("a crash in the middle of an upload burst (%s)", (dialect) => {
   let t: TestDatabase;
-  let server: ChildProcess | undefined;
+  let server: RunningServer | undefined;
   afterEach(async () => {
-    server?.kill("SIGKILL");
+    server?.child.kill("SIGKILL");
     await t.drop();
   });
 
@@ -60,24 +36,37 @@ describe.each(dialects)("a crash in the middle of an upload burst (%s)", (dialec
     t = await freshDatabase(dialect, { SESSION_SECRET });
     const { user, actor } = await makeUser();
     const project = await makeProject([{ actor }]);
-    const signedIn = await signIn(new Request("http://127.0.0.1/login"), { ip: "127.0.0.1", userAgent: "crash test" }, user.id, "/", "test");
+    const signedIn = await signIn(
+      new Request("http://127.0.0.1/login"),
+      { ip: "127.0.0.1", userAgent: "crash test" },
+      user.id,
+      "/",
+      "test",
+    );
     const cookie = signedIn.headers.get("Set-Cookie")!.split(";")[0]!;
-    const port = 3400 + Math.floor(Math.random() * 400);
+    const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     server = await startServer(t, port);
 
     const files = await Promise.all(Array.from({ length: 24 }, (_, n) => distinctJpeg(n)));
     const acknowledged: number[] = [];
     const post = (url: string, body: unknown) =>
-      fetch(`${base}${url}`, { method: "POST", headers: { Cookie: cookie, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      fetch(`${base}${url}`, {
+        method: "POST",
+        headers: { Cookie: cookie, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
     async function uploadOne(n: number) {
-      const signed = (await (await post("/api/uploads", { clientID: project.id, fileName: `burst-${n}.jpg` })).json()) as { uploadUrl: string; key: string };
+      const signed = (await (await post("/api/uploads", { clientID: project.id, fileName: `burst-${n}.jpg` })).json()) as {
+        uploadUrl: string;
+        key: string;
+      };
       const put = await fetch(new URL(signed.uploadUrl, base), { method: "PUT", body: new Uint8Array(files[n]!) });
       if (!put.ok) throw new Error(`PUT ${put.status}`);
       const registered = await post("/api/images", { clientID: project.id, newImage: { imgURL: signed.key, imgTitle: `burst ${n}` } });
       if (registered.status !== 201) throw new Error(`register ${registered.status}`);
       acknowledged.push(((await registered.json()) as { insertID: number }).insertID);
-      if (acknowledged.length === 6) server!.kill("SIGKILL");
+      if (acknowledged.length === 6) server!.child.kill("SIGKILL");
     }
     // Six at a time; the server dies once six are acknowledged, with others mid-PUT or mid-registration.
     const queue = files.map((_, n) => n);
@@ -103,7 +92,9 @@ describe.each(dialects)("a crash in the middle of an upload burst (%s)", (dialec
     }
     // The restarted server serves them, and takes new uploads.
     const thumb = rows.find((r) => r.id === acknowledged[0])!;
-    expect((await fetch(`${base}/media/${thumb.id}/${thumb.thumb_key.replaceAll("/", "~")}`, { headers: { Cookie: cookie } })).status).toBe(200);
+    expect((await fetch(`${base}/media/${thumb.id}/${thumb.thumb_key.replaceAll("/", "~")}`, { headers: { Cookie: cookie } })).status).toBe(
+      200,
+    );
     const before = acknowledged.length;
     await uploadOne(0);
     expect(acknowledged.length).toBe(before + 1);

@@ -46,15 +46,35 @@ describe("image store", () => {
   });
 
   const bad: [string, () => Promise<Buffer> | Buffer, RegExp][] = [
-    ["an SVG with a script", () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), /not a supported image/],
-    ["an SVG with an external reference", () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><image href="https://evil.example/x.png"/></svg>'), /not a supported image/],
+    [
+      "an SVG with a script",
+      () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+      /not a supported image/,
+    ],
+    [
+      "an SVG with an external reference",
+      () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><image href="https://evil.example/x.png"/></svg>'),
+      /not a supported image/,
+    ],
     ["HTML renamed to .jpg", () => Buffer.from("<!doctype html><html><body>hi</body></html>"), /not a supported image/],
     ["text", () => Buffer.from("hello, this is not an image at all"), /not a supported image/],
     ["a zero-byte file", () => Buffer.alloc(0), /empty/],
     ["a truncated JPEG", async () => (await jpeg(800, 600, "#ff8800")).subarray(0, 1500), /damaged/],
-    ["a JPEG/HTML polyglot", async () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from("<html><script>alert(1)</script></html>".padEnd(400, " "))]), /HTML or script/],
+    [
+      "a JPEG/HTML polyglot",
+      async () =>
+        Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from("<html><script>alert(1)</script></html>".padEnd(400, " "))]),
+      /HTML or script/,
+    ],
     ["a 30000×30000 PNG bomb", () => pngBomb(), /too large/],
-    ["a file over the size limit", () => sharp({ create: { width: 1500, height: 1500, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } }).png().toBuffer(), /larger than 2 MB/],
+    [
+      "a file over the size limit",
+      () =>
+        sharp({ create: { width: 1500, height: 1500, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
+          .png()
+          .toBuffer(),
+      /larger than 2 MB/,
+    ],
   ];
   it.each(bad)("refuses %s with a clear message and stores nothing", async (_name, make, message) => {
     const before = objects();

@@ -50,7 +50,11 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     const id = await enqueueJob(type, {});
     expect((await claimJob("dead", [type]))?.id).toBe(id);
     expect(await claimJob("other", [type])).toBeNull();
-    await db().updateTable("jobs").set({ locked_at: Date.now() - 10 * 60_000 }).where("id", "=", id).execute();
+    await db()
+      .updateTable("jobs")
+      .set({ locked_at: Date.now() - 10 * 60_000 })
+      .where("id", "=", id)
+      .execute();
     expect((await claimJob("other", [type]))?.id).toBe(id);
   });
 
@@ -59,7 +63,8 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     registerJob(`ok-${dialect}`, async (p) => void seen.push(p));
     const runner = startRunner({ pollMs: 50 });
     const id = await queue(`ok-${dialect}`, { secret: "link" });
-    for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // Waits for the runner, not a fixed time: a loaded machine may take seconds to get to it.
+    await expect.poll(() => seen.length, { timeout: 15_000, interval: 20 }).toBe(1);
     await runner.stop();
     expect(seen).toEqual([{ secret: "link" }]);
     expect(await getJob(id)).toMatchObject({ status: "done", payload: "null" });

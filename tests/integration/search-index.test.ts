@@ -2,8 +2,9 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, dialect as currentDialect } from "~/db/connection.server";
 import { insertImage } from "~/models/images.server";
+import { projectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
-import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 
 /** Ids matching a full-text query, straight from the index (the search feature builds on this). */
 async function match(term: string): Promise<number[]> {
@@ -11,7 +12,9 @@ async function match(term: string): Promise<number[]> {
     const r = await sql<{ id: number }>`select id from images where search @@ plainto_tsquery('simple', ${term}) order by id`.execute(db());
     return r.rows.map((x) => x.id);
   }
-  const r = await sql<{ id: number }>`select rowid as id from images_fts where images_fts match ${`"${term}"`} order by rowid`.execute(db());
+  const r = await sql<{ id: number }>`select rowid as id from images_fts where images_fts match ${`"${term}"`} order by rowid`.execute(
+    db(),
+  );
   return r.rows.map((x) => Number(x.id));
 }
 
@@ -25,14 +28,19 @@ describe.each(dialects)("full-text index (%s)", (dialect) => {
   it("covers title, description, keywords and OCR, and follows updates and deletes", async () => {
     const { actor } = await makeUser();
     const p = await makeProject([{ actor }]);
-    const a = await insertImage(actor, p.id, fakeFile(10), meta("Shelf in Leeds", ["beverage", "promo"], "SALE 9.99"));
-    const b = await insertImage(actor, p.id, fakeFile(11), meta("Poster", ["outdoor"], "OPEN LATE"));
+    const scope = await projectScope(actor, p.id);
+    const a = await insertImage(scope, await storedFakeFile(10), meta("Shelf in Leeds", ["beverage", "promo"], "SALE 9.99"));
+    const b = await insertImage(scope, await storedFakeFile(11), meta("Poster", ["outdoor"], "OPEN LATE"));
     expect(await match("leeds")).toEqual([a]);
     expect(await match("promo")).toEqual([a]);
     expect(await match("late")).toEqual([b]);
     expect(await match("about")).toEqual([a, b]); // description
 
-    await db().updateTable("images").set({ title: "Poster in Perth", keywords: JSON.stringify(["perth"]) }).where("id", "=", b).execute();
+    await db()
+      .updateTable("images")
+      .set({ title: "Poster in Perth", keywords: JSON.stringify(["perth"]) })
+      .where("id", "=", b)
+      .execute();
     expect(await match("perth")).toEqual([b]);
     expect(await match("outdoor")).toEqual([]);
 

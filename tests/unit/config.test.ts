@@ -15,7 +15,9 @@ describe("configuration", () => {
     expect(loadConfig({ NODE_ENV: "production", KOALA_ENV: "development", DATA_DIR: "/tmp/koala-cfg" }).production).toBe(false);
   });
   it("refuses a short secret and a bad number with a clear message", () => {
-    expect(() => loadConfig({ SESSION_SECRET: "short", DATA_DIR: "/tmp/koala-cfg" })).toThrow(/SESSION_SECRET must be at least 32 characters/);
+    expect(() => loadConfig({ SESSION_SECRET: "short", DATA_DIR: "/tmp/koala-cfg" })).toThrow(
+      /SESSION_SECRET must be at least 32 characters/,
+    );
     expect(() => loadConfig({ PORT: "abc", DATA_DIR: "/tmp/koala-cfg" })).toThrow(/PORT/);
   });
   it("reads the database URL", () => {
@@ -30,6 +32,26 @@ describe("log redaction", () => {
   it("never writes secrets, at any depth", () => {
     expect(
       redact({ email: "a@b.co", password: "p", nested: { token: "t", sessionCookie: "c", list: [{ code: "123456" }] }, ok: 1 }),
-    ).toEqual({ email: "a@b.co", password: "[redacted]", nested: { token: "[redacted]", sessionCookie: "[redacted]", list: [{ code: "[redacted]" }] }, ok: 1 });
+    ).toEqual({
+      email: "a@b.co",
+      password: "[redacted]",
+      nested: { token: "[redacted]", sessionCookie: "[redacted]", list: [{ code: "[redacted]" }] },
+      ok: 1,
+    });
+  });
+
+  it("masks the tokens in logged paths and URLs: share links and sign-in links, not ids or board ids", () => {
+    const token = "GKkW4X5AVN4JYNnnm5ybDOtBlhGNWuZQPKfEYt17O0c";
+    expect(
+      redact({
+        path: `/shared-board/T7nenmUQuxrr:${token}/image/164`,
+        url: `http://x.test/auth/${token}?next=/client/12`,
+        detail: { path: `/shared-media/T7nenmUQuxrr:${token}/1/thumbs~ab~cd~x.webp` },
+      }),
+    ).toEqual({
+      path: "/shared-board/T7nenmUQuxrr:[token]/image/164",
+      url: "http://x.test/auth/[token]?next=/client/12",
+      detail: { path: "/shared-media/T7nenmUQuxrr:[token]/1/thumbs~ab~cd~x.webp" },
+    });
   });
 });

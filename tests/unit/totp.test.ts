@@ -36,8 +36,6 @@ describe("TOTP (RFC 6238)", () => {
     expect(matchTotpStep(secret, `${code.slice(0, 5)}x`, now)).toBeNull();
   });
   it("builds an otpauth URI", () => {
-    expect(otpauthUri("ABC", "a@b.co")).toBe(
-      "otpauth://totp/Koala%3Aa%40b.co?secret=ABC&issuer=Koala&algorithm=SHA1&digits=6&period=30",
-    );
+    expect(otpauthUri("ABC", "a@b.co")).toBe("otpauth://totp/Koala%3Aa%40b.co?secret=ABC&issuer=Koala&algorithm=SHA1&digits=6&period=30");
   });
 });

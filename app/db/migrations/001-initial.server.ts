@@ -21,9 +21,17 @@ export function initialSchema(dialect: Dialect): Migration {
         .addColumn("timezone_id", "integer")
         .addColumn("language_code", "text")
         .addColumn("org_unit_id", "integer")
-        .addColumn("role", "text", (c) => c.notNull().defaultTo("user").check(sql`role in ('user','admin')`))
+        .addColumn("role", "text", (c) =>
+          c
+            .notNull()
+            .defaultTo("user")
+            .check(sql`role in ('user','admin')`),
+        )
         .addColumn("status", "text", (c) =>
-          c.notNull().defaultTo("pending").check(sql`status in ('pending','active','disabled')`),
+          c
+            .notNull()
+            .defaultTo("pending")
+            .check(sql`status in ('pending','active','disabled')`),
         )
         .addColumn("password_hash", "text")
         .addColumn("totp_secret", "text")
@@ -78,7 +86,10 @@ export function initialSchema(dialect: Dialect): Migration {
         .addColumn("project_id", "integer", (c) => c.notNull().references("projects.id").onDelete("cascade"))
         .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
         .addColumn("role", "text", (c) =>
-          c.notNull().defaultTo("editor").check(sql`role in ('viewer','editor','manager')`),
+          c
+            .notNull()
+            .defaultTo("editor")
+            .check(sql`role in ('viewer','editor','manager')`),
         )
         .addColumn("created_at", time, (c) => c.notNull())
         .addPrimaryKeyConstraint("project_members_pk", ["project_id", "user_id"])

@@ -1,0 +1,292 @@
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useState, type FormEvent } from "react";
+import { useHydrated } from "remix-utils/use-hydrated";
+import type { BoardOption } from "~/models/boards.server";
+import { BulkTargetSchema, DELETE_WORD, KeywordsSchema, NEW_BOARD, REMOVE_WORD } from "~/lib/schemas";
+import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
+import { TypedConfirmForm } from "./typed-confirm";
+
+interface PageData {
+  op: "download" | "add" | "copy" | "move" | "keywords" | "remove" | "delete" | "data";
+  count: number;
+  back: string;
+  /** Where the Download and Download images data forms post (resource routes: the answer is the file). */
+  files: { zip: string; csv: string };
+  view: "project" | "board";
+  boards: BoardOption[];
+  sourceShared: boolean;
+  step: number;
+  maxDownload: number;
+}
+type Answer = { result: SubmissionResult<string[]> | null; error: string | null } | undefined;
+
+const TITLES: Record<PageData["op"], string> = {
+  download: "Download images",
+  add: "Add to a board",
+  copy: "Copy to another board",
+  move: "Move to another board",
+  keywords: "Add keyword",
+  remove: "Remove from this board",
+  delete: "Delete images",
+  data: "Download images data",
+};
+
+const SHARED_WARNING = "This is a client-level board: changes will be visible for all users.";
+const images = (n: number) => `${n.toLocaleString("en")} image${n === 1 ? "" : "s"}`;
+
+/**
+ * The confirmation page of a bulk action, shared by the project and board views. Plain forms: every action works
+ * without JavaScript; with it, a download shows its progress.
+ */
+export function BulkPage() {
+  const page = useLoaderData<PageData>();
+  const answer = useActionData<Answer>();
+  return (
+    <section className="confirm-page bulk-page" aria-labelledby="bulk-heading">
+      <h1 id="bulk-heading">{TITLES[page.op]}</h1>
+      <p className="bulk-count" role="status">
+        {images(page.count)} selected
+      </p>
+      {answer?.error ? (
+        <p className="form-error" role="alert">
+          {answer.error}
+        </p>
+      ) : null}
+      {page.op === "download" ? <DownloadForm page={page} /> : null}
+      {page.op === "data" ? <DataForm page={page} /> : null}
+      {page.op === "add" || page.op === "copy" || page.op === "move" ? <TargetForm page={page} lastResult={answer?.result} /> : null}
+      {page.op === "keywords" ? <KeywordsForm page={page} lastResult={answer?.result} /> : null}
+      {page.op === "remove" ? (
+        <TypedConfirmForm
+          id="bulk-remove"
+          word={REMOVE_WORD}
+          submitLabel={`Remove ${images(page.count)}`}
+          pendingText="Removing…"
+          cancelTo={page.back}
+          lastResult={answer?.result}
+        >
+          <p>The images leave this board; they stay in the project.</p>
+          {page.sourceShared ? <SharedConfirm errors={fieldErrors(answer, "confirmShared")} /> : null}
+        </TypedConfirmForm>
+      ) : null}
+      {page.op === "delete" ? <DeleteSteps page={page} lastResult={answer?.result} /> : null}
+    </section>
+  );
+}
+
+const fieldErrors = (answer: Answer, name: string) =>
+  (answer?.result?.error as Record<string, string[] | null> | undefined)?.[name] ?? undefined;
+
+function SharedConfirm({ errors }: { errors?: string[] | null }) {
+  return (
+    <div className="field">
+      <label className="check">
+        <input type="checkbox" name="confirmShared" value="yes" aria-describedby="confirm-shared-error" />
+        {SHARED_WARNING} I understand.
+      </label>
+      <p id="confirm-shared-error" className="field-error">
+        {errors?.[0] ?? ""}
+      </p>
+    </div>
+  );
+}
+
+function Cancel({ to }: { to: string }) {
+  return (
+    <Link to={to} className="btn">
+      Cancel
+    </Link>
+  );
+}
+
+function DownloadForm({ page }: { page: PageData }) {
+  const hydrated = useHydrated();
+  const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null);
+  const [error, setError] = useState("");
+  if (page.count > page.maxDownload)
+    return (
+      <>
+        <p className="form-error" role="alert">
+          You can only download {page.maxDownload} images at a time
+        </p>
+        <Cancel to={page.back} />
+      </>
+    );
+
+  // With JavaScript the ZIP is fetched with a progress bar, then saved; without, the browser downloads it itself.
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    if (!hydrated) return;
+    event.preventDefault();
+    setError("");
+    const form = event.currentTarget;
+    try {
+      const res = await fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin" });
+      if (!res.ok || !res.body)
+        throw new Error(res.status === 400 ? "You can only download 100 images at a time" : "Download failed. Please try again later.");
+      const total = Number(res.headers.get("Content-Length") ?? 0);
+      const reader = res.body.getReader();
+      const chunks: Uint8Array[] = [];
+      let loaded = 0;
+      setProgress({ loaded, total });
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        loaded += value.length;
+        setProgress({ loaded, total });
+      }
+      if (total && loaded !== total) throw new Error("Download failed. Please try again later.");
+      const name = /filename\*=UTF-8''([^;]+)/.exec(res.headers.get("Content-Disposition") ?? "")?.[1];
+      const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type: "application/zip" }));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = name ? decodeURIComponent(name) : "images.zip";
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Download Error");
+      setProgress(null);
+    }
+  }
+  return (
+    <form method="post" action={page.files.zip} onSubmit={onSubmit} className="confirm-step">
+      <p>One ZIP file with the original images and images.csv (their titles, keywords and attributes).</p>
+      {progress ? (
+        <label className="download-progress">
+          {progress.total && progress.loaded >= progress.total ? "Downloaded" : "Downloading…"}
+          <progress max={progress.total || undefined} value={progress.loaded} />
+        </label>
+      ) : null}
+      <p className="field-error" role="alert">
+        {error}
+      </p>
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary">
+          Download {images(page.count)}
+        </button>
+        <Cancel to={page.back} />
+      </div>
+    </form>
+  );
+}
+
+function DataForm({ page }: { page: PageData }) {
+  return (
+    <form method="post" action={page.files.csv} className="confirm-step">
+      <p>A CSV file (UTF-8, for spreadsheet programs) with each image's metadata and attribute values.</p>
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary">
+          Download data of {images(page.count)}
+        </button>
+        <Cancel to={page.back} />
+      </div>
+    </form>
+  );
+}
+
+function TargetForm({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
+  const pending = usePending();
+  const hydrated = useHydrated();
+  const [form, fields] = useSchemaForm(BulkTargetSchema, {
+    id: `bulk-${page.op}`,
+    lastResult,
+    shouldValidate: "onSubmit",
+    defaultValue: { target: page.boards[0]?.id ?? NEW_BOARD },
+  });
+  const [target, setTarget] = useState(fields.target.initialValue ?? page.boards[0]?.id ?? NEW_BOARD);
+  const verb = page.op === "add" ? "Add" : page.op === "copy" ? "Copy" : "Move";
+  const shared = page.boards.find((b) => b.id === target)?.clientBoard || (page.op === "move" && page.sourceShared);
+  return (
+    <Form method="post" {...getFormProps(form)} className="confirm-step">
+      <FormError id={form.errorId} errors={form.errors} />
+      <FieldShell label={`${verb} to`} field={fields.target}>
+        <select
+          id={fields.target.id}
+          name={fields.target.name}
+          value={target}
+          onChange={(e) => setTarget(e.currentTarget.value)}
+          aria-invalid={fields.target.errors ? true : undefined}
+          aria-describedby={fields.target.errors ? fields.target.errorId : undefined}
+        >
+          {page.boards.map((b) => (
+            <option key={b.id} value={b.id}>
+              {b.title}
+              {b.clientBoard ? " (client-level board)" : ""}
+            </option>
+          ))}
+          <option value={NEW_BOARD}>A new board…</option>
+        </select>
+      </FieldShell>
+      {!hydrated || target === NEW_BOARD ? (
+        <Field
+          label="New board name"
+          field={fields.newBoard}
+          hint="When “A new board” is chosen: 3 to 64 characters, without ( ) & @ $ | % ~."
+          inputProps={{ maxLength: 64, autoComplete: "off" }}
+        />
+      ) : null}
+      {shared || fields.confirmShared.errors ? <SharedConfirm errors={fields.confirmShared.errors} /> : null}
+      <p className="muted">Images already on the board are skipped and counted.</p>
+      <div className="form-actions">
+        <SubmitButton pending={pending} pendingText="Working…">
+          {verb} {images(page.count)}
+        </SubmitButton>
+        <Cancel to={page.back} />
+      </div>
+    </Form>
+  );
+}
+
+function KeywordsForm({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
+  const pending = usePending();
+  const [form, fields] = useSchemaForm(KeywordsSchema, { id: "bulk-keywords", lastResult });
+  return (
+    <Form method="post" {...getFormProps(form)} className="confirm-step">
+      <FormError id={form.errorId} errors={form.errors} />
+      <Field
+        label="Keywords"
+        field={fields.keywords}
+        hint="Separate keywords with commas; each 2 to 20 characters, without ( ) & @ * $ | % ~."
+        inputProps={{ autoComplete: "off", autoFocus: true }}
+      />
+      <div className="form-actions">
+        <SubmitButton pending={pending} pendingText="Adding…">
+          Add to {images(page.count)}
+        </SubmitButton>
+        <Cancel to={page.back} />
+      </div>
+    </Form>
+  );
+}
+
+/** Delete takes two confirmations (spec): this page, then typing DELETE. */
+function DeleteSteps({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
+  if (page.step === 1)
+    return (
+      <Form method="get" className="confirm-step">
+        <p>Delete {images(page.count)} from the project? They also leave every board they are pinned to.</p>
+        <input type="hidden" name="step" value="2" />
+        <div className="form-actions">
+          <button type="submit" className="btn btn-danger">
+            Yes, delete
+          </button>
+          <Cancel to={page.back} />
+        </div>
+      </Form>
+    );
+  return (
+    <TypedConfirmForm
+      id="bulk-delete"
+      word={DELETE_WORD}
+      submitLabel={`Delete ${images(page.count)}`}
+      pendingText="Deleting…"
+      cancelTo={page.back}
+      lastResult={lastResult}
+    >
+      <p>This cannot be undone.</p>
+    </TypedConfirmForm>
+  );
+}

@@ -1,0 +1,129 @@
+import { getInputProps, getTextareaProps, useForm, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { useNavigation } from "@remix-run/react";
+import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from "react";
+import type { z, ZodTypeAny } from "zod";
+
+/**
+ * The one way to build a form: Conform over the shared zod schema (the action parses the same schema and
+ * answers with `submission.reply()`), validated when a field is left and revalidated as the person types.
+ * (Revalidating on blur instead can swallow a submit: the blur of pressing the button re-renders the form.)
+ */
+export function useSchemaForm<Schema extends ZodTypeAny>(
+  schema: Schema,
+  options: {
+    id: string;
+    lastResult?: SubmissionResult<string[]> | null;
+    defaultValue?: Partial<z.input<Schema>>;
+    shouldValidate?: "onBlur" | "onSubmit";
+  },
+) {
+  return useForm<z.input<Schema>, z.output<Schema>>({
+    id: options.id,
+    lastResult: options.lastResult,
+    defaultValue: options.defaultValue as never,
+    shouldValidate: options.shouldValidate ?? "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+  });
+}
+
+/** Whether this page's form is on its way to the server (a button's pending state; no JavaScript: never). */
+export function usePending(formAction?: string) {
+  const navigation = useNavigation();
+  return navigation.state === "submitting" && (formAction === undefined || navigation.formAction === formAction);
+}
+
+type AnyField = FieldMetadata<any, any, string[]>;
+
+const describedBy = (field: AnyField, hintId?: string) =>
+  [field.errors?.length ? field.errorId : null, hintId].filter(Boolean).join(" ") || undefined;
+
+/** Label, control, hint and error of one field; any control (pass it as children) fits. */
+export function FieldShell({ label, field, hint, children }: { label: string; field: AnyField; hint?: ReactNode; children: ReactNode }) {
+  return (
+    <div className="field">
+      <label htmlFor={field.id}>{label}</label>
+      {children}
+      {hint ? (
+        <p id={`${field.id}-hint`} className="muted field-hint">
+          {hint}
+        </p>
+      ) : null}
+      <p id={field.errorId} className="field-error">
+        {field.errors?.[0] ?? ""}
+      </p>
+    </div>
+  );
+}
+
+/** A labelled input wired for screen readers: aria-invalid and aria-describedby point at the error (and the hint). */
+export function Field({
+  label,
+  field,
+  type = "text",
+  hint,
+  inputProps,
+}: {
+  label: string;
+  field: AnyField;
+  type?: "text" | "email" | "password" | "search" | "tel" | "url" | "number" | "date";
+  hint?: ReactNode;
+  inputProps?: InputHTMLAttributes<HTMLInputElement>;
+}) {
+  return (
+    <FieldShell label={label} field={field} hint={hint}>
+      <input
+        {...getInputProps(field, { type })}
+        {...inputProps}
+        aria-describedby={describedBy(field, hint ? `${field.id}-hint` : undefined)}
+      />
+    </FieldShell>
+  );
+}
+
+export function TextareaField({
+  label,
+  field,
+  hint,
+  textareaProps,
+}: {
+  label: string;
+  field: AnyField;
+  hint?: ReactNode;
+  textareaProps?: TextareaHTMLAttributes<HTMLTextAreaElement>;
+}) {
+  return (
+    <FieldShell label={label} field={field} hint={hint}>
+      <textarea
+        {...getTextareaProps(field)}
+        {...textareaProps}
+        aria-describedby={describedBy(field, hint ? `${field.id}-hint` : undefined)}
+      />
+    </FieldShell>
+  );
+}
+
+/** The form's own error (a refusal that is about no one field), announced when it appears. */
+export function FormError({ id, errors }: { id: string; errors?: string[] }) {
+  return (
+    <div id={id} className="form-error" role="alert">
+      {errors?.length ? errors[0] : null}
+    </div>
+  );
+}
+
+/** A submit button that says it is busy while its form is on its way (with JavaScript). */
+export function SubmitButton({
+  pending,
+  pendingText,
+  children,
+  className = "btn btn-primary",
+  ...props
+}: ButtonHTMLAttributes<HTMLButtonElement> & { pending: boolean; pendingText: string }) {
+  return (
+    <button type="submit" className={className} {...props} disabled={pending || props.disabled}>
+      {pending ? pendingText : children}
+    </button>
+  );
+}

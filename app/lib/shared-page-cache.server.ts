@@ -1,0 +1,128 @@
+import { resolveSharedUrl, recordOpen, type SharedLookup } from "~/models/shares.server";
+import { config } from "~/config.server";
+import { hasFlash, themePreference, visitorOfCookie } from "~/sessions.server";
+
+/**
+ * The public page of a share link is the same for every visitor of a board version, so server.mjs answers repeat
+ * views from rendered HTML kept in memory (bench P3; docs/decisions/0011). The link is resolved on every request
+ * first (a revoked or expired link stops at once, whatever is cached), the view is counted, and only then is the
+ * cache consulted: by link, board version, theme and page (the query). A visitor who reviews (their visitor cookie
+ * names this link) or has a toast waiting gets the page rendered for them, never a cached one, and never fills it.
+ */
+
+/** A rendered page, split around its CSP nonce so that every hit carries its own request's nonce. */
+interface Entry {
+  version: string;
+  parts: Buffer[];
+  headers: Record<string, string>;
+  /** What the entry costs the cache: its parts and its key. */
+  bytes: number;
+}
+
+/** Least recently used first out, bounded by entries and by bytes. One entry per link, theme and page. */
+export class PageCache {
+  private entries = new Map<string, Entry>();
+  private bytes = 0;
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** The entry for this version; an entry of another version is dropped (the board changed since). */
+  get(key: string, version: string): Entry | null {
+    const entry = this.entries.get(key);
+    if (!entry) return null;
+    this.entries.delete(key);
+    if (entry.version !== version) {
+      this.bytes -= entry.bytes;
+      return null;
+    }
+    this.entries.set(key, entry); // most recently used now
+    return entry;
+  }
+
+  set(key: string, entry: Entry) {
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= old.bytes;
+    }
+    if (entry.bytes > this.maxBytes) return;
+    this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.bytes -= this.entries.get(oldest)!.bytes;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get size() {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+}
+
+// A page of 60 cards is ~100–150 KiB: 32 MiB holds a few hundred pages.
+export const pageCache = new PageCache(1000, 32 * 1024 * 1024);
+
+/** What the shared board's Remix route gets when the fast path did not answer: the link already resolved, once. */
+export interface SharedPagePending {
+  sharedUrl: string;
+  lookup: Promise<SharedLookup>;
+  /** Stores the rendered document (status 200, no Set-Cookie) for the next visitor; null when this one's is their own. */
+  store: ((html: string, headers: Headers, nonce: string) => void) | null;
+}
+
+export type SharedPageAnswer =
+  { hit: true; headers: Record<string, string>; body: Buffer[] } | { hit: false; pending: SharedPagePending | null };
+
+export interface SharedPageRequest {
+  sharedUrl: string;
+  /** The query string, with its `?`, or "". */
+  search: string;
+  cookie: string | null;
+  clientIp: string | null;
+  nonce: string;
+}
+
+/** The query the page reads (grid paging); anything else, and Remix's data requests, go the usual way. */
+const PAGE_PARAMS = new Set(["after", "before", "pos"]);
+// Short, and only the page's own parameters: a crafted query cannot fill the cache with copies of one page.
+const isPageQuery = (search: string) => search.length <= 160 && [...new URLSearchParams(search).keys()].every((k) => PAGE_PARAMS.has(k));
+
+/**
+ * GET `/shared-board/:sharedUrl` ahead of Remix (server.mjs): the cached page with a fresh nonce, or what the route
+ * needs to render it (the resolved link, and where to put the result).
+ */
+export async function sharedPageAnswer(req: SharedPageRequest): Promise<SharedPageAnswer> {
+  if (req.sharedUrl.endsWith(".data") || !isPageQuery(req.search)) return { hit: false, pending: null };
+  const lookup = resolveSharedUrl(req.sharedUrl, req.clientIp, config().rateLimit.windowMs);
+  const miss = (store: SharedPagePending["store"]): SharedPageAnswer => ({
+    hit: false,
+    pending: { sharedUrl: req.sharedUrl, lookup, store },
+  });
+  const found = await lookup.catch(() => null);
+  if (found?.status !== "ok") return miss(null); // the route answers 404, 410 or 429 from the same lookup
+  const { link, board } = found.scope;
+  if ((await hasFlash(req.cookie)) || (await visitorOfCookie(req.cookie, link.id))) return miss(null);
+  const key = `${link.id}|${themePreference.readHeader(req.cookie)}|${req.search}`;
+  // Link options are fixed today; in the version all the same, so that an editable option could not go stale.
+  const version = `${board.version}|${link.allowDownload}|${link.showMetadata}`;
+  const entry = pageCache.get(key, version);
+  if (!entry)
+    return miss((html, headers, nonce) => {
+      const parts = html.split(nonce).map((part) => Buffer.from(part));
+      const kept: Record<string, string> = {};
+      headers.forEach((value, name) => {
+        if (name !== "set-cookie") kept[name] = value;
+      });
+      pageCache.set(key, { version, parts, headers: kept, bytes: parts.reduce((n, p) => n + p.length, key.length) });
+    });
+  const params = new URLSearchParams(req.search);
+  if (!params.has("after") && !params.has("before")) recordOpen(found.scope, req.clientIp);
+  // The parts as they are, the nonce between them: no copy of the page per answer.
+  const nonce = Buffer.from(req.nonce);
+  const body = entry.parts.flatMap((part, i) => (i ? [nonce, part] : [part]));
+  const length = entry.parts.reduce((n, p) => n + p.length, 0) + nonce.length * (entry.parts.length - 1);
+  return { hit: true, headers: { ...entry.headers, "content-length": String(length) }, body };
+}

@@ -1,0 +1,357 @@
+import { sql, type SelectQueryBuilder } from "kysely";
+import { db, dialect } from "~/db/connection.server";
+import { InvalidError, NotFoundError } from "~/lib/errors";
+import { recordedAs } from "./actor";
+import { boardOfProject, refreshCover } from "./boards.server";
+import { idsInScope, selectedImageIds, type Picked } from "./grid.server";
+import { PURGE_MANY_JOB, type PurgePayload } from "./image-edits.server";
+import { enqueueJob } from "./jobs.server";
+import { requireEdit, type BoardScope, type GridScope, type MemberScope, type ProjectScope } from "./scope.server";
+import { write, type Touched, type Trx } from "./write.server";
+
+/**
+ * Bulk actions on a grid's selection (the whole filtered set minus exceptions, or picked ids). Every action is
+ * set-based SQL over `selectedImageIds` (INSERT … SELECT, UPDATE / DELETE … WHERE id IN (…)), never a loop of
+ * single rows, so select all on a 100,000-image project costs a few statements. A chunk (`range`) limits an
+ * action to an id range, for the background job that runs large selections with progress.
+ */
+export type { Picked };
+
+/** Where in id order a chunk of a large selection starts (exclusive) and ends (inclusive). */
+export interface IdRange {
+  after: number;
+  upTo: number;
+}
+
+function inRange(q: SelectQueryBuilder<any, any, { id: number }>, range?: IdRange) {
+  return range ? q.where("images.id", ">", range.after).where("images.id", "<=", range.upTo) : q;
+}
+
+/**
+ * How many images a selection holds, after checking it: every picked id must be an image of the scope now, so a
+ * foreign, unknown or departed id fails the whole request (404) and nothing changes.
+ */
+export async function countSelection(scope: GridScope, picked: Picked): Promise<number> {
+  if (!picked.all) {
+    const wanted = new Set(picked.ids);
+    const found = await idsInScope(scope, [...wanted]);
+    if (found.length !== wanted.size) throw new NotFoundError("Image not found");
+    return found.length;
+  }
+  return countOf(db(), selectedImageIds(scope, picked));
+}
+
+/** How many ids a selection subquery holds, read through `executor` (a transaction, or the pool). */
+async function countOf(executor: Trx | ReturnType<typeof db>, ids: SelectQueryBuilder<any, any, { id: number }>): Promise<number> {
+  const row = await executor
+    .selectFrom(ids.as("s"))
+    .select(sql<number>`count(*)`.as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The selection cut into id ranges of `size` images, in id order (for a job's progress). */
+export async function selectionRanges(scope: GridScope, picked: Picked, size: number): Promise<IdRange[]> {
+  const ranges: IdRange[] = [];
+  let after = 0;
+  for (;;) {
+    const edge = await db()
+      .selectFrom(selectedImageIds(scope, picked).as("s"))
+      .select("s.id")
+      .where("s.id", ">", after)
+      .orderBy("s.id")
+      .limit(1)
+      .offset(size - 1)
+      .executeTakeFirst();
+    if (!edge) {
+      const last = await db()
+        .selectFrom(selectedImageIds(scope, picked).as("s"))
+        .select(sql<number>`max(s.id)`.as("id"))
+        .where("s.id", ">", after)
+        .executeTakeFirst();
+      if (last?.id != null) ranges.push({ after, upTo: Number(last.id) });
+      return ranges;
+    }
+    ranges.push({ after, upTo: Number(edge.id) });
+    after = Number(edge.id);
+  }
+}
+
+export interface BulkOutcome {
+  /** Images the action changed. */
+  affected: number;
+  /** Images it left as they were (already on the target, already holding every keyword, …). */
+  skipped: number;
+}
+
+const changed = (result: { numInsertedOrUpdatedRows?: bigint; numUpdatedRows?: bigint; numDeletedRows?: bigint }) =>
+  Number(result.numInsertedOrUpdatedRows ?? result.numUpdatedRows ?? result.numDeletedRows ?? 0);
+
+async function pinAll(
+  trx: Trx,
+  touched: Touched,
+  scope: MemberScope,
+  ids: SelectQueryBuilder<any, any, { id: number }>,
+  target: string,
+  at: number,
+) {
+  const inserted = await trx
+    .insertInto("board_images")
+    .columns(["board_id", "image_id", "added_by", "added_at"])
+    .expression(
+      trx
+        .selectFrom(ids.as("s"))
+        .select((eb) => [
+          eb.val(target).as("board_id"),
+          "s.id",
+          sql.lit(recordedAs(scope.actor)).as("added_by"),
+          sql.lit(at).as("added_at"),
+        ])
+        // SQLite reads "SELECT … ON CONFLICT" ambiguously unless the SELECT has a WHERE clause.
+        .where(sql<boolean>`true`),
+    )
+    .onConflict((oc) => oc.columns(["board_id", "image_id"]).doNothing())
+    .executeTakeFirst();
+  touched.board(target);
+  return changed(inserted);
+}
+
+/**
+ * Add (project view) or Copy (board view) to another board of the project: images already on it are skipped and
+ * counted. A board without a cover gets one.
+ */
+export async function copyToBoard(scope: MemberScope, picked: Picked, targetId: string, range?: IdRange): Promise<BulkOutcome> {
+  requireEdit(scope);
+  const target = await boardOfProject(scope, targetId);
+  const at = Date.now();
+  return write(async (trx, touched) => {
+    const ids = inRange(selectedImageIds(scope, picked), range);
+    const total = await countOf(trx, ids);
+    const added = await pinAll(trx, touched, scope, ids, target.id, at);
+    await refreshCover(trx, target.id);
+    return { affected: added, skipped: total - added };
+  }, at);
+}
+
+/**
+ * Move (board view): off this board, onto another of the project, in one transaction. On PostgreSQL the images
+ * taken off are exactly the ones this statement deleted (a data-modifying CTE), so two moves of the same images
+ * at once leave each image on exactly one board; SQLite's single writer gives the same. Images already on the
+ * target leave the source and are counted as skipped.
+ */
+export async function moveToBoard(scope: BoardScope, picked: Picked, targetId: string, range?: IdRange): Promise<BulkOutcome> {
+  requireEdit(scope);
+  const target = await boardOfProject(scope, targetId);
+  if (target.id === scope.board.id) throw new InvalidError("Choose another board to move the images to.");
+  const at = Date.now();
+  const by = recordedAs(scope.actor);
+  return write(async (trx, touched) => {
+    const ids = inRange(selectedImageIds(scope, picked), range);
+    let moved: number;
+    let added: number;
+    if (dialect() === "postgres") {
+      const result = await sql<{ moved: number; added: number }>`
+        with gone as (
+          delete from board_images where board_id = ${scope.board.id} and image_id in (${ids}) returning image_id
+        ), put as (
+          insert into board_images (board_id, image_id, added_by, added_at)
+          select ${target.id}, image_id, ${sql.lit(by)}, ${sql.lit(at)} from gone
+          on conflict (board_id, image_id) do nothing returning image_id
+        )
+        select (select count(*) from gone)::int as moved, (select count(*) from put)::int as added`.execute(trx);
+      moved = Number(result.rows[0]!.moved);
+      added = Number(result.rows[0]!.added);
+    } else {
+      // SQLite has one writer at a time: copy, then take the same images (the selection still reads them from the
+      // source board) off it.
+      added = await pinAll(trx, touched, scope, ids, target.id, at);
+      const removed = await trx
+        .deleteFrom("board_images")
+        .where("board_id", "=", scope.board.id)
+        .where("image_id", "in", ids)
+        .executeTakeFirst();
+      moved = changed(removed);
+    }
+    touched.board(scope.board.id).board(target.id);
+    await refreshCover(trx, scope.board.id);
+    await refreshCover(trx, target.id);
+    return { affected: moved, skipped: moved - added };
+  }, at);
+}
+
+/** Remove (board view): off this board; the images stay in the project. */
+export async function removeFromBoardBulk(scope: BoardScope, picked: Picked, range?: IdRange): Promise<BulkOutcome> {
+  requireEdit(scope);
+  return write(async (trx, touched) => {
+    const ids = inRange(selectedImageIds(scope, picked), range);
+    const removed = await trx
+      .deleteFrom("board_images")
+      .where("board_id", "=", scope.board.id)
+      .where("image_id", "in", ids)
+      .executeTakeFirst();
+    touched.board(scope.board.id);
+    await refreshCover(trx, scope.board.id);
+    return { affected: changed(removed), skipped: 0 };
+  });
+}
+
+/**
+ * Delete (project view): the rows go in one transaction (versions, pins and attribute values cascade) that also
+ * queues the removal of their objects, as for one image; the purge removes only objects nothing else uses.
+ */
+export async function deleteImagesBulk(scope: ProjectScope, picked: Picked, range?: IdRange): Promise<BulkOutcome> {
+  requireEdit(scope);
+  return write(async (trx, touched) => {
+    const ids = inRange(selectedImageIds(scope, picked), range);
+    const images = await trx
+      .selectFrom("images")
+      .select(["id", "checksum", "storage_key", "thumb_key", "preview_key"])
+      .where("id", "in", ids)
+      .execute();
+    if (!images.length) return { affected: 0, skipped: 0 };
+    const versions = await trx
+      .selectFrom("image_versions")
+      .select(["image_id", "storage_key", "thumb_key", "preview_key"])
+      .where("image_id", "in", ids)
+      .execute();
+    const byChecksum = new Map<string, Set<string>>();
+    const checksumOf = new Map(images.map((i) => [i.id, i.checksum]));
+    for (const r of [...images.map((i) => ({ ...i, image_id: i.id })), ...versions]) {
+      const checksum = checksumOf.get(r.image_id)!;
+      const keys = byChecksum.get(checksum) ?? new Set<string>();
+      for (const k of [r.storage_key, r.thumb_key, r.preview_key]) keys.add(k);
+      byChecksum.set(checksum, keys);
+    }
+    touched.project(scope.project.id);
+    await touched.boardsHoldingAny(ids);
+    const deleted = await trx.deleteFrom("images").where("id", "in", ids).executeTakeFirst();
+    const items: PurgePayload[] = [...byChecksum].map(([checksum, keys]) => ({ checksum, keys: [...keys] }));
+    for (let i = 0; i < items.length; i += 200)
+      await enqueueJob(PURGE_MANY_JOB, { items: items.slice(i, i + 200) }, { maxAttempts: 20 }, trx);
+    for (const board of touched.boards) await refreshCover(trx, board);
+    return { affected: changed(deleted), skipped: 0 };
+  });
+}
+
+/** Keywords a bulk add may leave an image with, at most (the edit form's limit). */
+export const MAX_KEYWORDS = 30;
+
+/**
+ * Add keyword: each keyword goes onto every selected image that does not hold it yet (compared case-insensitively)
+ * and has room for it; each changed image gets one new version ("keywords"), as an edit would.
+ */
+export async function addKeywordsBulk(
+  scope: GridScope & MemberScope,
+  picked: Picked,
+  keywords: string[],
+  range?: IdRange,
+): Promise<BulkOutcome> {
+  requireEdit(scope);
+  const at = Date.now();
+  const marker = -at;
+  return write(async (trx, touched) => {
+    const ids = inRange(selectedImageIds(scope, picked), range);
+    const total = await countOf(trx, ids);
+    for (const keyword of keywords) {
+      const append =
+        dialect() === "postgres"
+          ? sql<string>`(keywords::jsonb || to_jsonb(${keyword}::text))::text`
+          : sql<string>`json_insert(keywords, '$[#]', ${keyword})`;
+      const holds =
+        dialect() === "postgres"
+          ? sql<boolean>`exists (select 1 from jsonb_array_elements_text(images.keywords::jsonb) k where lower(k) = lower(${keyword}))`
+          : sql<boolean>`exists (select 1 from json_each(images.keywords) k where lower(k.value) = lower(${keyword}))`;
+      const size = dialect() === "postgres" ? sql<number>`jsonb_array_length(keywords::jsonb)` : sql<number>`json_array_length(keywords)`;
+      await trx
+        .updateTable("images")
+        .set({ keywords: append, updated_at: marker })
+        .where("id", "in", ids)
+        .where(sql<boolean>`not ${holds}`)
+        .where(size, "<", MAX_KEYWORDS)
+        .execute();
+    }
+    // The images this action changed carry a marker no real timestamp equals (an image written in this very
+    // millisecond by someone else must not count as changed): one new version each, then the real timestamp.
+    const changedIds = trx.selectFrom("images").select("id").where("id", "in", ids).where("updated_at", "=", marker);
+    const bumped = await trx
+      .updateTable("images")
+      .set((eb) => ({ version: eb("version", "+", 1) }))
+      .where("id", "in", changedIds)
+      .executeTakeFirst();
+    await trx
+      .insertInto("image_versions")
+      .columns([
+        "image_id",
+        "version",
+        "title",
+        "description",
+        "keywords",
+        "ocr_text",
+        "rotation",
+        "storage_key",
+        "thumb_key",
+        "preview_key",
+        "changes",
+        "changed_by",
+        "changed_at",
+      ])
+      .expression(
+        trx
+          .selectFrom("images")
+          .select([
+            "id",
+            "version",
+            "title",
+            "description",
+            "keywords",
+            "ocr_text",
+            "rotation",
+            "storage_key",
+            "thumb_key",
+            "preview_key",
+            sql.lit(JSON.stringify(["keywords"])).as("changes"),
+            sql.lit(recordedAs(scope.actor)).as("changed_by"),
+            sql.lit(at).as("changed_at"),
+          ])
+          .where("id", "in", changedIds),
+      )
+      .execute();
+    const affected = changed(bumped);
+    if (affected) {
+      touched.project(scope.project.id);
+      await touched.boardsHoldingAny(changedIds);
+      await trx.updateTable("images").set({ updated_at: at }).where("id", "in", ids).where("updated_at", "=", marker).execute();
+    }
+    return { affected, skipped: total - affected };
+  }, at);
+}
+
+/** The rows a download or data export reads: at most `limit`, in grid-independent id order, after `afterId`. */
+export async function selectionRows(scope: GridScope, picked: Picked, opts: { afterId?: number; limit: number }) {
+  const ids = selectedImageIds(scope, picked);
+  return db()
+    .selectFrom("images")
+    .select(["id", "title", "description", "keywords", "ocr_text", "original_name", "mime_type", "storage_key", "size_bytes", "created_at"])
+    .where("id", "in", ids)
+    .where("id", ">", opts.afterId ?? 0)
+    .orderBy("id")
+    .limit(opts.limit)
+    .execute();
+}
+
+/** Attribute values of some images, with the attribute names, for downloads and exports. */
+export async function attributeValuesOf(projectId: number, imageIds: number[]) {
+  if (!imageIds.length) return [];
+  return db()
+    .selectFrom("image_attribute_values as v")
+    .innerJoin("attributes as a", "a.id", "v.attribute_id")
+    .select(["v.image_id", "a.id as attribute_id", "a.name", "v.value"])
+    .where("a.project_id", "=", projectId)
+    .where("v.image_id", "in", imageIds)
+    .execute();
+}
+
+/** The project's attributes, in a stable order: the columns of an export. */
+export async function attributeColumns(projectId: number) {
+  return db().selectFrom("attributes").select(["id", "name"]).where("project_id", "=", projectId).orderBy("name").orderBy("id").execute();
+}

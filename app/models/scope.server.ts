@@ -1,0 +1,246 @@
+import { db } from "~/db/connection.server";
+import { NotFoundError } from "~/lib/errors";
+import { reviewFilterOf, type ReviewFilter } from "~/lib/schemas";
+import type { Image } from "~/db/schema";
+import type { Actor } from "./actor";
+
+/**
+ * What one request may touch, resolved once (one query) and passed to every model function it calls:
+ * a project, a board, or (for share links) a board opened by a token. The scope carries the actor's role and
+ * permissions and the version of what it covers, so nothing downstream checks membership or reads the
+ * version again. Anything outside the actor's reach is a NotFoundError with the spec's message: 404, never 403.
+ */
+export type ProjectRole = "viewer" | "editor" | "manager";
+
+/**
+ * Viewers read and download; editors also change images, boards, keywords and attribute values; managers
+ * also rename the project and manage its attributes. The global admin role may do everything everywhere.
+ * `select`: the grid offers a selection (never on a shared board).
+ */
+export interface Permissions {
+  edit: boolean;
+  manage: boolean;
+  download: boolean;
+  select: boolean;
+}
+
+export interface ProjectRef {
+  id: number;
+  name: string;
+  logoKey: string | null;
+  wsc: boolean;
+  wscSource: string | null;
+  /** projects.updated_at: moves on with every write to the project's images (see write.server.ts). */
+  version: number;
+}
+
+export interface BoardRef {
+  id: string;
+  title: string;
+  coverImageId: number | null;
+  clientBoard: boolean;
+  /** boards.updated_at: moves on with every change of the board or of an image on it. */
+  version: number;
+}
+
+export interface ProjectScope {
+  kind: "project";
+  actor: Actor;
+  project: ProjectRef;
+  role: ProjectRole | "admin";
+  can: Permissions;
+}
+
+/** A board's scope as one of its pages sees it: narrowed by the URL's review filter (`?review=`), if it has one. */
+export const withReviewFilter = (scope: BoardScope, request: Request): BoardScope => ({
+  ...scope,
+  review: reviewFilterOf(new URL(request.url).searchParams.get("review")),
+});
+
+export interface BoardScope {
+  kind: "board";
+  actor: Actor;
+  project: ProjectRef;
+  board: BoardRef;
+  role: ProjectRole | "admin";
+  can: Permissions;
+  /** Only the images with this kind of review (the board grid's filter). */
+  review?: ReviewFilter;
+}
+
+/** A public share link's visitor: a second kind of actor, read-only, on one board (filled by the sharing feature). */
+export interface ShareLinkRef {
+  id: number;
+  allowDownload: boolean;
+  showMetadata: boolean;
+}
+export interface SharedBoardScope {
+  kind: "shared";
+  link: ShareLinkRef;
+  project: ProjectRef;
+  board: BoardRef;
+  can: Permissions;
+}
+
+/** The scopes an image grid can show. */
+export type GridScope = ProjectScope | BoardScope | SharedBoardScope;
+/** Scopes a signed-in actor works in. */
+export type MemberScope = ProjectScope | BoardScope;
+
+export function permissionsOf(role: ProjectRole | "admin"): Permissions {
+  const edit = role !== "viewer";
+  return { edit, manage: role === "manager" || role === "admin", download: true, select: true };
+}
+
+/**
+ * An id from a URL or a form: digits only, a safe integer. Anything else is no id at all, so a URL like
+ * /client/abc answers "not found" with the id echoed as typed, never "NaN" or a rounded number.
+ */
+export function parseId(raw: unknown): number | null {
+  const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
+  if (!/^\d{1,15}$/.test(text)) return null;
+  const id = Number(text);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+/** An id as typed, for a "not found" message: shown escaped by React, capped so a URL cannot fill the page. */
+const echo = (raw: unknown) => String(raw ?? "").slice(0, 80);
+export const projectNotFound = (raw: unknown) => new NotFoundError(`No Projects Found with ID: ${echo(raw)}`);
+export const boardNotFound = (raw: unknown) => new NotFoundError(`No Board Found with ID: ${echo(raw)}`);
+
+const projectColumns = ["p.id", "p.name", "p.logo_key", "p.wsc", "p.wsc_source", "p.updated_at"] as const;
+type ProjectRow = { id: number; name: string; logo_key: string | null; wsc: number; wsc_source: string | null; updated_at: number };
+const projectRef = (r: ProjectRow): ProjectRef => ({
+  id: r.id,
+  name: r.name,
+  logoKey: r.logo_key,
+  wsc: r.wsc === 1,
+  wscSource: r.wsc_source,
+  version: Number(r.updated_at),
+});
+const roleOf = (actor: Actor, membership: ProjectRole | null): ProjectRole | "admin" | null =>
+  actor.role === "admin" ? "admin" : membership;
+
+/** The project and the actor's role in it, in one query; not found unless the actor is a member (or an admin). */
+export async function projectScope(actor: Actor, rawId: unknown): Promise<ProjectScope> {
+  const id = parseId(rawId);
+  const row =
+    id === null
+      ? undefined
+      : await db()
+          .selectFrom("projects as p")
+          .leftJoin("project_members as m", (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", actor.id))
+          .select([...projectColumns, "m.role"])
+          .where("p.id", "=", id)
+          .executeTakeFirst();
+  const role = row ? roleOf(actor, row.role) : null;
+  if (!row || !role) throw projectNotFound(rawId);
+  return { kind: "project", actor, project: projectRef(row), role, can: permissionsOf(role) };
+}
+
+/**
+ * A board and the actor's role in its project, in one query. With `projectId` (the URL's clientID) the board
+ * must belong to that project: a board under the wrong project id is not found either.
+ */
+export async function boardScope(actor: Actor, rawBoardId: unknown, projectId?: unknown): Promise<BoardScope> {
+  const boardId = typeof rawBoardId === "string" && rawBoardId.length <= 64 ? rawBoardId : null;
+  const row =
+    boardId === null
+      ? undefined
+      : await db()
+          .selectFrom("boards as b")
+          .innerJoin("projects as p", "p.id", "b.project_id")
+          .leftJoin("project_members as m", (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", actor.id))
+          .select([
+            ...projectColumns,
+            "m.role",
+            "b.id as board_id",
+            "b.title",
+            "b.cover_image_id",
+            "b.is_client_board",
+            "b.updated_at as board_version",
+          ])
+          .where("b.id", "=", boardId)
+          .executeTakeFirst();
+  const role = row ? roleOf(actor, row.role) : null;
+  if (!row || !role || (projectId !== undefined && String(row.id) !== String(projectId).trim())) throw boardNotFound(rawBoardId);
+  return {
+    kind: "board",
+    actor,
+    project: projectRef(row),
+    board: {
+      id: row.board_id,
+      title: row.title,
+      coverImageId: row.cover_image_id,
+      clientBoard: row.is_client_board === 1,
+      version: Number(row.board_version),
+    },
+    role,
+    can: permissionsOf(role),
+  };
+}
+
+/** The scope's writes are allowed, or not found (a viewer posting a write gets the same 404 as a stranger). */
+export function requireEdit<S extends MemberScope>(scope: S): S {
+  if (!scope.can.edit) throw scope.kind === "board" ? boardNotFound(scope.board.id) : projectNotFound(scope.project.id);
+  return scope;
+}
+
+export function requireManage<S extends MemberScope>(scope: S): S {
+  if (!scope.can.manage) throw projectNotFound(scope.project.id);
+  return scope;
+}
+
+/** A short key naming the scope (selection cookies, caches). */
+export const scopeKey = (scope: GridScope) =>
+  scope.kind === "project"
+    ? `p:${scope.project.id}`
+    : `b:${scope.board.id}${scope.kind === "board" && scope.review ? `:${scope.review}` : ""}`;
+
+/** The version that ETags, counts and the freshness check follow. */
+export const scopeVersion = (scope: GridScope) => (scope.kind === "project" ? scope.project.version : scope.board.version);
+
+/**
+ * The ids of the projects an actor may see, as a subquery, for lists (all projects, all boards, search across
+ * projects). A single target is resolved with projectScope / boardScope instead.
+ */
+export function visibleProjectIds(actor: Actor) {
+  if (actor.role === "admin") return db().selectFrom("projects").select("projects.id as id");
+  return db().selectFrom("project_members").select("project_members.project_id as id").where("project_members.user_id", "=", actor.id);
+}
+
+/** An image the actor may see, with the project scope it lives in, in one query. */
+export async function imageScope(actor: Actor, rawId: unknown): Promise<{ scope: ProjectScope; image: Image }> {
+  const id = parseId(rawId);
+  const row =
+    id === null
+      ? undefined
+      : await db()
+          .selectFrom("images as i")
+          .innerJoin("projects as p", "p.id", "i.project_id")
+          .leftJoin("project_members as m", (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", actor.id))
+          .selectAll("i")
+          .select([
+            "p.name as p_name",
+            "p.logo_key as p_logo_key",
+            "p.wsc as p_wsc",
+            "p.wsc_source as p_wsc_source",
+            "p.updated_at as p_updated_at",
+            "m.role as m_role",
+          ])
+          .where("i.id", "=", id)
+          .where("i.deleted_at", "is", null)
+          .executeTakeFirst();
+  const role = row ? roleOf(actor, row.m_role) : null;
+  if (!row || !role) throw new NotFoundError("Image not found");
+  const { p_name, p_logo_key, p_wsc, p_wsc_source, p_updated_at, m_role: _role, ...image } = row;
+  const project = projectRef({
+    id: image.project_id,
+    name: p_name,
+    logo_key: p_logo_key,
+    wsc: p_wsc,
+    wsc_source: p_wsc_source,
+    updated_at: p_updated_at,
+  });
+  return { scope: { kind: "project", actor, project, role, can: permissionsOf(role) }, image };
+}

@@ -1,0 +1,85 @@
+import { sql, type SelectQueryBuilder, type Transaction } from "kysely";
+import { db } from "~/db/connection.server";
+import type { Database } from "~/db/schema";
+
+export type Trx = Transaction<Database>;
+
+const CHUNK = 500;
+const chunks = <T>(list: T[]) => Array.from({ length: Math.ceil(list.length / CHUNK) }, (_, i) => list.slice(i * CHUNK, (i + 1) * CHUNK));
+
+/**
+ * What a write changed. Writers name what they touched; `write` moves the versions on, in one place.
+ * Versions are the projects' and boards' `updated_at`: ETags, cached counts and the grid's "New Data Loaded"
+ * check all follow them, so a write that forgot to move them would leave every open grid stale.
+ */
+export class Touched {
+  readonly projects = new Set<number>();
+  readonly boards = new Set<string>();
+  constructor(private trx: Trx) {}
+
+  project(id: number) {
+    this.projects.add(id);
+    return this;
+  }
+  board(id: string) {
+    this.boards.add(id);
+    return this;
+  }
+  /** Every board the images are on now (their cards changed, or they are about to leave): read at once. */
+  async boardsHolding(imageIds: number[]) {
+    for (const ids of chunks([...new Set(imageIds)])) {
+      const rows = await this.trx.selectFrom("board_images").select("board_id").distinct().where("image_id", "in", ids).execute();
+      for (const r of rows) this.boards.add(r.board_id);
+    }
+    return this;
+  }
+  /** Every board holding any image of a subquery (set-based: a large selection is never read into memory). */
+  async boardsHoldingAny(imageIds: SelectQueryBuilder<any, any, { id: number }>) {
+    const rows = await this.trx.selectFrom("board_images").select("board_id").distinct().where("image_id", "in", imageIds).execute();
+    for (const r of rows) this.boards.add(r.board_id);
+    return this;
+  }
+}
+
+/**
+ * A version after a write: now, or one past the current value when that is not older, so two writes in the same
+ * millisecond still give two versions (the cached counts rely on it).
+ */
+const nextVersion = (at: number) => sql<number>`case when updated_at >= ${at} then updated_at + 1 else ${at} end`;
+
+async function bump(trx: Trx, touched: Touched, at: number) {
+  for (const ids of chunks([...touched.boards]))
+    await trx
+      .updateTable("boards")
+      .set({ updated_at: nextVersion(at) })
+      .where("id", "in", ids)
+      .execute();
+  for (const ids of chunks([...touched.projects]))
+    await trx
+      .updateTable("projects")
+      .set({ updated_at: nextVersion(at) })
+      .where("id", "in", ids)
+      .execute();
+}
+
+/**
+ * Runs a write in one transaction (SQLite: BEGIN IMMEDIATE); before it commits, the versions of everything it
+ * touched move on. Every model write goes through here. `work` must not do storage or network I/O: it runs
+ * under the database's write lock.
+ */
+export async function write<T>(work: (trx: Trx, touched: Touched) => Promise<T>, at = Date.now()): Promise<T> {
+  return db()
+    .transaction()
+    .execute(async (trx) => {
+      const touched = new Touched(trx);
+      const result = await work(trx, touched);
+      await bump(trx, touched, at);
+      return result;
+    });
+}
+
+/**
+ * A unique constraint refused a row: a concurrent write took the name (or key) between a check and an insert.
+ * Callers answer as their own check would have (a 409).
+ */
+export const isUniqueViolation = (err: unknown) => /unique|duplicate key/i.test(String((err as Error)?.message));

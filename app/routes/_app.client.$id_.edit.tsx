@@ -1,0 +1,73 @@
+import { getFormProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
+import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { ConflictError } from "~/lib/errors";
+import { headerOf } from "~/lib/header.server";
+import { page, readForm, redirectWithToast } from "~/lib/http.server";
+import { ProjectNameSchema } from "~/lib/schemas";
+import { renameProject } from "~/models/projects.server";
+import { projectScope, requireManage } from "~/models/scope.server";
+import { requireActor } from "~/sessions.server";
+
+export const meta: MetaFunction = () => [{ title: "Edit project | Koala" }];
+
+async function scopeOf(request: Request, id: string | undefined) {
+  return requireManage(await projectScope(await requireActor(request), id));
+}
+
+/** The project edit dialog (managers): rename only, no Delete. */
+export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+  const scope = await scopeOf(request, params.id);
+  return { project: { id: scope.project.id, name: scope.project.name }, header: headerOf(scope) };
+});
+
+export const action = page(async ({ request, params }: ActionFunctionArgs) => {
+  const scope = await scopeOf(request, params.id);
+  const submission = parseWithZod(await readForm(request), { schema: ProjectNameSchema });
+  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
+  try {
+    await renameProject(scope, submission.value.name);
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
+    return data({ result: submission.reply({ fieldErrors: { name: [err.message] } }) }, { status: 409 });
+  }
+  return redirectWithToast(request, `/client/${scope.project.id}`, { kind: "success", title: "Project renamed" });
+});
+
+export default function EditProject() {
+  const { project } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const pending = usePending();
+  const [form, fields] = useSchemaForm(ProjectNameSchema, {
+    id: "edit-project",
+    lastResult: answer?.result,
+    defaultValue: { name: project.name },
+  });
+  return (
+    <section className="confirm-page" aria-labelledby="edit-project-heading">
+      <h1 id="edit-project-heading">Edit project</h1>
+      <Form method="post" {...getFormProps(form)}>
+        <FormError id={form.errorId} errors={form.errors} />
+        <Field
+          label="Project name"
+          field={fields.name}
+          hint="3 to 64 characters, without ( ) & @ $ | % ~."
+          inputProps={{ maxLength: 64, autoComplete: "off" }}
+        />
+        <div className="form-actions">
+          <SubmitButton pending={pending} pendingText="Saving…">
+            Save
+          </SubmitButton>
+          <Link to={`/client/${project.id}`} className="btn">
+            Cancel
+          </Link>
+        </div>
+      </Form>
+    </section>
+  );
+}
+
+export const ErrorBoundary = GeneralErrorBoundary;

@@ -1,0 +1,76 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
+import { useEffect } from "react";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
+import { NotFoundError } from "~/lib/errors";
+import { page } from "~/lib/http.server";
+import { jobOf } from "~/models/jobs.server";
+import { parseId } from "~/models/scope.server";
+import { requireActor } from "~/sessions.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data && data.job.status !== "done" && data.job.status !== "failed" ? "Working…" : "Done"} | Koala` },
+];
+
+const LABELS: Record<string, string> = {
+  add: "Adding images to a board",
+  copy: "Copying images to a board",
+  move: "Moving images to another board",
+  remove: "Removing images from a board",
+  delete: "Deleting images",
+  keywords: "Adding keywords",
+};
+
+/**
+ * A long action's progress, for the person who started it (anyone else: 404). Without JavaScript the page
+ * refreshes itself every two seconds while the job runs; with it, the data is reloaded in place.
+ */
+export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request);
+  const id = parseId(params.id);
+  const job = id ? await jobOf(actor.id, id) : null;
+  if (!job) throw new NotFoundError("Job not found");
+  return { job };
+});
+
+export default function JobPage() {
+  const { job } = useLoaderData<typeof loader>();
+  const revalidator = useRevalidator();
+  const running = job.status === "queued" || job.status === "running";
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => revalidator.state === "idle" && revalidator.revalidate(), 1000);
+    return () => clearInterval(timer);
+  }, [running, revalidator]);
+  const result = job.result as unknown as { affected?: number; skipped?: number; action?: string; back?: string } | null;
+  const label = LABELS[result?.action ?? ""] ?? "Working on your selection";
+  return (
+    <section className="confirm-page" aria-labelledby="job-heading">
+      {running ? <meta httpEquiv="refresh" content="2" /> : null}
+      <h1 id="job-heading">{running ? label : job.status === "done" ? "Done" : "The action failed"}</h1>
+      {running ? (
+        <>
+          <p>This runs in the background; you may leave this page and come back.</p>
+          <label className="job-progress">
+            {job.total ? `${job.progress.toLocaleString("en")} of ${job.total.toLocaleString("en")} images` : "Starting…"}
+            <progress max={job.total ?? undefined} value={job.total ? job.progress : undefined} />
+          </label>
+        </>
+      ) : job.status === "done" ? (
+        <p role="status">
+          {(result?.affected ?? 0).toLocaleString("en")} images changed
+          {result?.skipped ? `, ${result.skipped.toLocaleString("en")} skipped (already there, or nothing to change)` : ""}.
+        </p>
+      ) : (
+        <p role="alert">Nothing more was changed. Please try again; if it fails again, please contact support.</p>
+      )}
+      <p>
+        <Link to={result?.back ?? "/dashboard"} className="btn">
+          {result?.back ? "Back to the images" : "Back to dashboard"}
+        </Link>
+      </p>
+    </section>
+  );
+}
+
+export const ErrorBoundary = GeneralErrorBoundary;

@@ -1,0 +1,95 @@
+import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useLoaderData, useNavigate } from "@remix-run/react";
+import { ImageGrid } from "~/components/image-grid";
+import { SharedErrorBoundary, SharedShell } from "~/components/shared-shell";
+import { PAGE_SIZE } from "~/lib/grid";
+import { loadGrid } from "~/lib/grid.server";
+import { page } from "~/lib/http.server";
+import { MAX_DOWNLOAD } from "~/lib/schemas";
+import { sharedLinks } from "~/lib/shared-media";
+import { sharedScope, SHARED_HEADERS, withoutMetadata } from "~/lib/shared-page.server";
+import { recordOpen, visitorReviews } from "~/models/shares.server";
+import { readVisitor } from "~/sessions.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.board.title ?? "Shared board"} | Koala` },
+  { name: "robots", content: "noindex, nofollow" },
+];
+
+export const headers: HeadersFunction = () => SHARED_HEADERS;
+
+/**
+ * `/shared-board/:sharedUrl`: a board opened by a share link. Read-only and public, it needs no JavaScript at all:
+ * a server-rendered, keyset-paged grid with the count, each image's own page (metadata as the link allows,
+ * download and review), and a ZIP of the images when the link allows downloads. With JavaScript the grid is the
+ * virtual one, fed by the link's own JSON endpoint. No session, no signed-in chrome, nothing else of the team's.
+ */
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await sharedScope(params.sharedUrl, context);
+  const url = new URL(request.url);
+  const [grid, visitor] = await Promise.all([loadGrid(request, scope), readVisitor(request, scope.link.id)]);
+  if (!url.searchParams.has("after") && !url.searchParams.has("before")) recordOpen(scope, context.clientIp ?? null);
+  const marks = visitor
+    ? await visitorReviews(
+        scope,
+        visitor.key,
+        grid.cards.map((c) => c.id),
+      )
+    : new Map();
+  return {
+    sharedUrl: params.sharedUrl!,
+    board: { title: scope.board.title },
+    link: { allowDownload: scope.link.allowDownload, showMetadata: scope.link.showMetadata },
+    grid: { ...grid, cards: grid.cards.map((c) => withoutMetadata(c, scope.link.showMetadata)) },
+    visitor: visitor ? { name: visitor.name } : null,
+    marks: Object.fromEntries([...marks].map(([id, r]) => [id, r.mark])),
+    maxDownload: MAX_DOWNLOAD,
+  };
+});
+
+export default function SharedBoard() {
+  const { sharedUrl, board, link, grid, visitor, marks, maxDownload } = useLoaderData<typeof loader>();
+  const navigate = useNavigate();
+  const base = `/shared-board/${sharedUrl}`;
+  const links = sharedLinks(sharedUrl);
+  const reviewed = Object.values(marks).filter(Boolean).length;
+  return (
+    <SharedShell title={board.title}>
+      <p className="muted">
+        Shared with you to view{link.allowDownload ? " and download" : ""}. Open an image to approve or reject it, or to leave a comment.
+      </p>
+      {visitor ? (
+        <p className="muted" role="status">
+          Reviewing as {visitor.name}
+          {reviewed ? ` · ${reviewed} marked on this page` : ""}
+        </p>
+      ) : null}
+      {link.allowDownload && grid.total > 0 ? (
+        <form method="post" action={`${base}/zip`} className="shared-download">
+          {grid.total <= maxDownload ? (
+            <input type="hidden" name="all" value="1" />
+          ) : (
+            grid.cards.map((c) => <input key={c.id} type="hidden" name="ids" value={c.id} />)
+          )}
+          <button type="submit" className="btn">
+            {grid.total <= maxDownload
+              ? `Download all ${grid.total} images (ZIP)`
+              : `Download the ${grid.cards.length} images of this page (ZIP)`}
+          </button>
+        </form>
+      ) : null}
+      <ImageGrid
+        data={grid}
+        basePath={base}
+        pageSize={PAGE_SIZE}
+        scopeQuery=""
+        pagesUrl={`/shared/board/get?sharedUrl=${encodeURIComponent(sharedUrl)}`}
+        links={links}
+        onOpen={(id) => navigate(links.view(id))}
+        marks={marks}
+      />
+    </SharedShell>
+  );
+}
+
+export const ErrorBoundary = SharedErrorBoundary;

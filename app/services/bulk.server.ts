@@ -1,0 +1,237 @@
+import { Readable } from "node:stream";
+import { stringify } from "csv-stringify";
+import { ZipFile } from "yazl";
+import { InvalidError, NotFoundError } from "~/lib/errors";
+import { safeFileName } from "~/lib/file-names";
+import { DOWNLOAD_LIMIT_MESSAGE, MAX_DOWNLOAD } from "~/lib/schemas";
+import { actorOf } from "~/sessions.server";
+import {
+  addKeywordsBulk,
+  attributeColumns,
+  attributeValuesOf,
+  copyToBoard,
+  countSelection,
+  deleteImagesBulk,
+  moveToBoard,
+  removeFromBoardBulk,
+  selectionRanges,
+  selectionRows,
+  type BulkOutcome,
+  type IdRange,
+  type Picked,
+} from "~/models/bulk.server";
+import { setJobProgress } from "~/models/jobs.server";
+import { boardScope, projectScope, type GridScope, type MemberScope } from "~/models/scope.server";
+import { findUserById } from "~/models/users.server";
+import { queue, registerJob } from "./jobs.server";
+import { storage } from "./storage.server";
+import { nativeZipCrc } from "./zip-crc.server";
+
+/** Selections up to this size are changed at once; larger ones by a background job, in chunks, with progress. */
+export const BULK_INLINE_MAX = 5_000;
+const CHUNK = 2_000;
+
+export type BulkAction =
+  { op: "add" | "copy" | "move"; target: string } | { op: "remove" } | { op: "delete" } | { op: "keywords"; keywords: string[] };
+
+function apply(scope: MemberScope, picked: Picked, action: BulkAction, range?: IdRange): Promise<BulkOutcome> {
+  switch (action.op) {
+    case "add":
+    case "copy":
+      return copyToBoard(scope, picked, action.target, range);
+    case "move":
+      if (scope.kind !== "board") throw new InvalidError("Move works from a board.");
+      return moveToBoard(scope, picked, action.target, range);
+    case "remove":
+      if (scope.kind !== "board") throw new InvalidError("Remove works on a board.");
+      return removeFromBoardBulk(scope, picked, range);
+    case "delete":
+      if (scope.kind !== "project") throw new InvalidError("Delete works in a project.");
+      return deleteImagesBulk(scope, picked, range);
+    case "keywords":
+      return addKeywordsBulk(scope, picked, action.keywords, range);
+  }
+}
+
+/**
+ * Runs a bulk action on a checked selection: at once when it is small, else as a job (chunks of id ranges, each its
+ * own transaction, progress recorded). Returns the outcome, or the job to follow.
+ */
+export async function runBulk(
+  scope: MemberScope,
+  picked: Picked,
+  action: BulkAction,
+): Promise<{ outcome: BulkOutcome; count: number } | { jobId: number; count: number }> {
+  const count = await countSelection(scope, picked);
+  if (!count) throw new InvalidError("No images are selected.");
+  if (count <= BULK_INLINE_MAX) return { outcome: await apply(scope, picked, action), count };
+  const ref = scope.kind === "board" ? { kind: "board" as const, id: scope.board.id } : { kind: "project" as const, id: scope.project.id };
+  const back = scope.kind === "board" ? `/${scope.project.id}/board/${scope.board.id}` : `/client/${scope.project.id}`;
+  const jobId = await queue(BULK_JOB, { userId: scope.actor.id, scope: ref, picked, action, back } satisfies BulkJob, {
+    ownerUserId: scope.actor.id,
+    total: count,
+    maxAttempts: 3,
+  });
+  return { jobId, count };
+}
+
+const BULK_JOB = "bulk.action";
+interface BulkJob {
+  userId: number;
+  scope: { kind: "project" | "board"; id: number | string };
+  picked: Picked;
+  action: BulkAction;
+  /** The grid to go back to once done. */
+  back: string;
+}
+
+/** The job re-resolves the scope with the person's rights as they are now, then works through the selection. */
+registerJob(BULK_JOB, async (payload: BulkJob, job) => {
+  const user = await findUserById(payload.userId);
+  if (!user || user.status !== "active") throw new NotFoundError("The person who started this is no longer active.");
+  const actor = actorOf(user);
+  const scope =
+    payload.scope.kind === "board" ? await boardScope(actor, String(payload.scope.id)) : await projectScope(actor, payload.scope.id);
+  const ranges = await selectionRanges(scope, payload.picked, CHUNK);
+  const total = ranges.length ? (job.total ?? ranges.length * CHUNK) : 0;
+  const sum: BulkOutcome = { affected: 0, skipped: 0 };
+  let done = 0;
+  for (const range of ranges) {
+    const outcome = await apply(scope, payload.picked, payload.action, range);
+    sum.affected += outcome.affected;
+    sum.skipped += outcome.skipped;
+    done = Math.min(total, done + CHUNK);
+    await setJobProgress(job.id, done, total);
+  }
+  await setJobProgress(job.id, total, total);
+  return { ...sum, action: payload.action.op, back: payload.back };
+});
+
+/**
+ * The selection as one ZIP, streamed as it is written: entries stored (JPEG, PNG and WebP do not shrink), ZIP64
+ * when needed (yazl), one source open at a time, the size known up front (Content-Length), and `images.csv` with
+ * each file's metadata and attributes. A source that fails mid-way errors the stream: the download ends visibly
+ * short of its announced length instead of quietly missing a file.
+ */
+export async function zipOfSelection(
+  scope: GridScope,
+  picked: Picked,
+  /** Titles as file names and images.csv; a share link that shows images only gets neither. */
+  opts: { metadata: boolean } = { metadata: true },
+): Promise<{ stream: ReadableStream<Uint8Array>; size: number; count: number }> {
+  const count = await countSelection(scope, picked);
+  if (!count) throw new InvalidError("No images are selected.");
+  if (count > MAX_DOWNLOAD) throw new InvalidError(DOWNLOAD_LIMIT_MESSAGE);
+  const rows = await selectionRows(scope, picked, { limit: MAX_DOWNLOAD });
+  const taken = new Set<string>(["images.csv"]);
+  const files = rows.map((r) => ({ ...r, name: safeFileName(opts.metadata ? r.title : "", `image-${r.id}`, r.mime_type, taken) }));
+  const csv = opts.metadata ? await metadataCsv(scope.project.id, files, (f) => f.name) : null;
+
+  nativeZipCrc();
+  const zip = new ZipFile();
+  const mtime = new Date();
+  // The source being read: a download cancelled half-way (the client went away) closes it instead of leaving it open.
+  let reading: Readable | null = null;
+  for (const file of files)
+    zip.addReadStreamLazy(file.name, { size: Number(file.size_bytes), compress: false, mtime }, (done) => {
+      storage()
+        .get(file.storage_key)
+        .then((found) => {
+          if (!found) return done(new Error(`Stored file missing for image ${file.id}`), undefined as never);
+          reading = found.stream;
+          done(null, found.stream);
+        })
+        .catch((err: Error) => done(err, undefined as never));
+    });
+  if (csv) zip.addBuffer(csv, "images.csv", { compress: false, mtime });
+  let size = -1;
+  // yazl calls back with the final size before any byte is written (every entry's size is known, nothing deflated).
+  (zip.end as (options: object, done: (total: number) => void) => void)({}, (total) => (size = total));
+  const out = zip.outputStream as Readable;
+  zip.on("error", (err: Error) => out.destroy(err));
+  out.on("close", () => (reading as Readable | null)?.destroy());
+  return { stream: Readable.toWeb(out) as unknown as ReadableStream<Uint8Array>, size, count };
+}
+
+type Row = Awaited<ReturnType<typeof selectionRows>>[number];
+
+/** A CSV of images' metadata and attribute values: formula cells escaped, UTF-8 with a BOM for spreadsheet programs. */
+async function metadataCsv<T extends Row>(projectId: number, rows: T[], fileOf?: (row: T) => string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  const stringifier = csvWriter(await attributeColumns(projectId), Boolean(fileOf));
+  stringifier.on("data", (c: Buffer) => chunks.push(c));
+  const finished = new Promise((resolve, reject) => stringifier.on("end", resolve).on("error", reject));
+  await writeRows(stringifier, projectId, rows, fileOf);
+  stringifier.end();
+  await finished;
+  return Buffer.concat(chunks);
+}
+
+function csvWriter(attributes: { id: number; name: string }[], withFile: boolean) {
+  const columns = [
+    "Image ID",
+    ...(withFile ? ["File"] : []),
+    "Title",
+    "Description",
+    "Keywords",
+    "OCR text",
+    "Original file name",
+    "Created",
+    ...attributes.map((a) => a.name),
+  ];
+  const stringifier = stringify({ bom: true, header: true, columns, escape_formulas: true });
+  (stringifier as unknown as { attributeIds: number[] }).attributeIds = attributes.map((a) => a.id);
+  return stringifier;
+}
+
+async function writeRows<T extends Row>(
+  stringifier: ReturnType<typeof stringify>,
+  projectId: number,
+  rows: T[],
+  fileOf?: (row: T) => string,
+) {
+  const attributeIds = (stringifier as unknown as { attributeIds: number[] }).attributeIds;
+  const values = await attributeValuesOf(
+    projectId,
+    rows.map((r) => r.id),
+  );
+  const byImage = new Map<number, Map<number, string>>();
+  for (const v of values) (byImage.get(v.image_id) ?? byImage.set(v.image_id, new Map()).get(v.image_id)!).set(v.attribute_id, v.value);
+  for (const r of rows) {
+    const attrs = byImage.get(r.id);
+    const ok = stringifier.write([
+      r.id,
+      ...(fileOf ? [fileOf(r)] : []),
+      r.title,
+      r.description,
+      (JSON.parse(r.keywords) as string[]).join(", "),
+      r.ocr_text,
+      r.original_name,
+      new Date(Number(r.created_at)).toISOString(),
+      ...attributeIds.map((id) => attrs?.get(id) ?? ""),
+    ]);
+    if (!ok) await new Promise((resolve) => stringifier.once("drain", resolve));
+  }
+}
+
+/** "Download images data": the selection's metadata and attribute values as CSV, streamed 1,000 rows at a time. */
+export async function csvOfSelection(scope: MemberScope, picked: Picked): Promise<{ stream: ReadableStream<Uint8Array>; count: number }> {
+  const count = await countSelection(scope, picked);
+  if (!count) throw new InvalidError("No images are selected.");
+  const stringifier = csvWriter(await attributeColumns(scope.project.id), false);
+  void (async () => {
+    try {
+      let afterId = 0;
+      for (;;) {
+        const rows = await selectionRows(scope, picked, { afterId, limit: 1000 });
+        if (!rows.length) break;
+        await writeRows(stringifier, scope.project.id, rows);
+        afterId = rows[rows.length - 1]!.id;
+      }
+      stringifier.end();
+    } catch (err) {
+      stringifier.destroy(err as Error);
+    }
+  })();
+  return { stream: Readable.toWeb(stringifier) as unknown as ReadableStream<Uint8Array>, count };
+}

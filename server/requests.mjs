@@ -1,0 +1,198 @@
+// What reaches the app: only methods it answers, only bodies it can read. Every refusal is a 4xx with a clear
+// message and one log line, never a crash or a stack trace. Bodies (other than the two upload paths, which
+// stream with their own limits) are read whole here, at most 1 MiB, checked for their declared type, and handed
+// to Remix as they are, so no route ever meets a truncated multipart body or broken JSON.
+import busboy from "busboy";
+import { createReadableStreamFromReadable, createRequestHandler } from "@remix-run/node";
+
+function headersOf(req) {
+  const headers = new Headers();
+  for (const [key, values] of Object.entries(req.headers)) {
+    if (Array.isArray(values)) for (const value of values) headers.append(key, value);
+    else if (values) headers.set(key, values);
+  }
+  return headers;
+}
+
+async function send(res, response) {
+  // Admission control already answered 503 (the time limit passed): the late answer is dropped.
+  if (res.headersSent) return void (await response.body?.cancel().catch(() => {}));
+  res.statusMessage = response.statusText;
+  res.status(response.status);
+  // A route's header replaces the server-wide one of the same name (a shared board's Referrer-Policy, say); only
+  // Set-Cookie may come more than once.
+  for (const [key, value] of response.headers.entries()) {
+    if (key === "set-cookie") res.append(key, value);
+    else res.setHeader(key, value);
+  }
+  if (response.body) await writeBody(response.body, res);
+  else res.end();
+}
+
+/**
+ * A response body onto the socket at the pace the client takes it: the next chunk is read only once the socket
+ * has room (Remix's writeReadableStreamToWritable writes without waiting, so a download sent to a slow client
+ * piled up in memory: a ZIP of 100 originals, all of it). A client that goes away cancels the body, so its source
+ * stops too. After each chunk the compression middleware, when it compresses, is flushed as Remix's helper does,
+ * so streamed HTML still goes out as it is rendered.
+ */
+export async function writeBody(body, res) {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      if (res.destroyed) return await reader.cancel();
+      const { done, value } = await reader.read();
+      if (done) return void res.end();
+      const room = res.write(value);
+      if (typeof res.flush === "function") res.flush();
+      if (!room && !(await drained(res))) return await reader.cancel();
+    }
+  } catch (error) {
+    res.destroy(error);
+    throw error;
+  }
+}
+
+/** true once the socket has room again, false when it closed first; its listeners are removed either way. */
+function drained(res) {
+  return new Promise((resolve) => {
+    const done = (ok) => () => {
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    res.once("drain", onDrain);
+    res.once("close", onClose);
+  });
+}
+
+export const MAX_BODY = 1024 * 1024;
+/** A host name or address with an optional port: nothing that could carry a path or a query. */
+const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i;
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "OPTIONS"]);
+const FORM = /^application\/x-www-form-urlencoded\b/i;
+const MULTIPART = /^multipart\/form-data\b/i;
+const JSON_TYPE = /^application\/json\b/i;
+
+/** The two paths whose bodies are file bytes, streamed by their own handlers with per-file limits. */
+export const streamsItsBody = (req) =>
+  (req.method === "PUT" && req.path === "/storage/upload") || (req.method === "POST" && /^\/upload\/\d+\/files$/.test(req.path));
+
+function refuse(req, res, log, status, message, headers = {}) {
+  log.warn("request refused", { method: req.method, path: req.path, status, reason: message });
+  res.set({ "Cache-Control": "no-store", ...headers });
+  if (!res.headersSent) res.status(status);
+  const wantsJson = req.path.startsWith("/api/") || JSON_TYPE.test(req.get("content-type") ?? "") || /json/.test(req.get("accept") ?? "");
+  if (wantsJson) res.json({ error: message });
+  else res.type("text/plain").send(message);
+  // A body left unread must not be parsed as the next request on this connection.
+  if (!req.complete) req.resume();
+}
+
+function readBody(req, limit) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        reject(Object.assign(new Error("too large"), { status: 413 }));
+      } else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks, size)));
+    req.on("error", (err) => reject(Object.assign(err, { status: 400 })));
+    req.on("aborted", () => reject(Object.assign(new Error("aborted"), { status: 400 })));
+  });
+}
+
+function parsesAsMultipart(headers, body) {
+  return new Promise((resolve) => {
+    let parser;
+    try {
+      parser = busboy({ headers, limits: { fieldSize: MAX_BODY } });
+    } catch {
+      return resolve(false); // no boundary, or not multipart at all
+    }
+    parser.on("file", (_name, stream) => {
+      stream.on("error", () => {});
+      stream.resume();
+    });
+    parser.on("error", () => resolve(false));
+    parser.on("close", () => resolve(true));
+    parser.end(body);
+  });
+}
+
+/** Express middleware: method allowlist, body size, type and syntax. Sets `req.checkedBody` (a Buffer) for Remix. */
+export function checkRequests(log) {
+  return async (req, res, next) => {
+    if (!METHODS.has(req.method)) return refuse(req, res, log, 405, "Method not allowed.", { Allow: [...METHODS].join(", ") });
+    if (req.method === "PUT" && req.path !== "/storage/upload")
+      return refuse(req, res, log, 405, "Method not allowed.", { Allow: "GET, HEAD, POST" });
+    if (["GET", "HEAD", "OPTIONS"].includes(req.method) || streamsItsBody(req)) return next();
+    const type = req.get("content-type") ?? "";
+    const length = req.get("content-length");
+    if (length === undefined && req.get("transfer-encoding")) return refuse(req, res, log, 411, "A Content-Length is required.");
+    if (Number(length ?? 0) > MAX_BODY) return refuse(req, res, log, 413, "The request is too large.");
+    let body;
+    try {
+      body = await readBody(req, MAX_BODY);
+    } catch (err) {
+      return refuse(
+        req,
+        res,
+        log,
+        err.status ?? 400,
+        err.status === 413 ? "The request is too large." : "The request body could not be read.",
+      );
+    }
+    if (body.length) {
+      if (MULTIPART.test(type)) {
+        if (!/boundary=/i.test(type)) return refuse(req, res, log, 400, "The form data has no boundary.");
+        if (!(await parsesAsMultipart(req.headers, body))) return refuse(req, res, log, 400, "The form data is incomplete or malformed.");
+      } else if (JSON_TYPE.test(type)) {
+        try {
+          JSON.parse(body.toString("utf8"));
+        } catch {
+          return refuse(req, res, log, 400, "Data format error");
+        }
+      } else if (!FORM.test(type)) {
+        return refuse(req, res, log, 415, "Send a form (application/x-www-form-urlencoded or multipart/form-data) or JSON.");
+      }
+    }
+    req.checkedBody = body;
+    next();
+  };
+}
+
+/**
+ * The Remix request handler (as @remix-run/express's, which cannot take a body already read: a checked body is
+ * handed over as the bytes read, a streamed one as the stream).
+ */
+export function remixHandler({ build, mode, getLoadContext }) {
+  const handle = createRequestHandler(build, mode);
+  return async (req, res, next) => {
+    try {
+      // The Host header becomes part of the URL Remix routes by: a host with a path in it (`x/shared-board/…?`)
+      // would make Remix render another page than the one asked for.
+      const host = req.get("host") ?? "";
+      if (!HOST.test(host)) return void res.status(400).type("text/plain").set("Cache-Control", "no-store").send("Bad Host header.");
+      const url = new URL(`${req.protocol}://${host}${req.originalUrl}`);
+      let controller = new AbortController();
+      res.on("finish", () => (controller = null));
+      res.on("close", () => controller?.abort());
+      const init = { method: req.method, headers: headersOf(req), signal: controller.signal };
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        init.body = req.checkedBody ?? createReadableStreamFromReadable(req);
+        init.duplex = "half";
+      }
+      const response = await handle(new Request(url.href, init), await getLoadContext(req, res));
+      await send(res, response);
+    } catch (error) {
+      next(error);
+    }
+  };
+}

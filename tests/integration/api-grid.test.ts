@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBoard } from "~/models/boards.server";
+import { insertImage, insertImageRows } from "~/models/images.server";
+import { projectScope } from "~/models/scope.server";
+import { signIn } from "~/sessions.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { fakeFile, makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
+import { startServer, type RunningServer } from "../helpers/server";
+
+/**
+ * GET /api/grid over real HTTP against the built server: the virtual grid's pages (ETag / 304), its jumps
+ * (`at=`), its freshness check (`check=version`), and ids outside the user's projects.
+ */
+const SESSION_SECRET = "api-grid-test-secret-0123456789abcdef01234";
+
+interface GridAnswer {
+  cards: { id: number; title: string }[];
+  next: string | null;
+  total: number;
+  version: string;
+}
+
+describe.each(dialects)("GET /api/grid (%s)", (dialect) => {
+  let t: TestDatabase;
+  let server: RunningServer;
+  let cookie: string;
+  let projectId: number;
+  let foreignProjectId: number;
+  let boardId: string;
+  let foreignBoardId: string;
+  let owner: Awaited<ReturnType<typeof makeUser>>;
+  const get = (query: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.base}/api/grid?${query}`, { headers: { Cookie: cookie, ...headers } });
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect, { SESSION_SECRET });
+    owner = await makeUser();
+    const stranger = await makeUser();
+    const project = await makeProject([{ actor: owner.actor }]);
+    const foreign = await makeProject([{ actor: stranger.actor }]);
+    projectId = project.id;
+    foreignProjectId = foreign.id;
+    const mine = await projectScope(owner.actor, project.id);
+    await insertImageRows(
+      mine,
+      Array.from({ length: 150 }, (_, i) => ({ file: fakeFile(i), meta: meta(`img ${i}`), at: 1_700_000_000_000 + i * 1000 })),
+    );
+    const theirs = await projectScope(stranger.actor, foreign.id);
+    const foreignImage = await insertImage(theirs, await storedFakeFile(999), meta("theirs"));
+    boardId = (await createBoard(await projectScope(owner.actor, projectId), { title: "Mine" })).id;
+    foreignBoardId = (await createBoard(await projectScope(stranger.actor, foreign.id), { title: "Theirs", imageIds: [foreignImage] })).id;
+    const signedIn = await signIn(
+      new Request("http://127.0.0.1/login"),
+      { ip: "127.0.0.1", userAgent: "api test" },
+      owner.user.id,
+      "/",
+      "test",
+    );
+    cookie = signedIn.headers.get("Set-Cookie")!.split(";")[0]!;
+    server = await startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, SESSION_SECRET });
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    await t.drop();
+  });
+
+  it("answers a page with an ETag, 304 to If-None-Match while nothing changed, and a new page after a change", async () => {
+    const first = await get(`project=${projectId}`);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get("ETag")!;
+    expect(etag).toMatch(/^W\/".+"$/);
+    const body = (await first.json()) as GridAnswer;
+    expect(body.cards).toHaveLength(100);
+    expect(body.total).toBe(150);
+    expect(body.cards[0]!.title).toBe("img 149");
+
+    const again = await get(`project=${projectId}`, { "If-None-Match": etag });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    // Another query is another representation.
+    expect((await get(`project=${projectId}&limit=10`, { "If-None-Match": etag })).status).toBe(200);
+
+    await insertImage(await projectScope(owner.actor, projectId), await storedFakeFile(500), meta("newest"));
+    const changed = await get(`project=${projectId}`, { "If-None-Match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("ETag")).not.toBe(etag);
+    expect(((await changed.json()) as GridAnswer).cards[0]!.title).toBe("newest");
+  });
+
+  it("jumps: at=N starts at the Nth card of the whole set, down to the last", async () => {
+    const all = ((await (await get(`project=${projectId}&limit=300`)).json()) as GridAnswer).cards.map((c) => c.id);
+    for (const at of [1, 57, 99, 100, all.length - 1]) {
+      const page = (await (await get(`project=${projectId}&at=${at}&limit=3`)).json()) as GridAnswer;
+      expect(page.cards.map((c) => c.id)).toEqual(all.slice(at, at + 3));
+    }
+  });
+
+  it("check=version answers only the scope's version, never cached, and it moves on with a write", async () => {
+    const before = await get(`project=${projectId}&check=version`);
+    expect(before.status).toBe(200);
+    expect(before.headers.get("Cache-Control")).toBe("no-store");
+    const { version, ...rest } = (await before.json()) as { version: string };
+    expect(rest).toEqual({});
+    expect(((await (await get(`project=${projectId}&check=version`)).json()) as { version: string }).version).toBe(version);
+    await insertImage(await projectScope(owner.actor, projectId), await storedFakeFile(501), meta("newer still"));
+    expect(((await (await get(`project=${projectId}&check=version`)).json()) as { version: string }).version).not.toBe(version);
+    // A board has a version of its own.
+    expect((await get(`board=${boardId}&check=version`)).status).toBe(200);
+  });
+
+  // Written to the intended behaviour (issue 9, item 9): a JSON 404 with the spec's message, no stack in the log.
+  it("answers a foreign or unknown project or board id with a JSON 404 carrying the spec's message, and logs no stack", async () => {
+    const cases: [string, string][] = [
+      [`project=${foreignProjectId}`, `No Projects Found with ID: ${foreignProjectId}`],
+      ["project=999999", "No Projects Found with ID: 999999"],
+      [`board=${foreignBoardId}`, `No Board Found with ID: ${foreignBoardId}`],
+      ["board=nope", "No Board Found with ID: nope"],
+      [`project=${foreignProjectId}&check=version`, `No Projects Found with ID: ${foreignProjectId}`],
+    ];
+    const logBefore = server.output().length;
+    for (const [query, error] of cases) {
+      const res = await get(query);
+      expect(res.status, query).toBe(404);
+      expect(res.headers.get("Content-Type"), query).toMatch(/^application\/json/);
+      expect(await res.json(), query).toEqual({ error });
+    }
+    await fetch(`${server.base}/healthz`); // the log lines of the requests above are written by now
+    await new Promise((r) => setTimeout(r, 200));
+    const log = server.output().slice(logBefore);
+    // No dump: no stack frames, no error objects printed, at most one line per request.
+    expect(log).not.toMatch(/^\s+at /m);
+    expect(log).not.toMatch(/ErrorResponse|Unexpected Server Error|\{\s*$/m);
+    expect(log.split("\n").filter(Boolean).length).toBeLessThanOrEqual(cases.length);
+  });
+});
