@@ -1,9 +1,11 @@
-import { Form, Link, useLocation } from "@remix-run/react";
+import { Form, Link, useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { Icon } from "./icons";
 import { useDismissable } from "./menu";
 import type { Theme } from "~/sessions.server";
 import { initialsOf } from "~/lib/initials";
+import { MAX_QUERY_LENGTH } from "~/lib/keywords-query";
+import { searchPath } from "~/lib/search-routes";
 import { Logo } from "./logo";
 
 /** The project or board in view: its name, and the project the header's actions work on. */
@@ -74,6 +76,7 @@ export function Header({ user, theme, context }: HeaderProps) {
           </>
         ) : null}
       </div>
+      <HeaderSearch />
       <nav aria-label="Account" className="header-actions">
         <Link
           to="/all-clients"
@@ -115,5 +118,35 @@ export function Header({ user, theme, context }: HeaderProps) {
         </details>
       </nav>
     </header>
+  );
+}
+
+/**
+ * Keyword search across every project of the person. Without JavaScript a plain GET to /search (which sends on to
+ * the spec's /search/keyword/:searchTags); with it, straight there, so the progress screen shows while it loads.
+ */
+function HeaderSearch() {
+  const navigate = useNavigate();
+  return (
+    <form
+      method="get"
+      action="/search"
+      role="search"
+      aria-label="All projects"
+      className="header-search"
+      onSubmit={(event) => {
+        const q = String(new FormData(event.currentTarget).get("q") ?? "").trim();
+        event.preventDefault();
+        if (q) navigate(searchPath("keyword", q));
+      }}
+    >
+      <label htmlFor="header-search-q" className="sr-only">
+        Search all projects
+      </label>
+      <input id="header-search-q" type="search" name="q" placeholder="Search all projects" maxLength={MAX_QUERY_LENGTH} required />
+      <button type="submit" className="btn">
+        Search
+      </button>
+    </form>
   );
 }

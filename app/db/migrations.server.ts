@@ -6,6 +6,7 @@ import { objectReferences } from "./migrations/003-object-references.server";
 import { objectsTable } from "./migrations/004-objects.server";
 import { boardsAndJobProgress } from "./migrations/005-boards-and-job-progress.server";
 import { sharing } from "./migrations/008-sharing.server";
+import { keywordSearch } from "./migrations/009-keyword-search.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -16,6 +17,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "004-objects": objectsTable(dialect),
     "005-boards-and-job-progress": boardsAndJobProgress(),
     "008-sharing": sharing(dialect),
+    "009-keyword-search": keywordSearch(dialect),
   };
 }
 

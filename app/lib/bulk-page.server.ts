@@ -9,6 +9,7 @@ import { countSelection } from "~/models/bulk.server";
 import { requireEdit, scopeKey, type MemberScope } from "~/models/scope.server";
 import { csvOfSelection, runBulk, zipOfSelection, type BulkAction } from "~/services/bulk.server";
 import { readSelection, selectionCookie } from "~/sessions.server";
+import { withFilterQuery } from "./grid-filter";
 import { headerOf } from "./header.server";
 import { combineHeaders, readForm, redirectWithToast } from "./http.server";
 import {
@@ -36,8 +37,8 @@ export const SHARED_BOARD_WARNING = "This is a client-level board: changes will 
 
 const gridBase = (scope: MemberScope) =>
   scope.kind === "board" ? `/${scope.project.id}/board/${scope.board.id}` : `/client/${scope.project.id}`;
-/** A board grid narrowed by a review filter keeps it, on the way back and into the downloads. */
-const filterQuery = (scope: MemberScope) => (scope.kind === "board" && scope.review ? `?review=${scope.review}` : "");
+/** A grid narrowed by a filter (search, review) keeps it, on the way back and into the downloads. */
+const filterQuery = (scope: MemberScope) => withFilterQuery("", scope.filter);
 const gridPath = (scope: MemberScope) => gridBase(scope) + filterQuery(scope);
 
 /** The op of the URL, when this view offers it and the person may use it; anything else is not found. */

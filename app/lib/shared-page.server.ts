@@ -2,7 +2,7 @@ import { data } from "@remix-run/node";
 import { config } from "~/config.server";
 import type { SharedPagePending } from "~/lib/shared-page-cache.server";
 import { resolveSharedUrl } from "~/models/shares.server";
-import type { SharedBoardScope } from "~/models/scope.server";
+import { withFilter, type SharedBoardScope } from "~/models/scope.server";
 
 /** The spec's answer to a missing, malformed or unknown share URL. */
 export const INVALID_URL = { message: "Invalid URL", detail: "The URL is invalid" } as const;
@@ -46,3 +46,10 @@ export const SHARED_HEADERS = {
 export function withoutMetadata<T extends { title: string; keywords: string[] }>(card: T, showMetadata: boolean): T {
   return showMetadata ? card : { ...card, title: "", keywords: [] };
 }
+
+/**
+ * The shared board's grid as the visitor narrowed it with the keyword search (`?q=`). A link that hides metadata
+ * offers no search: matching on titles and keywords would reveal them one guess at a time.
+ */
+export const searchable = (scope: SharedBoardScope, from: Request | URLSearchParams): SharedBoardScope =>
+  scope.link.showMetadata ? withFilter(scope, from) : scope;

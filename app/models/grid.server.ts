@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
-import { scopeKey, scopeVersion, type GridScope } from "./scope.server";
+import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope } from "./scope.server";
+import { keywordMatch, termsOf } from "./search.server";
 
 export type { GridScope };
 
@@ -49,22 +50,46 @@ interface GridRow {
 // The two scopes join different tables; callers only use the shared row shape and sort columns.
 type GridQuery = SelectQueryBuilder<any, any, GridRow>;
 
-/** The base query of a scope: its live images with their sort key `t`. */
+/**
+ * Where a card sorts: newest first (a project by the image's creation, a board by when the image was added), id as
+ * the tiebreak. A keyword search ranks by relevance first: images whose title or keywords hold every term come
+ * before those that match only in the description, OCR text or file name. The rank rides in the sort key's high
+ * bits (2^42 is added to t of the first kind; times in ms stay below 2^42 until the year 2109), so keyset paging,
+ * cursors and jumps work unchanged.
+ */
+const RANK = 2 ** 42;
+function sortKey(scope: GridScope) {
+  const onBoard = scope.kind === "board" || scope.kind === "shared";
+  const time = onBoard ? sql.ref<number>("board_images.added_at") : sql.ref<number>("images.created_at");
+  const id = onBoard ? sql.ref<number>("board_images.image_id") : sql.ref<number>("images.id");
+  const terms = termsOf(scope.filter?.q);
+  const t = terms.length ? sql<number>`(case when ${keywordMatch(terms, true)} then ${sql.lit(RANK)} else 0 end + ${time})` : time;
+  return { t, id };
+}
+
+/** The base query of a scope: its live images with their sort key `t`, narrowed by the scope's filter. */
 function scopeQuery(scope: GridScope): GridQuery {
-  if (scope.kind === "project")
-    return db()
+  const { t } = sortKey(scope);
+  const images = () =>
+    db()
       .selectFrom("images")
-      .select(["images.id", "images.title", "images.keywords", "images.thumb_key", "images.created_at as t"])
-      .where("images.project_id", "=", scope.project.id)
-      .where("images.deleted_at", "is", null) as GridQuery;
-  let q = db()
-    .selectFrom("board_images")
-    .innerJoin("images", "images.id", "board_images.image_id")
-    .select(["images.id", "images.title", "images.keywords", "images.thumb_key", "board_images.added_at as t"])
-    .where("board_images.board_id", "=", scope.board.id)
-    .where("images.deleted_at", "is", null);
-  const review = scope.kind === "board" ? scope.review : undefined;
-  if (review)
+      .select(["images.id", "images.title", "images.keywords", "images.thumb_key", t.as("t")])
+      .where("images.deleted_at", "is", null);
+  let q =
+    scope.kind === "project"
+      ? (images().where("images.project_id", "=", scope.project.id) as GridQuery)
+      : scope.kind === "all"
+        ? (images().where("images.project_id", "in", visibleProjectIds(scope.actor)) as GridQuery)
+        : (db()
+            .selectFrom("board_images")
+            .innerJoin("images", "images.id", "board_images.image_id")
+            .select(["images.id", "images.title", "images.keywords", "images.thumb_key", t.as("t")])
+            .where("board_images.board_id", "=", scope.board.id)
+            .where("images.deleted_at", "is", null) as GridQuery);
+  const terms = termsOf(scope.filter?.q);
+  if (terms.length) q = q.where(keywordMatch(terms));
+  const review = scope.kind === "board" ? scope.filter?.review : undefined;
+  if (review && scope.kind === "board")
     q = q.where((eb) =>
       eb.exists(
         eb
@@ -76,7 +101,7 @@ function scopeQuery(scope: GridScope): GridQuery {
           .where((inner) => (review === "commented" ? inner("r.comment", "is not", null) : inner("r.mark", "=", review))),
       ),
     );
-  return q as GridQuery;
+  return q;
 }
 
 /** A selection of a grid: every image of the scope except `ids`, or just `ids`. */
@@ -97,9 +122,6 @@ export function selectedImageIds(scope: GridScope, picked: Picked) {
   return q as SelectQueryBuilder<any, any, { id: number }>;
 }
 
-const sortColumns = (scope: GridScope) =>
-  scope.kind === "project" ? (["images.created_at", "images.id"] as const) : (["board_images.added_at", "board_images.image_id"] as const);
-
 /**
  * One page: after a cursor (the next page), before one (the previous page), or from the start.
  */
@@ -108,16 +130,16 @@ export async function gridPage(
   opts: { after?: Cursor | null; before?: Cursor | null; limit?: number } = {},
 ): Promise<GridPage> {
   const limit = Math.min(Math.max(opts.limit ?? 60, 1), MAX_PAGE);
-  const [tCol, idCol] = sortColumns(scope);
+  const key = sortKey(scope);
   let q = scopeQuery(scope);
   const backwards = Boolean(opts.before);
   const at = opts.before ?? opts.after;
   // Row-value comparison: both dialects seek the (t, id) index directly, at any depth.
-  if (at) q = q.where(sql<boolean>`(${sql.ref(tCol)}, ${sql.ref(idCol)}) ${sql.raw(backwards ? ">" : "<")} (${at.t}, ${at.id})`);
+  if (at) q = q.where(sql<boolean>`(${key.t}, ${key.id}) ${sql.raw(backwards ? ">" : "<")} (${at.t}, ${at.id})`);
   const direction = backwards ? "asc" : "desc";
   const rows = await q
-    .orderBy(tCol, direction)
-    .orderBy(idCol, direction)
+    .orderBy(key.t, direction)
+    .orderBy(key.id, direction)
     .limit(limit + 1)
     .execute();
   const more = rows.length > limit;
@@ -148,14 +170,16 @@ const MAX_TOTALS = 5000;
 
 /** How many images the scope holds. */
 export async function gridTotal(scope: GridScope): Promise<number> {
-  const key = `${scopeKey(scope)}@${scopeVersion(scope)}`;
-  const known = totals.get(key);
+  // Across projects the version does not follow memberships: counted afresh each time.
+  const key = scope.kind === "all" ? null : `${scopeKey(scope)}@${scopeVersion(scope)}`;
+  const known = key === null ? undefined : totals.get(key);
   if (known !== undefined) return known;
   const row = await scopeQuery(scope)
     .clearSelect()
     .select(sql<number>`count(*)`.as("n"))
     .executeTakeFirstOrThrow();
   const n = Number(row.n);
+  if (key === null) return n;
   if (totals.size >= MAX_TOTALS) totals.delete(totals.keys().next().value!);
   totals.set(key, n);
   return n;
@@ -167,12 +191,12 @@ export async function gridTotal(scope: GridScope): Promise<number> {
  */
 export async function cursorBefore(scope: GridScope, index: number): Promise<Cursor | null> {
   if (index <= 0) return null;
-  const [tCol, idCol] = sortColumns(scope);
+  const key = sortKey(scope);
   const row = await scopeQuery(scope)
     .clearSelect()
-    .select([sql.ref<number>(tCol).as("t"), sql.ref<number>(idCol).as("id")])
-    .orderBy(tCol, "desc")
-    .orderBy(idCol, "desc")
+    .select([key.t.as("t"), key.id.as("id")])
+    .orderBy(key.t, "desc")
+    .orderBy(key.id, "desc")
     .limit(1)
     .offset(index - 1)
     .executeTakeFirst();
@@ -189,4 +213,17 @@ export async function idsInScope(scope: GridScope, ids: number[]): Promise<numbe
     .where("images.id", "in", wanted)
     .execute();
   return rows.map((r) => Number(r.id));
+}
+
+/** How many of a cross-project grid's images each project holds (the result screen's project facet), most first. */
+export async function projectCounts(scope: AllProjectsScope): Promise<{ id: number; name: string; count: number }[]> {
+  const rows = await scopeQuery(scope)
+    .clearSelect()
+    .innerJoin("projects", "projects.id", "images.project_id")
+    .select(["projects.id as pid", "projects.name as pname", sql<number>`count(*)`.as("n")])
+    .groupBy(["projects.id", "projects.name"])
+    .orderBy(sql`count(*)`, "desc")
+    .orderBy("projects.name")
+    .execute();
+  return rows.map((r) => ({ id: Number(r.pid), name: String(r.pname), count: Number(r.n) }));
 }

@@ -1,6 +1,7 @@
+import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import { NotFoundError } from "~/lib/errors";
-import { reviewFilterOf, type ReviewFilter } from "~/lib/schemas";
+import { filterSearch, gridFilterOf, type GridFilter } from "~/lib/grid-filter";
 import type { Image } from "~/db/schema";
 import type { Actor } from "./actor";
 
@@ -49,13 +50,19 @@ export interface ProjectScope {
   project: ProjectRef;
   role: ProjectRole | "admin";
   can: Permissions;
+  /** What narrows the grid (see withFilter). */
+  filter?: GridFilter;
 }
 
-/** A board's scope as one of its pages sees it: narrowed by the URL's review filter (`?review=`), if it has one. */
-export const withReviewFilter = (scope: BoardScope, request: Request): BoardScope => ({
-  ...scope,
-  review: reviewFilterOf(new URL(request.url).searchParams.get("review")),
-});
+/**
+ * A grid's scope as one of its pages sees it: narrowed by the URL's filter (keyword search `q`; on a board also the
+ * review filter `review`), which every page, selection, bulk action and download of the grid then keeps.
+ */
+export function withFilter<S extends GridScope>(scope: S, from: Request | URLSearchParams): S {
+  const filter = gridFilterOf(from instanceof URLSearchParams ? from : new URL(from.url).searchParams);
+  if (scope.kind !== "board") delete filter.review;
+  return { ...scope, filter };
+}
 
 export interface BoardScope {
   kind: "board";
@@ -64,8 +71,7 @@ export interface BoardScope {
   board: BoardRef;
   role: ProjectRole | "admin";
   can: Permissions;
-  /** Only the images with this kind of review (the board grid's filter). */
-  review?: ReviewFilter;
+  filter?: GridFilter;
 }
 
 /** A public share link's visitor: a second kind of actor, read-only, on one board (filled by the sharing feature). */
@@ -80,10 +86,25 @@ export interface SharedBoardScope {
   project: ProjectRef;
   board: BoardRef;
   can: Permissions;
+  filter?: GridFilter;
+}
+
+/**
+ * Every project the actor belongs to at once: the cross-project search's result (spec: /result/keyword/:tags).
+ * Read-only here (no selection, no bulk actions: those act in one project); `version` is the newest of the projects'.
+ */
+export interface AllProjectsScope {
+  kind: "all";
+  actor: Actor;
+  version: number;
+  can: Permissions;
+  filter?: GridFilter;
 }
 
 /** The scopes an image grid can show. */
-export type GridScope = ProjectScope | BoardScope | SharedBoardScope;
+export type GridScope = ProjectScope | BoardScope | SharedBoardScope | AllProjectsScope;
+/** The scopes inside one project (downloads, CSV: their attribute columns are the project's). */
+export type OneProjectScope = ProjectScope | BoardScope | SharedBoardScope;
 /** Scopes a signed-in actor works in. */
 export type MemberScope = ProjectScope | BoardScope;
 
@@ -192,13 +213,15 @@ export function requireManage<S extends MemberScope>(scope: S): S {
 }
 
 /** A short key naming the scope (selection cookies, caches). */
-export const scopeKey = (scope: GridScope) =>
-  scope.kind === "project"
-    ? `p:${scope.project.id}`
-    : `b:${scope.board.id}${scope.kind === "board" && scope.review ? `:${scope.review}` : ""}`;
+export const scopeKey = (scope: GridScope) => {
+  const base = scope.kind === "project" ? `p:${scope.project.id}` : scope.kind === "all" ? `a:${scope.actor.id}` : `b:${scope.board.id}`;
+  const filter = filterSearch(scope.filter);
+  return filter ? `${base}?${filter}` : base;
+};
 
 /** The version that ETags, counts and the freshness check follow. */
-export const scopeVersion = (scope: GridScope) => (scope.kind === "project" ? scope.project.version : scope.board.version);
+export const scopeVersion = (scope: GridScope) =>
+  scope.kind === "project" ? scope.project.version : scope.kind === "all" ? scope.version : scope.board.version;
 
 /**
  * The ids of the projects an actor may see, as a subquery, for lists (all projects, all boards, search across
@@ -207,6 +230,21 @@ export const scopeVersion = (scope: GridScope) => (scope.kind === "project" ? sc
 export function visibleProjectIds(actor: Actor) {
   if (actor.role === "admin") return db().selectFrom("projects").select("projects.id as id");
   return db().selectFrom("project_members").select("project_members.project_id as id").where("project_members.user_id", "=", actor.id);
+}
+
+/** Every project the actor may see, as one read-only grid scope (one query, for its version). */
+export async function allProjectsScope(actor: Actor): Promise<AllProjectsScope> {
+  const row = await db()
+    .selectFrom("projects")
+    .select(sql<number | null>`max(projects.updated_at)`.as("version"))
+    .where("projects.id", "in", visibleProjectIds(actor))
+    .executeTakeFirst();
+  return {
+    kind: "all",
+    actor,
+    version: Number(row?.version ?? 0),
+    can: { edit: false, manage: false, download: true, select: false },
+  };
 }
 
 /** An image the actor may see, with the project scope it lives in, in one query. */

@@ -1,14 +1,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { bulkFile } from "~/lib/bulk-page.server";
 import { api } from "~/lib/http.server";
-import { boardScope, withReviewFilter } from "~/models/scope.server";
+import { boardScope, withFilter } from "~/models/scope.server";
 import { requestMeta, requireActor } from "~/sessions.server";
 
 /** POST /:clientID/board/:boardID/bulk/zip: the selection as one ZIP (originals and images.csv), posted from the Download page (a resource route, so the answer is the file). */
 export const action = api(async ({ request, params, context }: ActionFunctionArgs) =>
   bulkFile(
     request,
-    withReviewFilter(await boardScope(await requireActor(request), params.boardID, params.clientID), request),
+    withFilter(await boardScope(await requireActor(request), params.boardID, params.clientID), request),
     "zip",
     requestMeta(request, context),
   ),

@@ -3,21 +3,29 @@ import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { ImageGrid } from "~/components/image-grid";
 import { ImageModal, useImageModal } from "~/components/image-modal";
+import { SearchSidebar } from "~/components/search-sidebar";
 import { bulkItems } from "~/lib/bulk-menu";
 import { PAGE_SIZE } from "~/lib/grid";
+import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid, updateSelection } from "~/lib/grid.server";
 import { headerOf } from "~/lib/header.server";
 import { page } from "~/lib/http.server";
-import { projectScope } from "~/models/scope.server";
+import { projectScope, withFilter } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.project.name ?? "Project"} | Koala` }];
 
+/** The project, narrowed by the URL's keyword search (`?q=`) when there is one. */
+async function scopeOf(request: Request, id: string | undefined) {
+  return withFilter(await projectScope(await requireActor(request), id), request);
+}
+
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await projectScope(await requireActor(request), params.id);
+  const scope = await scopeOf(request, params.id);
   const grid = await loadGrid(request, scope);
   return {
     project: { id: scope.project.id, name: scope.project.name },
+    filter: scope.filter ?? {},
     can: scope.can,
     grid,
     header: headerOf(scope),
@@ -25,25 +33,29 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 });
 
 export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await projectScope(await requireActor(request), params.id);
-  return updateSelection(request, scope);
+  return updateSelection(request, await scopeOf(request, params.id));
 });
 
 export default function ProjectGrid() {
-  const { project, grid, can } = useLoaderData<typeof loader>();
+  const { project, grid, can, filter } = useLoaderData<typeof loader>();
   const modal = useImageModal();
+  const path = `/client/${project.id}`;
   return (
     <div>
       <h1>{project.name}</h1>
-      <ImageGrid
-        data={grid}
-        basePath={`/client/${project.id}`}
-        pageSize={PAGE_SIZE}
-        scopeQuery={`project=${project.id}`}
-        onOpen={modal.open}
-        cardsIn={{ context: { kind: "project" }, canEdit: can.edit }}
-        bulk={bulkItems("project", can.edit)}
-      />
+      <div className="with-sidebar">
+        <SearchSidebar q={filter.q ?? ""} clearTo={path} />
+        <ImageGrid
+          key={filterSearch(filter)}
+          data={grid}
+          basePath={withFilterQuery(path, filter)}
+          pageSize={PAGE_SIZE}
+          scopeQuery={apiParams(`project=${project.id}`, filter)}
+          onOpen={modal.open}
+          cardsIn={{ context: { kind: "project" }, canEdit: can.edit }}
+          bulk={bulkItems("project", can.edit)}
+        />
+      </div>
       <ImageModal state={modal} />
     </div>
   );

@@ -3,18 +3,18 @@ import { BulkPage } from "~/components/bulk-page";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { bulkPageAction, bulkPageData } from "~/lib/bulk-page.server";
 import { page } from "~/lib/http.server";
-import { projectScope } from "~/models/scope.server";
+import { projectScope, withFilter } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Bulk action | Koala" }];
 
 /** A bulk action on a project's selection: /client/:id/bulk/:op (download, add, keywords, delete, data). */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) =>
-  bulkPageData(request, await projectScope(await requireActor(request), params.id), params.op),
+  bulkPageData(request, withFilter(await projectScope(await requireActor(request), params.id), request), params.op),
 );
 
 export const action = page(async ({ request, params }: ActionFunctionArgs) =>
-  bulkPageAction(request, await projectScope(await requireActor(request), params.id), params.op),
+  bulkPageAction(request, withFilter(await projectScope(await requireActor(request), params.id), request), params.op),
 );
 
 export default BulkPage;

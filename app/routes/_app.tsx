@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Outlet, useLoaderData, useMatches } from "@remix-run/react";
 import { Header, type HeaderContext } from "~/components/header";
+import { SearchProgress } from "~/components/search-progress";
 import { SessionWatch } from "~/components/session-watch";
 import { toPublicUser } from "~/models/users.server";
 import { getTheme, requireUser } from "~/sessions.server";
@@ -27,6 +28,7 @@ export default function AppLayout() {
       <main id="main" className="app-main" tabIndex={-1}>
         <Outlet />
       </main>
+      <SearchProgress />
       <SessionWatch />
     </>
   );

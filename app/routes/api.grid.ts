@@ -5,21 +5,24 @@ import { InvalidError } from "~/lib/errors";
 import { api } from "~/lib/http.server";
 import { cursorBefore, decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
 import { REVIEW_FILTERS } from "~/lib/schemas";
-import { boardScope, projectScope, scopeVersion } from "~/models/scope.server";
+import { allProjectsScope, boardScope, projectScope, scopeVersion, withFilter } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
 const Query = z
   .object({
     project: z.string().max(80).optional(),
     board: z.string().min(1).max(64).optional(),
+    /** Every project of the actor (the cross-project search's result). */
+    everywhere: z.literal("1").optional(),
     review: z.enum(REVIEW_FILTERS).optional(),
+    q: z.string().max(400).optional(),
     at: z.coerce.number().int().min(0).max(100_000_000).optional(),
     after: z.string().max(64).optional(),
     limit: z.coerce.number().int().min(1).max(300).default(100),
     /** Only the scope's version: the open grid's cheap "is there newer data?" check. */
     check: z.literal("version").optional(),
   })
-  .refine((q) => (q.project === undefined) !== (q.board === undefined), "Give either project or board");
+  .refine((q) => [q.project, q.board, q.everywhere].filter((v) => v !== undefined).length === 1, "Give one of project, board, everywhere");
 
 /**
  * A page of grid cards as JSON, for the virtual grid: from a position (`at`, for jumps) or after a cursor
@@ -32,7 +35,14 @@ export const loader = api(async ({ request }: LoaderFunctionArgs) => {
   const parsed = Query.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success) throw new InvalidError("Data format error");
   const q = parsed.data;
-  const scope = q.board !== undefined ? { ...(await boardScope(actor, q.board)), review: q.review } : await projectScope(actor, q.project);
+  const scope = withFilter(
+    q.everywhere
+      ? await allProjectsScope(actor)
+      : q.board !== undefined
+        ? await boardScope(actor, q.board)
+        : await projectScope(actor, q.project),
+    url.searchParams,
+  );
   const version = String(scopeVersion(scope));
   if (q.check) return Response.json({ version }, { headers: { "Cache-Control": "no-store" } });
   const etag = `W/"${sha256(`${version}|${url.search}`).slice(0, 24)}"`;

@@ -2,21 +2,17 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { InvalidError } from "~/lib/errors";
 import { selectionJson } from "~/lib/grid.server";
 import { api } from "~/lib/http.server";
-import { reviewFilterOf } from "~/lib/schemas";
-import { boardScope, projectScope } from "~/models/scope.server";
+import { boardScope, projectScope, withFilter } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
-/** POST /api/selection?project=1 (or ?board=abc, with the board's review filter if any): the grid's background ticks; answers the new selection. */
+/** POST /api/selection?project=1 (or ?board=abc, with the grid's filter, `q` and `review`, if any): the grid's background ticks; answers the new selection. */
 export const action = api(async ({ request }: ActionFunctionArgs) => {
   const actor = await requireActor(request);
   const query = new URL(request.url).searchParams;
   const board = query.get("board");
   const project = query.get("project");
   if ((board === null) === (project === null)) throw new InvalidError("Give either project or board");
-  const scope =
-    board !== null
-      ? { ...(await boardScope(actor, board)), review: reviewFilterOf(query.get("review")) }
-      : await projectScope(actor, project);
+  const scope = withFilter(board !== null ? await boardScope(actor, board) : await projectScope(actor, project), query);
   return selectionJson(request, scope);
 });
 

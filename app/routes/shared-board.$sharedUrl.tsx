@@ -1,13 +1,15 @@
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { ImageGrid } from "~/components/image-grid";
+import { SearchSidebar } from "~/components/search-sidebar";
 import { SharedErrorBoundary, SharedShell } from "~/components/shared-shell";
 import { PAGE_SIZE } from "~/lib/grid";
+import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid } from "~/lib/grid.server";
 import { page } from "~/lib/http.server";
 import { MAX_DOWNLOAD } from "~/lib/schemas";
 import { sharedLinks } from "~/lib/shared-media";
-import { sharedScope, SHARED_HEADERS, withoutMetadata } from "~/lib/shared-page.server";
+import { searchable, sharedScope, SHARED_HEADERS, withoutMetadata } from "~/lib/shared-page.server";
 import { recordOpen, visitorReviews } from "~/models/shares.server";
 import { readVisitor } from "~/sessions.server";
 
@@ -25,7 +27,7 @@ export const headers: HeadersFunction = () => SHARED_HEADERS;
  * virtual one, fed by the link's own JSON endpoint. No session, no signed-in chrome, nothing else of the team's.
  */
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const scope = await sharedScope(params.sharedUrl, context);
+  const scope = searchable(await sharedScope(params.sharedUrl, context), request);
   const url = new URL(request.url);
   const [grid, visitor] = await Promise.all([loadGrid(request, scope), readVisitor(request, scope.link.id)]);
   if (!url.searchParams.has("after") && !url.searchParams.has("before")) recordOpen(scope, context.clientIp ?? null);
@@ -39,6 +41,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
   return {
     sharedUrl: params.sharedUrl!,
     board: { title: scope.board.title },
+    filter: scope.filter ?? {},
     link: { allowDownload: scope.link.allowDownload, showMetadata: scope.link.showMetadata },
     grid: { ...grid, cards: grid.cards.map((c) => withoutMetadata(c, scope.link.showMetadata)) },
     visitor: visitor ? { name: visitor.name } : null,
@@ -48,7 +51,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
 });
 
 export default function SharedBoard() {
-  const { sharedUrl, board, link, grid, visitor, marks, maxDownload } = useLoaderData<typeof loader>();
+  const { sharedUrl, board, link, grid, visitor, marks, maxDownload, filter } = useLoaderData<typeof loader>();
   const navigate = useNavigate();
   const base = `/shared-board/${sharedUrl}`;
   const links = sharedLinks(sharedUrl);
@@ -65,7 +68,7 @@ export default function SharedBoard() {
         </p>
       ) : null}
       {link.allowDownload && grid.total > 0 ? (
-        <form method="post" action={`${base}/zip`} className="shared-download">
+        <form method="post" action={withFilterQuery(`${base}/zip`, filter)} className="shared-download">
           {grid.total <= maxDownload ? (
             <input type="hidden" name="all" value="1" />
           ) : (
@@ -78,16 +81,20 @@ export default function SharedBoard() {
           </button>
         </form>
       ) : null}
-      <ImageGrid
-        data={grid}
-        basePath={base}
-        pageSize={PAGE_SIZE}
-        scopeQuery=""
-        pagesUrl={`/shared/board/get?sharedUrl=${encodeURIComponent(sharedUrl)}`}
-        links={links}
-        onOpen={(id) => navigate(links.view(id))}
-        marks={marks}
-      />
+      <div className={link.showMetadata ? "with-sidebar" : undefined}>
+        {link.showMetadata ? <SearchSidebar q={filter.q ?? ""} clearTo={base} /> : null}
+        <ImageGrid
+          key={filterSearch(filter)}
+          data={grid}
+          basePath={withFilterQuery(base, filter)}
+          pageSize={PAGE_SIZE}
+          scopeQuery=""
+          pagesUrl={`/shared/board/get?${apiParams(`sharedUrl=${encodeURIComponent(sharedUrl)}`, filter)}`}
+          links={links}
+          onOpen={(id) => navigate(links.view(id))}
+          marks={marks}
+        />
+      </div>
     </SharedShell>
   );
 }

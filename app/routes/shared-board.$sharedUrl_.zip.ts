@@ -3,7 +3,7 @@ import { z } from "zod";
 import { NotFoundError } from "~/lib/errors";
 import { api, readForm } from "~/lib/http.server";
 import { MAX_DOWNLOAD } from "~/lib/schemas";
-import { sharedScope, SHARED_HEADERS } from "~/lib/shared-page.server";
+import { searchable, sharedScope, SHARED_HEADERS } from "~/lib/shared-page.server";
 import { recordDownload } from "~/models/shares.server";
 import { zipOfSelection } from "~/services/bulk.server";
 
@@ -13,11 +13,11 @@ const Wanted = z.object({
 });
 
 /**
- * POST /shared-board/:sharedUrl/zip: the board's images (when it holds at most 100) or the page's, as the boards
+ * POST /shared-board/:sharedUrl/zip (?q= as the grid was searched): the board's images (when it holds at most 100) or the page's, as the boards
  * feature's streamed ZIP, only when the link allows downloads; every id is checked against the board (404 else).
  */
 export const action = api(async ({ request, params, context }: ActionFunctionArgs) => {
-  const scope = await sharedScope(params.sharedUrl, context);
+  const scope = searchable(await sharedScope(params.sharedUrl, context), request);
   if (!scope.link.allowDownload) throw new NotFoundError("Downloads are not allowed for this link");
   const form = await readForm(request);
   const wanted = Wanted.parse({ all: form.get("all") ?? undefined, ids: form.getAll("ids") });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { sha256 } from "~/lib/crypto.server";
 import { InvalidError } from "~/lib/errors";
 import { api, readJson } from "~/lib/http.server";
-import { sharedScope, SHARED_HEADERS, withoutMetadata } from "~/lib/shared-page.server";
+import { searchable, sharedScope, SHARED_HEADERS, withoutMetadata } from "~/lib/shared-page.server";
 import { cursorBefore, decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
 import { scopeVersion } from "~/models/scope.server";
 import { visitorReviews } from "~/models/shares.server";
@@ -11,6 +11,7 @@ import { readVisitor } from "~/sessions.server";
 
 const Query = z.object({
   sharedUrl: z.string().max(300),
+  q: z.string().max(400).optional(),
   at: z.coerce.number().int().min(0).max(100_000_000).optional(),
   after: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(300).default(100),
@@ -19,7 +20,7 @@ const Query = z.object({
 
 /** A page of a shared board's cards, as the link allows them to be seen (and the visitor's own marks). */
 async function page(request: Request, context: { clientIp?: string }, q: z.infer<typeof Query>, etagBase: string) {
-  const scope = await sharedScope(q.sharedUrl, context);
+  const scope = searchable(await sharedScope(q.sharedUrl, context), new URLSearchParams(q.q ? { q: q.q } : {}));
   const version = String(scopeVersion(scope));
   if (q.check) return Response.json({ version }, { headers: { ...SHARED_HEADERS, "Cache-Control": "no-store" } });
   const visitor = await readVisitor(request, scope.link.id);

@@ -21,7 +21,7 @@ import {
   type Picked,
 } from "~/models/bulk.server";
 import { setJobProgress } from "~/models/jobs.server";
-import { boardScope, projectScope, type GridScope, type MemberScope } from "~/models/scope.server";
+import { boardScope, projectScope, type MemberScope, type OneProjectScope } from "~/models/scope.server";
 import { findUserById } from "~/models/users.server";
 import { queue, registerJob } from "./jobs.server";
 import { storage } from "./storage.server";
@@ -114,7 +114,7 @@ registerJob(BULK_JOB, async (payload: BulkJob, job) => {
  * short of its announced length instead of quietly missing a file.
  */
 export async function zipOfSelection(
-  scope: GridScope,
+  scope: OneProjectScope,
   picked: Picked,
   /** Titles as file names and images.csv; a share link that shows images only gets neither. */
   opts: { metadata: boolean } = { metadata: true },

@@ -1,21 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import type { Page, TestInfo } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { expectAccessible, hasJs, imagesOnBoard, projectId, tabTo, workshop } from "./support";
+import { bulk, expectAccessible, hasJs, imagesOnBoard, projectId, tabTo, toast, workshop } from "./support";
 
 /** Ticks an image's box (without JavaScript the tick is sent with the next press of a grid button). */
 const tick = (page: Page, title: string) => page.getByRole("checkbox", { name: `Select ${title}` }).check();
-
-/** Chooses a bulk action: a button of the grid's form without JavaScript, an item of the Bulk actions menu with it. */
-async function bulk(page: Page, info: TestInfo, label: string) {
-  if (hasJs(info)) {
-    await page.getByText("Bulk actions", { exact: true }).click();
-    await page.getByRole("list", { name: "Bulk actions" }).getByRole("button", { name: label, exact: true }).click();
-  } else await page.getByRole("list", { name: "Bulk actions" }).getByRole("button", { name: label, exact: true }).click();
-}
-
-const toast = (page: Page) => page.getByRole("status").filter({ has: page.locator(".toast") });
 
 test("create, rename and delete a board: the spec's name rules, from the header's icons", async ({ page, signIn, db }, info) => {
   await signIn("boardCrud");

@@ -22,6 +22,7 @@ import {
   SCENARIOS,
   TERMS_PENDING,
   TOTP_SECRET,
+  secondProject,
   uploadProject,
   VIEWERS,
   type Scenario,
@@ -112,6 +113,15 @@ for (const p of PROJECTS)
         const emptyScope = await projectScope({ id: user.id, role: "user" }, empty.id);
         const lone = await insertImage(emptyScope, workshopFiles[0]!, { ...WORKSHOP_META, title: "Lonely image" });
         await createBoard(emptyScope, { title: "Shared only", imageIds: [lone], clientBoard: true });
+      }
+      if (scenario === "searchAll") {
+        const second = await createProject({ name: secondProject(p) });
+        await addMember(second.id, user.id, "editor");
+        await insertImage(await projectScope({ id: user.id, role: "user" }, second.id), workshopFiles[5]!, {
+          ...WORKSHOP_META,
+          title: "Second aisle",
+          keywords: ["aisle"],
+        });
       }
       continue;
     }

@@ -169,3 +169,12 @@ export async function expireLinks(db: DB, email: string) {
     .where("user_id", "=", user.id)
     .execute();
 }
+
+/** Chooses a bulk action: a button of the grid's form without JavaScript, an item of the Bulk actions menu with it. */
+export async function bulk(page: Page, info: TestInfo, label: string) {
+  if (hasJs(info)) await page.getByText("Bulk actions", { exact: true }).click();
+  await page.getByRole("list", { name: "Bulk actions" }).getByRole("button", { name: label, exact: true }).click();
+}
+
+/** The toast region's message. */
+export const toast = (page: Page) => page.getByRole("status").filter({ has: page.locator(".toast") });

@@ -55,6 +55,11 @@ export const SCENARIOS = {
   share: { totp: false },
   shareRevoke: { totp: false },
   viewer: { totp: false },
+  searchGrid: { totp: false },
+  searchBulk: { totp: false },
+  searchAll: { totp: false },
+  searchShared: { totp: false },
+  searchKeys: { totp: false },
 } as const;
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
 export const TERMS_PENDING: Scenario[] = ["terms"];
@@ -82,8 +87,15 @@ export const BOARD_PROJECT: Scenario[] = [
   "tick",
   "share",
   "shareRevoke",
+  "searchGrid",
+  "searchBulk",
+  "searchAll",
+  "searchShared",
+  "searchKeys",
 ];
 export const boardsProject = (scenario: Scenario, project: string) => `Boards ${scenario} ${project}`;
+/** searchAll's second project (one image, "Second aisle"), so a search across projects has two to find. */
+export const secondProject = (project: string) => `Second search ${project}`;
 /** Scenarios whose user is a viewer of the e2e project. */
 export const VIEWERS: Scenario[] = ["viewer"];
 export const emailFor = (scenario: Scenario, project: string) => `${scenario.toLowerCase()}-${project}@e2e.test`;

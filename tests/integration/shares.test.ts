@@ -200,9 +200,9 @@ describe.each(dialects)("share links and the review loop (%s)", (dialect) => {
     ]);
     expect(await imageReviews(otherBoard, onBoard[0]!)).toEqual([]);
     expect((await reviewCounts([board.board.id])).get(board.board.id)).toMatchObject({ approved: 1, rejected: 1, comments: 1 });
-    expect(await gridTotal({ ...team, review: "approved" })).toBe(1);
-    expect(await gridTotal({ ...team, review: "rejected" })).toBe(1);
-    expect(await gridTotal({ ...team, review: "commented" })).toBe(1);
+    expect(await gridTotal({ ...team, filter: { review: "approved" } })).toBe(1);
+    expect(await gridTotal({ ...team, filter: { review: "rejected" } })).toBe(1);
+    expect(await gridTotal({ ...team, filter: { review: "commented" } })).toBe(1);
     expect(await gridTotal(team)).toBe(3);
   });
 

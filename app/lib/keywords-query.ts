@@ -1,0 +1,64 @@
+/**
+ * Keyword search queries, as people type them, turned into terms the database can match safely. Shared by the
+ * server (SQL) and the pages (echoing what was searched).
+ *
+ * Rules: words separated by spaces must all match; "quoted words" match as a phrase; the last word, typed without a
+ * trailing space, matches as a prefix (2 letters at least); case and accents are folded. Nothing the user types is an
+ * operator: quotes, brackets, `*`, `-`, `OR`, `NEAR(` are text. Words are cut at anything that is not a letter or a
+ * digit, the way both databases' tokenizers cut the indexed text, so "coca-cola" is the phrase "coca cola".
+ */
+export const MAX_QUERY_LENGTH = 200;
+export const MAX_TERMS = 16;
+const MIN_PREFIX = 2;
+
+export interface Term {
+  /** Folded words: letters and digits only. More than one: a phrase. */
+  tokens: string[];
+  /** The last word matches as a prefix. */
+  prefix: boolean;
+}
+
+/** Lower case without accents: how both the index and the query see text ("Crème" → "creme"). */
+export const fold = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
+
+const tokensOf = (text: string) =>
+  fold(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+
+/** The search box's text as the URL carries it: trimmed, inner spaces collapsed, capped. */
+export const cleanQuery = (raw: string | null | undefined) =>
+  (raw ?? "").replace(/\s+/g, " ").trimStart().slice(0, MAX_QUERY_LENGTH).replace(/^ $/, "");
+
+export function parseKeywords(raw: string): Term[] {
+  const text = raw.slice(0, MAX_QUERY_LENGTH);
+  const terms: (Term & { quoted: boolean; end: number })[] = [];
+  // A balanced pair of quotes is a phrase; a lone quote is just a separator.
+  for (const m of text.matchAll(/"([^"]*)"|([^\s"]+)/g)) {
+    const tokens = tokensOf(m[1] ?? m[2] ?? "");
+    if (tokens.length) terms.push({ tokens, prefix: false, quoted: m[1] !== undefined, end: m.index + m[0].length });
+  }
+  const last = terms.at(-1);
+  if (last && !last.quoted && last.end === text.length && last.tokens.at(-1)!.length >= MIN_PREFIX) last.prefix = true;
+  return terms.slice(0, MAX_TERMS).map(({ tokens, prefix }) => ({ tokens, prefix }));
+}
+
+/** FTS5 MATCH text: every term a quoted string (tokens hold no quotes), AND between them. */
+export const fts5Query = (terms: Term[]) => terms.map((t) => `"${t.tokens.join(" ")}"${t.prefix ? "*" : ""}`).join(" AND ");
+
+/**
+ * PostgreSQL tsquery text for to_tsquery('simple', …): every token a quoted lexeme, phrases with <->, a prefix as :*,
+ * AND between terms. `weight` restricts every lexeme to a weight class (A: title and keywords).
+ */
+export const tsQuery = (terms: Term[], weight = "") =>
+  terms
+    .map((t) => {
+      const lexemes = t.tokens.map((tok, i) => `'${tok}'${i === t.tokens.length - 1 && t.prefix ? ":*" : ""}`);
+      const weighted = weight ? lexemes.map((l) => (l.includes(":*") ? `${l}${weight}` : `${l}:${weight}`)) : lexemes;
+      return weighted.length > 1 ? `(${weighted.join(" <-> ")})` : weighted[0];
+    })
+    .join(" & ");

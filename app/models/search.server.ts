@@ -1,0 +1,20 @@
+import { sql, type RawBuilder } from "kysely";
+import { dialect } from "~/db/connection.server";
+import { fts5Query, parseKeywords, tsQuery, type Term } from "~/lib/keywords-query";
+
+/**
+ * Keyword search conditions over `images` (the indexes are kept by triggers, migration 009). The user's text never
+ * reaches the database as query syntax: it is parsed into folded letter-and-digit tokens first (keywords-query.ts)
+ * and bound as a parameter.
+ */
+
+/** The terms of a search box's text; empty when it holds no word at all (then nothing is filtered). */
+export const termsOf = (q: string | undefined): Term[] => (q ? parseKeywords(q) : []);
+
+/** `images.id` is among the images matching every term (anywhere, or with `strong` in the title or keywords). */
+export function keywordMatch(terms: Term[], strong = false): RawBuilder<boolean> {
+  if (dialect() === "postgres")
+    return sql<boolean>`images.id in (select image_id from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, strong ? "A" : "")}))`;
+  const match = strong ? `{title keywords} : (${fts5Query(terms)})` : fts5Query(terms);
+  return sql<boolean>`images.id in (select rowid from images_fts where images_fts match ${match})`;
+}

@@ -1,0 +1,181 @@
+import type { Browser, Page, TestInfo } from "@playwright/test";
+import { createShareLinks } from "~/models/shares.server";
+import { boardScope } from "~/models/scope.server";
+import { expect, test } from "./fixtures";
+import { bulk, expectAccessible, hasJs, projectId, tabTo, toast, workshop } from "./support";
+import { boardsProject, secondProject } from "./users";
+
+// The board workshop (users.ts): images "Workshop 1".."Workshop 6", odd ones with the keyword shelf, even ones aisle,
+// each described "Image n of the board workshop"; board Alpha holds images 1-3.
+
+const titles = async (page: Page) => (await page.getByRole("article").allTextContents()).map((t) => t.trim());
+
+test("keyword search from the sidebar narrows the project's grid and a board's, kept in the URL; Clear search shows all again @core", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("searchGrid");
+  const w = await workshop(db, "searchGrid", info);
+  await page.goto(`/client/${w.id}`);
+  await expect(page.getByRole("article")).toHaveCount(6);
+  await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+  const box = page.getByRole("searchbox", { name: "Search words" });
+  await box.fill("aisle");
+  await box.press("Enter");
+  await expect(page).toHaveURL(/\/client\/\d+\?q=aisle$/);
+  await expect(page.getByRole("article")).toHaveCount(3);
+  await expect(page.getByText("3 / 3 images")).toBeVisible();
+  for (const t of await titles(page)) expect(t).toMatch(/Workshop [246]/);
+  if (hasJs(info)) {
+    // Updated in place: the same document, the focus still in the box.
+    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    await expect(box).toBeFocused();
+  }
+  await expectAccessible(page, info);
+
+  // The last word as a prefix, case and accents folded, a phrase in quotes.
+  await box.fill("WÓRKSH");
+  await box.press("Enter");
+  await expect(page.getByText("6 / 6 images")).toBeVisible();
+  await box.fill('"image 5"');
+  await box.press("Enter");
+  await expect(page.getByRole("article")).toHaveCount(1);
+  await expect(page.getByRole("article")).toContainText("Workshop 5");
+  // Query syntax is text, never an error page.
+  await box.fill('aisle" OR NEAR(shelf *');
+  await box.press("Enter");
+  await expect(page.getByText("No related images found")).toBeVisible();
+
+  await page.getByRole("link", { name: "Clear search" }).click();
+  await expect(page).toHaveURL(new RegExp(`/client/${w.id}$`));
+  await expect(page.getByText("6 / 6 images")).toBeVisible();
+  await expect(box).toHaveValue("");
+
+  // A board's search stays inside the board.
+  await page.goto(w.path("Alpha"));
+  await page.getByRole("searchbox", { name: "Search words" }).fill("aisle");
+  await page.getByRole("button", { name: "GO" }).click();
+  await expect(page.getByRole("article")).toHaveCount(1);
+  await expect(page.getByRole("article")).toContainText("Workshop 2");
+});
+
+test("select all on a searched grid, then a bulk action: it changes exactly the images found", async ({ page, signIn, db }, info) => {
+  await signIn("searchBulk");
+  const w = await workshop(db, "searchBulk", info);
+  await page.goto(`/client/${w.id}?q=shelf`);
+  await expect(page.getByRole("article")).toHaveCount(3);
+  await page.getByRole("button", { name: "Select all" }).click();
+  await expect(page.getByText("3 selected")).toBeVisible();
+  await bulk(page, info, "Add keyword");
+  await page.getByRole("textbox", { name: "Keywords" }).fill("found");
+  await page.getByRole("button", { name: "Add to 3 images" }).click();
+  await expect(toast(page)).toContainText("Keywords added to 3 images");
+  await expect(page).toHaveURL(/\?q=shelf$/); // back on the searched grid
+  const rows = await db.selectFrom("images").select(["title", "keywords"]).where("project_id", "=", w.id).execute();
+  for (const r of rows) expect(JSON.parse(r.keywords).includes("found"), r.title).toBe(JSON.parse(r.keywords).includes("shelf"));
+  // The whole project's selection was never touched: without the search nothing is selected.
+  await page.goto(`/client/${w.id}`);
+  await expect(page.getByRole("button", { name: "Select all" })).toBeVisible();
+});
+
+test("search across projects from the header: the progress screen while it runs, then Related Images with a project facet @core", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("searchAll");
+  const own = await projectId(db, boardsProject("searchAll", info.project.name));
+  const second = await projectId(db, secondProject(info.project.name));
+  await page.goto("/dashboard");
+  if (hasJs(info))
+    // A slow search, so the progress screen has something to wait for (it shows only while the result loads).
+    await page.route(/\/result\/keyword\/[^?]*\.data/, async (route) => {
+      await new Promise((r) => setTimeout(r, 2500));
+      await route.continue();
+    });
+  const box = page.getByRole("searchbox", { name: "Search all projects" });
+  await box.fill("aisle");
+  await box.press("Enter");
+  if (hasJs(info)) await expect(page.getByText(/^(Thinking|Searching)…$/)).toBeVisible();
+  await expect(page).toHaveURL(/\/result\/keyword\/aisle$/);
+  await expect(page.getByRole("heading", { name: "Related Images" })).toBeVisible();
+  await expect(page.getByText(/^(Thinking|Searching|Compiling)…$/)).toHaveCount(0);
+  await expect(page.getByRole("article")).toHaveCount(4);
+  const facet = page.getByRole("navigation", { name: "Projects with results" });
+  await expect(facet.getByRole("link", { name: `${boardsProject("searchAll", info.project.name)} (3)` })).toHaveAttribute(
+    "href",
+    `/client/${own}?q=aisle`,
+  );
+  await expect(facet.getByRole("link", { name: `${secondProject(info.project.name)} (1)` })).toHaveAttribute(
+    "href",
+    `/client/${second}?q=aisle`,
+  );
+  await expectAccessible(page, info);
+  await facet.getByRole("link", { name: /\(3\)$/ }).click();
+  await expect(page).toHaveURL(new RegExp(`/client/${own}\\?q=aisle$`));
+  await expect(page.getByRole("article")).toHaveCount(3);
+
+  await page.unrouteAll();
+  await page.goto("/search/keyword/nothing%20like%20this");
+  await expect(page).toHaveURL(/\/result\/keyword\/nothing%20like%20this$/);
+  await expect(page.getByText("No related images found:")).toBeVisible();
+  const smart = await page.goto("/search/smart/cola");
+  expect(smart?.status()).toBe(404);
+});
+
+async function visitor(browser: Browser, info: TestInfo, baseURL: string) {
+  const context = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL });
+  return { page: await context.newPage(), close: () => context.close() };
+}
+
+test("a shared board's visitor searches the board only; a link without metadata offers no search", async ({
+  signIn,
+  db,
+  browser,
+  server,
+}, info) => {
+  const me = await signIn("searchShared");
+  const w = await workshop(db, "searchShared", info);
+  const actor = { id: me.id, role: "user" as const };
+  const board = await boardScope(actor, w.board("Alpha"));
+  const [open] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "search e2e");
+  const [bare] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: false }, "bare e2e");
+
+  const guest = await visitor(browser, info, server.baseURL);
+  try {
+    const g = guest.page;
+    await g.goto(open!.path);
+    await expect(g.getByRole("article")).toHaveCount(3);
+    const box = g.getByRole("searchbox", { name: "Search words" });
+    await box.fill("shelf");
+    await box.press("Enter");
+    await expect(g.getByRole("article")).toHaveCount(2); // Workshop 1 and 3 (5 is not on the board)
+    await expect(g.getByRole("button", { name: "Download all 2 images (ZIP)" })).toBeVisible();
+    await expectAccessible(g, info);
+    await g.goto(`${bare!.path}?q=shelf`);
+    await expect(g.getByRole("searchbox")).toHaveCount(0);
+    await expect(g.getByRole("article")).toHaveCount(3); // the query is ignored: no probing hidden keywords
+  } finally {
+    await guest.close();
+  }
+});
+
+test("keyboard only: from the page's start to the sidebar's search box, search, and reach the results", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("searchKeys");
+  const w = await workshop(db, "searchKeys", info);
+  await page.goto(`/client/${w.id}`);
+  await expect(page.getByRole("article")).toHaveCount(6);
+  const box = page.getByRole("searchbox", { name: "Search words" });
+  await tabTo(page, box);
+  await page.keyboard.type("aisle");
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("3 / 3 images")).toBeVisible();
+  await tabTo(page, page.getByRole("link", { name: "Clear search" }));
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("6 / 6 images")).toBeVisible();
+});

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db, dialect as currentDialect } from "~/db/connection.server";
+import { sql } from "kysely";
+import { createBoard } from "~/models/boards.server";
+import { addKeywordsBulk, countSelection } from "~/models/bulk.server";
+import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope } from "~/models/grid.server";
+import { updateImage } from "~/models/image-edits.server";
+import { insertImage } from "~/models/images.server";
+import { boardScope, projectScope, withFilter, type GridScope } from "~/models/scope.server";
+import { createShareLinks, resolveSharedUrl } from "~/models/shares.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
+
+/** The scope narrowed by a keyword search, as a page with `?q=` sees it. */
+const searched = <S extends GridScope>(scope: S, q: string): S => withFilter(scope, new URLSearchParams({ q }));
+
+/** Every id the search finds, walking the pages. */
+async function found(scope: GridScope, q: string): Promise<number[]> {
+  const narrowed = searched(scope, q);
+  const ids: number[] = [];
+  let after: string | null = null;
+  do {
+    const page = await gridPage(narrowed, { after: decodeCursor(after), limit: 2 });
+    ids.push(...page.cards.map((c) => c.id));
+    after = page.next;
+  } while (after);
+  expect(await gridTotal(narrowed), `count of ${q}`).toBe(ids.length);
+  return ids.sort((a, b) => a - b);
+}
+
+describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
+  let t: TestDatabase;
+  let owner: Awaited<ReturnType<typeof makeUser>>;
+  let project: () => ReturnType<typeof projectScope>;
+  const id: Record<string, number> = {};
+  let boardId: string;
+  let foreignCola: number;
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect);
+    owner = await makeUser();
+    const stranger = await makeUser();
+    const p = await makeProject([{ actor: owner.actor }]);
+    project = () => projectScope(owner.actor, p.id);
+    const add = async (name: string, n: number, m: ReturnType<typeof meta>) =>
+      (id[name] = await insertImage(await project(), await storedFakeFile(n), m));
+    await add("colaAisle", 1, meta("Cola can in the aisle", ["Soft drink", "Aisle"]));
+    await add("creme", 2, meta("Crème brûlée pot", ["Dessert"]));
+    await add("cocaCola", 3, meta("Coca-Cola shelf", ["Shelf"], "SALE 50% OFF"));
+    await add("grocery", 4, meta("Grocery aisle", ["Aisle", "Fresh produce"]));
+    await add("talker", 5, { ...meta("Shelf talker", ["Point of sale"]), originalName: "IMG_0042.jpg" });
+    await add("descr", 6, { ...meta("Plain", []), description: "A vending machine outside a petrol station" });
+    // Older than every other image, with its word in the title: relevance ranks it first all the same.
+    id.petrolPump = await insertImage(await project(), await storedFakeFile(8), meta("Petrol pump", ["Forecourt"]), {
+      at: Date.now() - 86_400_000,
+    });
+    foreignCola = await insertImage(
+      await projectScope(stranger.actor, (await makeProject([{ actor: stranger.actor }])).id),
+      await storedFakeFile(7),
+      meta("Cola bottle", ["Cola", "Aisle"]),
+    );
+    boardId = (await createBoard(await project(), { title: "Drinks", imageIds: [id.colaAisle!, id.grocery!] })).id;
+  });
+  afterAll(() => t.drop());
+
+  it("needs every word, in any of title, keywords, description, OCR text and file name", async () => {
+    const scope = await project();
+    expect(await found(scope, "cola aisle")).toEqual([id.colaAisle]);
+    expect(await found(scope, "aisle")).toEqual([id.colaAisle, id.grocery].sort((a, b) => a! - b!));
+    expect(await found(scope, "produce")).toEqual([id.grocery]); // keywords
+    expect(await found(scope, "vending petrol")).toEqual([id.descr]); // description
+    expect(await found(scope, "sale off")).toEqual([id.cocaCola]); // OCR text
+    expect(await found(scope, "0042")).toEqual([id.talker]); // original file name
+    expect(await found(scope, "cola nothing")).toEqual([]);
+  });
+
+  it("matches the last word as a prefix (not once a space follows it), and only the last", async () => {
+    const scope = await project();
+    expect(await found(scope, "groc")).toEqual([id.grocery]);
+    expect(await found(scope, "groc ")).toEqual([]);
+    expect(await found(scope, "groc aisle")).toEqual([]);
+    expect(await found(scope, "aisle gro")).toEqual([id.grocery]);
+  });
+
+  it("folds case and accents on both sides", async () => {
+    const scope = await project();
+    expect(await found(scope, "CREME brulee")).toEqual([id.creme]);
+    expect(await found(scope, "crème BRÛLÉE")).toEqual([id.creme]);
+    expect(await found(scope, "Crême")).toEqual([id.creme]);
+  });
+
+  it("matches quoted words, and words joined by punctuation, as a phrase", async () => {
+    const scope = await project();
+    expect(await found(scope, '"coca cola"')).toEqual([id.cocaCola]);
+    expect(await found(scope, "coca-cola")).toEqual([id.cocaCola]);
+    expect(await found(scope, '"cola coca"')).toEqual([]);
+    expect(await found(scope, '"point of sale"')).toEqual([id.talker]);
+    expect(await found(scope, '"point sale"')).toEqual([]);
+  });
+
+  it("ranks matches in the title or keywords first, then the newest, across pages and back", async () => {
+    const scope = searched(await project(), "petrol");
+    const first = await gridPage(scope, { limit: 1 });
+    expect(first.cards.map((c) => c.id)).toEqual([id.petrolPump]);
+    const second = await gridPage(scope, { after: decodeCursor(first.next), limit: 1 });
+    expect(second.cards.map((c) => c.id)).toEqual([id.descr]);
+    expect(second.next).toBeNull();
+    expect((await gridPage(scope, { before: decodeCursor(second.prev), limit: 1 })).cards.map((c) => c.id)).toEqual([id.petrolPump]);
+    expect(await cursorBefore(scope, 1)).toEqual(decodeCursor(first.next));
+    // Without a search the grid is newest first: the pump comes last.
+    expect((await gridPage(await project(), { limit: 100 })).cards.at(-1)!.id).toBe(id.petrolPump);
+  });
+
+  it("treats query syntax as words: never an error, never an operator", async () => {
+    const scope = await project();
+    // Operators of FTS5 and tsquery are words here, so these need a word no image has.
+    for (const q of [
+      "cola OR aisle",
+      "NEAR(cola aisle)",
+      "cola AND nothing",
+      "cola NOT aisle",
+      "cola & nothing",
+      "{title}: cola",
+      "title:cola",
+    ])
+      expect(await found(scope, q), q).toEqual([]);
+    expect(await found(scope, "cola | aisle")).toEqual([id.colaAisle]); // | is punctuation: two words
+    // Punctuation around words is a separator: the words still match.
+    for (const q of ["-cola", "cola*", "(cola", "cola)", "^cola", "'cola'", "cola\\", '"cola'])
+      expect(await found(scope, q), q).toEqual([id.colaAisle, id.cocaCola].sort((a, b) => a! - b!));
+    // Nothing but syntax: no words, no filter.
+    for (const q of ['"', "*", "()", "-", "'", "%", "_", ":", "\\", "' OR 1=1 --"])
+      expect((await found(scope, q)).length, q).toBeGreaterThanOrEqual(q === "' OR 1=1 --" ? 0 : 6);
+    for (const q of ["\u0000cola", "cola\u0000", "🥤 cola", "x".repeat(5000), `${"cola ".repeat(100)}`, "\u202Ecola"])
+      await expect(found(scope, q), JSON.stringify(q.slice(0, 20))).resolves.toBeInstanceOf(Array);
+  });
+
+  it("keeps a board's search, and a shared board's, inside the board; a project's inside the project", async () => {
+    const board = await boardScope(owner.actor, boardId);
+    expect(await found(board, "aisle")).toEqual([id.colaAisle, id.grocery].sort((a, b) => a! - b!));
+    expect(await found(board, "coca")).toEqual([]); // in the project, not on the board
+    expect(await found(await project(), "bottle")).toEqual([]); // the other project's image
+    expect(await found(await project(), "cola")).not.toContain(foreignCola);
+    const [link] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "search");
+    const opened = await resolveSharedUrl(link!.path.slice("/shared-board/".length), "10.0.0.9", 60_000);
+    if (opened.status !== "ok") throw new Error("expected a live link");
+    expect(await found(opened.scope, "cola")).toEqual([id.colaAisle]);
+    expect(await found(opened.scope, "shelf")).toEqual([]);
+  });
+
+  it("applies select all and a bulk action to the searched set only", async () => {
+    const scope = searched(await project(), "aisle");
+    expect(await countSelection(scope, { all: true, ids: [] })).toBe(2);
+    expect(await idsInScope(scope, [id.colaAisle!, id.creme!, foreignCola])).toEqual([id.colaAisle]);
+    expect(await addKeywordsBulk(scope, { all: true, ids: [] }, ["Checked"])).toEqual({ affected: 2, skipped: 0 });
+    expect(await found(await project(), "checked")).toEqual([id.colaAisle, id.grocery].sort((a, b) => a! - b!));
+  });
+
+  it("follows every change: an edited title is found by its new words, no longer by the old", async () => {
+    const scope = await project();
+    const row = await db().selectFrom("images").selectAll().where("id", "=", id.descr!).executeTakeFirstOrThrow();
+    await updateImage(scope, row, { title: "Kiosk front", description: "", keywords: ["Kiosk"], ocrText: "" });
+    expect(await found(await project(), "vending")).toEqual([]);
+    expect(await found(await project(), "kiosk front")).toEqual([id.descr]);
+    // A row removed for good (the purge job does this) leaves the index too.
+    await db().deleteFrom("images").where("id", "=", id.descr!).execute();
+    expect(await found(await project(), "kiosk")).toEqual([]);
+    if (currentDialect() === "sqlite") await sql`insert into images_fts(images_fts) values ('integrity-check')`.execute(db());
+    else
+      expect(
+        (await sql<{ n: number }>`select count(*)::int as n from image_search where image_id = ${id.descr!}`.execute(db())).rows[0]!.n,
+      ).toBe(0);
+  });
+});
