@@ -88,6 +88,8 @@ function scopeQuery(scope: GridScope): GridQuery {
             .where("images.deleted_at", "is", null) as GridQuery);
   const terms = termsOf(scope.filter?.q);
   if (terms.length) q = q.where(keywordMatch(terms));
+  // Across projects only a search makes a grid: text without a word finds nothing (in one project it filters nothing).
+  else if (scope.kind === "all") q = q.where(sql<boolean>`1 = 0`);
   const review = scope.kind === "board" ? scope.filter?.review : undefined;
   if (review && scope.kind === "board")
     q = q.where((eb) =>

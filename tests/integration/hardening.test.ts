@@ -290,6 +290,50 @@ describe.each(dialects)("hardening: the running server under hostile requests (%
     expect(app.stderr().slice(before)).toBe("");
   });
 
+  it("answers hostile search text on every page and API that searches with a normal answer, logs nothing, and keeps each person to their own projects", async () => {
+    const before = app.stderr().length;
+    const hostile = [
+      '"',
+      "NEAR(shelf",
+      "*",
+      "' OR 1=1 --",
+      "\u0000",
+      "%",
+      ")(",
+      '"unbalanced',
+      'a"b"c',
+      "shelf -x",
+      "x".repeat(3000),
+      "🧃",
+    ];
+    for (const h of hostile) {
+      const q = encodeURIComponent(h);
+      for (const url of [
+        `/client/${projectId}?q=${q}`,
+        `/${projectId}/board/${boardId}?q=${q}`,
+        `/api/grid?project=${projectId}&q=${q.slice(0, 400)}`,
+        `/api/grid?everywhere=1&q=${q.slice(0, 400)}`,
+        `/result/keyword/${q}`,
+      ]) {
+        const res = await request(url, { cookie: editor });
+        expect(res.status, `${url.slice(0, 80)}`).toBe(200);
+        await res.arrayBuffer();
+      }
+      const sent = await request(`/search?q=${q}`, { cookie: editor });
+      expect(sent.status).toBe(302);
+      expect(sent.headers.get("Location")).toMatch(/^\/search\/keyword\/./);
+    }
+    // Text without a word finds nothing across projects (it does not list everything).
+    expect((await (await request("/api/grid?everywhere=1&q=%22", { cookie: editor })).json()).total).toBe(0);
+    // Each person searches their own projects only.
+    expect((await (await request("/api/grid?everywhere=1&q=shelf", { cookie: editor })).json()).total).toBe(1);
+    expect((await (await request("/api/grid?everywhere=1&q=shelf", { cookie: stranger })).json()).total).toBe(0);
+    const theirs = await request("/result/keyword/shelf", { cookie: stranger });
+    expect(await theirs.text()).toContain("No related images found:");
+    expect((await request(`/api/grid?project=${projectId}&q=shelf`, { cookie: stranger })).status).toBe(404);
+    expect(app.stderr().slice(before)).toBe("");
+  });
+
   it("echoes a malformed or huge id as typed, never NaN or a rounded number", async () => {
     for (const [url, message] of [
       ["/client/abc", "No Projects Found with ID: abc"],
