@@ -1,23 +1,61 @@
-import { Form, Link } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { Form, Link, useSubmit } from "@remix-run/react";
+import { useEffect, useRef, useState } from "react";
+import { attrParams, withFilterQuery, type GridFilter } from "~/lib/grid-filter";
 import { MAX_QUERY_LENGTH } from "~/lib/keywords-query";
+import type { Facet } from "~/models/facets.server";
+
+/** Lists this long get a 'start typing...' box (spec 1, Sidebar). */
+export const LONG_LIST = 30;
+
+interface SidebarProps {
+  /** The grid's path without its query. */
+  path: string;
+  filter: GridFilter;
+  /** The attribute filters, or null where they are not offered. */
+  facets: Facet[] | null;
+  /** What each long list's 'start typing...' box holds (`v<attribute id>` in the URL). */
+  narrow?: Record<string, string>;
+}
+
+/** Hidden fields that carry the rest of the grid's filter along with a form that changes one part of it. */
+function Carry({ filter, q = true, attrs = true }: { filter: GridFilter; q?: boolean; attrs?: boolean }) {
+  return (
+    <>
+      {q && filter.q ? <input type="hidden" name="q" value={filter.q} /> : null}
+      {attrs ? attrParams(filter.attrs).map((f) => <input key={f} type="hidden" name="f" value={f} />) : null}
+      {filter.review ? <input type="hidden" name="review" value={filter.review} /> : null}
+    </>
+  );
+}
 
 /**
- * The grid's search sidebar (spec 1, Sidebar): keyword search, a GET form, so the search lives in the URL
- * (bookmarkable, works without JavaScript) and the grid, its count, select all and the bulk actions apply to the
- * result. With JavaScript the form navigates in place: the grid updates, scroll and focus stay.
- * `keep`: other parameters of the grid's URL that a new search keeps (a board's review filter).
+ * The grid's search sidebar (spec 1, Sidebar): keyword search and attribute filters, both GET forms, so everything
+ * lives in the URL (bookmarkable, works without JavaScript) and the grid, its count, select all and the bulk actions
+ * apply to the result. With JavaScript the forms navigate in place (scroll and focus stay) and a ticked box applies
+ * at once.
  */
-export function SearchSidebar({ q, clearTo, keep = {} }: { q: string; clearTo: string; keep?: Record<string, string> }) {
+export function SearchSidebar({ path, filter, facets, narrow = {} }: SidebarProps) {
+  return (
+    <aside className="search-sidebar" aria-label="Search and filters">
+      <KeywordSearch path={path} filter={filter} />
+      {facets ? <AttributeFilters path={path} filter={filter} facets={facets} narrow={narrow} /> : null}
+    </aside>
+  );
+}
+
+function KeywordSearch({ path, filter }: { path: string; filter: GridFilter }) {
+  const q = filter.q ?? "";
   const input = useRef<HTMLInputElement>(null);
   // A search changed by a link (Clear search, Back) shows in the box, unless the person is typing in it.
   useEffect(() => {
     if (input.current && document.activeElement !== input.current) input.current.value = q;
   }, [q]);
   return (
-    <aside className="search-sidebar" aria-label="Search">
-      <h2 className="search-sidebar-title">Keyword search</h2>
-      <Form method="get" role="search" preventScrollReset className="keyword-search">
+    <section aria-labelledby="keyword-search-title">
+      <h2 className="search-sidebar-title" id="keyword-search-title">
+        Keyword search
+      </h2>
+      <Form method="get" action={path} role="search" preventScrollReset className="keyword-search">
         <label htmlFor="keyword-search-q" className="sr-only">
           Search words
         </label>
@@ -32,24 +70,121 @@ export function SearchSidebar({ q, clearTo, keep = {} }: { q: string; clearTo: s
           autoComplete="off"
           enterKeyHint="search"
         />
-        {Object.entries(keep).map(([name, value]) => (
-          <input key={name} type="hidden" name={name} value={value} />
-        ))}
+        <Carry filter={filter} q={false} />
         <button type="submit" className="btn btn-primary">
           GO
         </button>
       </Form>
-      <p className="search-help muted" id="keyword-search-help">
-        Every word must match; &quot;quotes&quot; match a phrase; the last word may be the start of one.
-      </p>
+      <p className="search-help muted">Every word must match; &quot;quotes&quot; match a phrase; the last word may be the start of one.</p>
       {q ? (
         <p className="search-status" role="status">
           Showing images matching <q>{q.trim()}</q>.{" "}
-          <Link to={clearTo} preventScrollReset>
+          <Link to={withFilterQuery(path, { ...filter, q: undefined })} preventScrollReset>
             Clear search
           </Link>
         </p>
       ) : null}
-    </aside>
+    </section>
   );
+}
+
+function AttributeFilters({ path, filter, facets, narrow }: Required<Omit<SidebarProps, "facets">> & { facets: Facet[] }) {
+  const submit = useSubmit();
+  const chosen = Object.keys(filter.attrs ?? {}).length > 0;
+  return (
+    <section aria-labelledby="attribute-filters-title" className="attribute-filters">
+      <h2 className="search-sidebar-title" id="attribute-filters-title">
+        Attributes
+      </h2>
+      <details className="mix-rule">
+        <summary>How filters combine</summary>
+        <p>
+          Values of one attribute widen the result: an image with any of them is shown (OR). Values of different attributes narrow it: an
+          image must match each attribute (AND). The number beside a value is how many images it would give with your other choices.
+        </p>
+      </details>
+      {facets.length === 0 ? (
+        <p className="muted">No filters found</p>
+      ) : (
+        <Form
+          method="get"
+          action={path}
+          preventScrollReset
+          onChange={(event) => {
+            // With JavaScript a ticked box applies at once (the typing boxes only narrow their lists).
+            if ((event.target as HTMLInputElement).type === "checkbox") submit(event.currentTarget, { preventScrollReset: true });
+          }}
+        >
+          <Carry filter={filter} attrs={false} />
+          {facets.map((facet) => (
+            <FacetGroup key={facet.id} facet={facet} typed={narrow[String(facet.id)] ?? ""} />
+          ))}
+          <div className="attribute-actions">
+            <button type="submit" className="btn">
+              Apply filters
+            </button>
+            {chosen ? (
+              <Link to={withFilterQuery(path, { ...filter, attrs: undefined })} preventScrollReset>
+                Clear Filter
+              </Link>
+            ) : null}
+          </div>
+        </Form>
+      )}
+    </section>
+  );
+}
+
+function FacetGroup({ facet, typed }: { facet: Facet; typed: string }) {
+  const [text, setText] = useState(typed);
+  const long = facet.values.length >= LONG_LIST;
+  const needle = text.trim().toLowerCase();
+  // Chosen values stay in view whatever is typed.
+  const shown = long && needle ? facet.values.filter((v) => v.chosen || v.value.toLowerCase().includes(needle)) : facet.values;
+  return (
+    <fieldset className="facet">
+      <legend>{facet.name}</legend>
+      {long ? (
+        <>
+          <label htmlFor={`facet-${facet.id}-find`} className="sr-only">
+            Find a {facet.name} value
+          </label>
+          <input
+            id={`facet-${facet.id}-find`}
+            type="search"
+            name={`v${facet.id}`}
+            placeholder="start typing..."
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            autoComplete="off"
+            className="facet-find"
+          />
+        </>
+      ) : null}
+      <ul className={long ? "facet-values facet-values-long" : "facet-values"}>
+        {shown.map((v) => {
+          const id = `facet-${facet.id}-${v.value}`;
+          const none = v.count === 0 && !v.chosen;
+          return (
+            <li key={v.value} className={none ? "facet-none" : undefined}>
+              <Tick id={id} value={`${facet.id}:${v.value}`} chosen={v.chosen} disabled={none} />
+              <label htmlFor={id}>
+                {v.value} <span className="facet-count">({v.count})</span>
+              </label>
+            </li>
+          );
+        })}
+        {shown.length === 0 ? <li className="muted">No values match</li> : null}
+      </ul>
+    </fieldset>
+  );
+}
+
+/** A value's box: the person's tick stays as clicked while the page updates; a change by a link (Clear Filter) shows. */
+function Tick({ id, value, chosen, disabled }: { id: string; value: string; chosen: boolean; disabled: boolean }) {
+  const box = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (box.current) box.current.checked = chosen;
+  }, [chosen]);
+  return <input ref={box} type="checkbox" id={id} name="f" value={value} defaultChecked={chosen} disabled={disabled} />;
 }

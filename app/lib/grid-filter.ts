@@ -2,25 +2,55 @@ import { cleanQuery } from "./keywords-query";
 import { reviewFilterOf, type ReviewFilter } from "./schemas";
 
 /**
- * What narrows a grid, as its URL carries it: the keyword search (`q`, any grid) and, on a board, the client
- * review filter (`review`). The same filter rides along into the grid's pages, selection, bulk pages and downloads,
- * so "select all" and every bulk action work on exactly the set the person sees.
+ * What narrows a grid, as its URL carries it: the keyword search (`q`, any grid), attribute values (`f=<attribute
+ * id>:<value>`, repeated) and, on a board, the client review filter (`review`). The same filter rides along into
+ * the grid's pages, selection, bulk pages and downloads, so "select all" and every bulk action work on exactly the
+ * set the person sees.
  */
 export interface GridFilter {
   q?: string;
+  /** Chosen values by attribute id (the MIX rule: values of one attribute OR, across attributes AND). */
+  attrs?: Record<string, string[]>;
   review?: ReviewFilter;
+}
+
+export const MAX_ATTRIBUTE_VALUES = 50;
+const MAX_VALUE_LENGTH = 200;
+
+/** `f` parameters as chosen values by attribute: well-formed ones only, each value once, at most 50 in all. */
+export function attrsOf(raw: string[]): Record<string, string[]> | undefined {
+  const attrs: Record<string, string[]> = {};
+  let n = 0;
+  for (const entry of raw) {
+    const m = /^(\d{1,12}):(.+)$/s.exec(entry);
+    if (!m || m[2]!.length > MAX_VALUE_LENGTH || n >= MAX_ATTRIBUTE_VALUES) continue;
+    const values = (attrs[m[1]!] ??= []);
+    if (!values.includes(m[2]!)) {
+      values.push(m[2]!);
+      n += 1;
+    }
+  }
+  return n ? attrs : undefined;
 }
 
 export function gridFilterOf(params: URLSearchParams): GridFilter {
   const q = cleanQuery(params.get("q"));
+  const attrs = attrsOf(params.getAll("f"));
   const review = reviewFilterOf(params.get("review"));
-  return { ...(q.trim() ? { q } : {}), ...(review ? { review } : {}) };
+  return { ...(q.trim() ? { q } : {}), ...(attrs ? { attrs } : {}), ...(review ? { review } : {}) };
 }
+
+/** The filter's attribute values as `f` parameter values, in a stable order. */
+export const attrParams = (attrs: GridFilter["attrs"]) =>
+  Object.entries(attrs ?? {})
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .flatMap(([id, values]) => [...values].sort().map((v) => `${id}:${v}`));
 
 /** The filter as a query string without "?" ("q=…&review=…"), "" when there is none. */
 export function filterSearch(filter: GridFilter | undefined): string {
   const params = new URLSearchParams();
   if (filter?.q) params.set("q", filter.q);
+  for (const f of attrParams(filter?.attrs)) params.append("f", f);
   if (filter?.review) params.set("review", filter.review);
   return params.toString();
 }

@@ -90,6 +90,19 @@ function scopeQuery(scope: GridScope): GridQuery {
   if (terms.length) q = q.where(keywordMatch(terms));
   // Across projects only a search makes a grid: text without a word finds nothing (in one project it filters nothing).
   else if (scope.kind === "all") q = q.where(sql<boolean>`1 = 0`);
+  // The MIX rule: the chosen values of one attribute OR, attributes AND.
+  for (const [attributeId, values] of Object.entries(scope.filter?.attrs ?? {}))
+    q = q.where((eb) =>
+      eb(
+        "images.id",
+        "in",
+        eb
+          .selectFrom("image_attribute_values as av")
+          .select("av.image_id")
+          .where("av.attribute_id", "=", Number(attributeId))
+          .where("av.value", "in", values),
+      ),
+    );
   const review = scope.kind === "board" ? scope.filter?.review : undefined;
   if (review && scope.kind === "board")
     q = q.where((eb) =>

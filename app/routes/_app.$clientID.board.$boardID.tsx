@@ -8,6 +8,7 @@ import { bulkItems } from "~/lib/bulk-menu";
 import { PAGE_SIZE } from "~/lib/grid";
 import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid, updateSelection } from "~/lib/grid.server";
+import { sidebarData } from "~/lib/sidebar.server";
 import { headerOf } from "~/lib/header.server";
 import { page } from "~/lib/http.server";
 import { REVIEW_FILTERS, type ReviewFilter } from "~/lib/schemas";
@@ -24,12 +25,17 @@ async function scopeOf(request: Request, params: { boardID?: string; clientID?: 
 
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const scope = await scopeOf(request, params);
-  const [grid, counts] = await Promise.all([loadGrid(request, scope), reviewCounts([scope.board.id])]);
+  const [grid, counts, sidebar] = await Promise.all([
+    loadGrid(request, scope),
+    reviewCounts([scope.board.id]),
+    sidebarData(request, scope),
+  ]);
   return {
     board: { id: scope.board.id, title: scope.board.title, projectId: scope.project.id },
     can: scope.can,
     grid,
-    filter: scope.filter ?? {},
+    filter: sidebar.filter,
+    sidebar,
     reviews: counts.get(scope.board.id) ?? null,
     header: headerOf(scope),
   };
@@ -40,11 +46,11 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => up
 const FILTER_LABELS: Record<ReviewFilter, string> = { approved: "Approved", rejected: "Rejected", commented: "Commented" };
 
 export default function BoardGrid() {
-  const { board, grid, can, filter, reviews } = useLoaderData<typeof loader>();
+  const { board, grid, can, filter, reviews, sidebar } = useLoaderData<typeof loader>();
   const modal = useImageModal(board.id);
   const path = `/${board.projectId}/board/${board.id}`;
   const review = filter.review;
-  const search = filter.q ? { q: filter.q } : {};
+  const search = { q: filter.q, attrs: filter.attrs };
   const count = (f: ReviewFilter) => (f === "commented" ? reviews?.comments : reviews?.[f]) ?? 0;
   return (
     <div>
@@ -63,7 +69,7 @@ export default function BoardGrid() {
         </nav>
       ) : null}
       <div className="with-sidebar">
-        <SearchSidebar q={filter.q ?? ""} clearTo={withFilterQuery(path, { review })} keep={review ? { review } : {}} />
+        <SearchSidebar path={path} {...sidebar} />
         <ImageGrid
           key={filterSearch(filter)}
           data={grid}

@@ -8,6 +8,7 @@ import { bulkItems } from "~/lib/bulk-menu";
 import { PAGE_SIZE } from "~/lib/grid";
 import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid, updateSelection } from "~/lib/grid.server";
+import { sidebarData } from "~/lib/sidebar.server";
 import { headerOf } from "~/lib/header.server";
 import { page } from "~/lib/http.server";
 import { projectScope, withFilter } from "~/models/scope.server";
@@ -15,17 +16,18 @@ import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.project.name ?? "Project"} | Koala` }];
 
-/** The project, narrowed by the URL's keyword search (`?q=`) when there is one. */
+/** The project, narrowed by the URL's keyword search (`?q=`) and attribute values (`?f=`). */
 async function scopeOf(request: Request, id: string | undefined) {
   return withFilter(await projectScope(await requireActor(request), id), request);
 }
 
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const scope = await scopeOf(request, params.id);
-  const grid = await loadGrid(request, scope);
+  const [grid, sidebar] = await Promise.all([loadGrid(request, scope), sidebarData(request, scope)]);
   return {
     project: { id: scope.project.id, name: scope.project.name },
-    filter: scope.filter ?? {},
+    filter: sidebar.filter,
+    sidebar,
     can: scope.can,
     grid,
     header: headerOf(scope),
@@ -37,14 +39,14 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
 });
 
 export default function ProjectGrid() {
-  const { project, grid, can, filter } = useLoaderData<typeof loader>();
+  const { project, grid, can, filter, sidebar } = useLoaderData<typeof loader>();
   const modal = useImageModal();
   const path = `/client/${project.id}`;
   return (
     <div>
       <h1>{project.name}</h1>
       <div className="with-sidebar">
-        <SearchSidebar q={filter.q ?? ""} clearTo={path} />
+        <SearchSidebar path={path} {...sidebar} />
         <ImageGrid
           key={filterSearch(filter)}
           data={grid}

@@ -6,6 +6,7 @@ import { SharedErrorBoundary, SharedShell } from "~/components/shared-shell";
 import { PAGE_SIZE } from "~/lib/grid";
 import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid } from "~/lib/grid.server";
+import { sidebarData } from "~/lib/sidebar.server";
 import { page } from "~/lib/http.server";
 import { MAX_DOWNLOAD } from "~/lib/schemas";
 import { sharedLinks } from "~/lib/shared-media";
@@ -29,7 +30,11 @@ export const headers: HeadersFunction = () => SHARED_HEADERS;
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
   const scope = searchable(await sharedScope(params.sharedUrl, context), request);
   const url = new URL(request.url);
-  const [grid, visitor] = await Promise.all([loadGrid(request, scope), readVisitor(request, scope.link.id)]);
+  const [grid, visitor, sidebar] = await Promise.all([
+    loadGrid(request, scope),
+    readVisitor(request, scope.link.id),
+    scope.link.showMetadata ? sidebarData(request, scope) : null,
+  ]);
   if (!url.searchParams.has("after") && !url.searchParams.has("before")) recordOpen(scope, context.clientIp ?? null);
   const marks = visitor
     ? await visitorReviews(
@@ -42,6 +47,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
     sharedUrl: params.sharedUrl!,
     board: { title: scope.board.title },
     filter: scope.filter ?? {},
+    sidebar,
     link: { allowDownload: scope.link.allowDownload, showMetadata: scope.link.showMetadata },
     grid: { ...grid, cards: grid.cards.map((c) => withoutMetadata(c, scope.link.showMetadata)) },
     visitor: visitor ? { name: visitor.name } : null,
@@ -51,7 +57,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
 });
 
 export default function SharedBoard() {
-  const { sharedUrl, board, link, grid, visitor, marks, maxDownload, filter } = useLoaderData<typeof loader>();
+  const { sharedUrl, board, link, grid, visitor, marks, maxDownload, filter, sidebar } = useLoaderData<typeof loader>();
   const navigate = useNavigate();
   const base = `/shared-board/${sharedUrl}`;
   const links = sharedLinks(sharedUrl);
@@ -81,8 +87,8 @@ export default function SharedBoard() {
           </button>
         </form>
       ) : null}
-      <div className={link.showMetadata ? "with-sidebar" : undefined}>
-        {link.showMetadata ? <SearchSidebar q={filter.q ?? ""} clearTo={base} /> : null}
+      <div className={sidebar ? "with-sidebar" : undefined}>
+        {sidebar ? <SearchSidebar path={base} {...sidebar} /> : null}
         <ImageGrid
           key={filterSearch(filter)}
           data={grid}

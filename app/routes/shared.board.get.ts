@@ -19,8 +19,8 @@ const Query = z.object({
 });
 
 /** A page of a shared board's cards, as the link allows them to be seen (and the visitor's own marks). */
-async function page(request: Request, context: { clientIp?: string }, q: z.infer<typeof Query>, etagBase: string) {
-  const scope = searchable(await sharedScope(q.sharedUrl, context), new URLSearchParams(q.q ? { q: q.q } : {}));
+async function page(request: Request, context: { clientIp?: string }, q: z.infer<typeof Query>, etagBase: string, filter: URLSearchParams) {
+  const scope = searchable(await sharedScope(q.sharedUrl, context), filter);
   const version = String(scopeVersion(scope));
   if (q.check) return Response.json({ version }, { headers: { ...SHARED_HEADERS, "Cache-Control": "no-store" } });
   const visitor = await readVisitor(request, scope.link.id);
@@ -48,7 +48,7 @@ export const loader = api(async ({ request, context }: LoaderFunctionArgs) => {
   const url = new URL(request.url);
   const parsed = Query.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success) throw new InvalidError("Data format error");
-  return page(request, context, parsed.data, url.search);
+  return page(request, context, parsed.data, url.search, url.searchParams);
 });
 
 const Body = z.object({
@@ -61,5 +61,11 @@ export const action = api(async ({ request, context }: ActionFunctionArgs) => {
   const parsed = Body.safeParse(await readJson(request));
   if (!parsed.success) throw new InvalidError("Data format error");
   const { sharedBoardToken, boardID, after } = parsed.data;
-  return page(request, context, { sharedUrl: `${boardID}:${sharedBoardToken}`, limit: 100, after }, JSON.stringify(parsed.data));
+  return page(
+    request,
+    context,
+    { sharedUrl: `${boardID}:${sharedBoardToken}`, limit: 100, after },
+    JSON.stringify(parsed.data),
+    new URLSearchParams(),
+  );
 });

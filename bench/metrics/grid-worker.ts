@@ -20,8 +20,8 @@ export interface GridWorkerOutput {
 export async function runGridWorker(
   ctx: Context,
   ds: Dataset,
-  mode: "first" | "deep",
-  opts: { rounds: number; batch: number; warmup: number },
+  mode: "first" | "deep" | "search",
+  opts: { rounds: number; batch: number; warmup: number; q?: string },
 ): Promise<GridWorkerOutput> {
   const args = JSON.stringify({ mode, ...opts, projectId: ds.projectId, email: ds.email });
   const out = await run(

@@ -6,8 +6,9 @@
  *   first: A = loader for the first page,       B = the bare keyset SELECT of that page (same SQL, prepared,
  *                                                   better-sqlite3 / pg directly, no Kysely)
  *   deep:  A = loader for page 1000 (1-based),  B = loader for the first page
+ *   search: A = loader for the first page of a keyword search (`q`), B = the bare SELECT of that page (P5)
  *
- * Input: argv[2] JSON { mode, rounds, batch, warmup, projectId, email } and the app's environment for the dataset.
+ * Input: argv[2] JSON { mode, rounds, batch, warmup, projectId, email, q? } and the app's environment for the dataset.
  * The batch (calls per side per round) is capped to what fits in about 4 s; the output says what was used.
  */
 import { performance } from "node:perf_hooks";
@@ -19,13 +20,14 @@ import { setConnection } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
 import type { Actor } from "~/models/actor";
 import { cursorBefore, gridPage, gridTotal, type Cursor } from "~/models/grid.server";
-import { projectScope } from "~/models/scope.server";
+import { projectScope, withFilter } from "~/models/scope.server";
 import { findUserByEmail } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
 import { summarise, type Summary } from "../lib/stats";
 
 const args = JSON.parse(process.argv[2] ?? "{}") as {
-  mode: "first" | "deep";
+  mode: "first" | "deep" | "search";
+  q?: string;
   rounds: number;
   batch: number;
   warmup: number;
@@ -41,10 +43,15 @@ const connection = await openDatabase();
 const user = await findUserByEmail(args.email);
 if (!user) throw new Error(`No bench user ${args.email}`);
 const actor: Actor = { id: user.id, role: user.role };
-const scope = await projectScope(actor, args.projectId);
+/** The project, narrowed by the search in search mode, as the grid route resolves it from its URL. */
+const resolve = async () => {
+  const project = await projectScope(actor, args.projectId);
+  return args.mode === "search" ? withFilter(project, new URLSearchParams({ q: args.q ?? "" })) : project;
+};
+const scope = await resolve();
 /** What the grid route does per request: resolve the scope (one query), then the page and the (cached) count. */
 const loader = async (after: Cursor | null) => {
-  const resolved = await projectScope(actor, args.projectId);
+  const resolved = await resolve();
   return Promise.all([gridPage(resolved, { after, limit: LIMIT }), gridTotal(resolved)]);
 };
 
@@ -107,14 +114,14 @@ async function timeBatch(work: () => Promise<unknown>, n: number): Promise<numbe
   return samples;
 }
 
-const deep = await cursorBefore(scope, (DEEP_PAGE - 1) * LIMIT);
+const deep = args.mode === "deep" ? await cursorBefore(scope, (DEEP_PAGE - 1) * LIMIT) : null;
 const firstQueries = await captureQueries(null);
 const pageQuery = firstQueries.find((q) => /from "images"/.test(q.sql) && /order by/.test(q.sql));
 if (!pageQuery) throw new Error("Could not find the page query among the loader's statements");
 const raw = await rawDatabase();
 const bare = raw.prepare(pageQuery);
 
-const [a, b] = args.mode === "first" ? [() => loader(null), bare] : [() => loader(deep), () => loader(null)];
+const [a, b] = args.mode === "deep" ? [() => loader(deep), () => loader(null)] : [() => loader(null), bare];
 /** At least `warmup` calls and about a second, so the JIT has settled before the first round (capped at 1000 calls). */
 async function warmUp(work: () => Promise<unknown>): Promise<number[]> {
   const samples = await timeBatch(work, args.warmup);
@@ -144,7 +151,7 @@ for (let r = 0; r < args.rounds; r++) {
 }
 
 // Where the loader's time goes: each model call alone, and the plans of the statements it sends.
-const after = args.mode === "first" ? null : deep;
+const after = args.mode === "deep" ? deep : null;
 const part = async (work: () => Promise<unknown>) => summarise(await timeBatch(work, Math.max(50, Math.floor(batch / 2)))).p50;
 const breakdown = {
   scopeMs: await part(() => projectScope(actor, args.projectId)),

@@ -79,16 +79,16 @@ test("all boards: search by title, filter by project, open a board", async ({ pa
   await page.goto("/all-boards");
   const cards = page.getByRole("list", { name: "Boards" }).getByRole("listitem");
   await page.getByLabel("Search boards").fill("board 1");
-  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByRole("main").getByRole("button", { name: "Search" }).click();
   await expect(page).toHaveURL(/q=board\+1/);
   await expect(cards).toHaveCount(10); // Board 10 … Board 19
   await page.getByLabel("Search boards").fill("no such board");
-  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByRole("main").getByRole("button", { name: "Search" }).click();
   await expect(page.getByText("No related boards found")).toBeVisible();
 
   await page.getByLabel("Search boards").fill("");
   await page.getByLabel("Project", { exact: true }).selectOption({ label: e2eProject });
-  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByRole("main").getByRole("button", { name: "Search" }).click();
   await expect(cards.first()).toBeVisible();
   await cards
     .filter({ hasText: "Board 20" })

@@ -3,7 +3,7 @@ import { createShareLinks } from "~/models/shares.server";
 import { boardScope } from "~/models/scope.server";
 import { expect, test } from "./fixtures";
 import { bulk, expectAccessible, hasJs, projectId, tabTo, toast, workshop } from "./support";
-import { boardsProject, secondProject } from "./users";
+import { boardsProject, longListProject, secondProject, WORKSHOP_ATTRIBUTES } from "./users";
 
 // The board workshop (users.ts): images "Workshop 1".."Workshop 6", odd ones with the keyword shelf, even ones aisle,
 // each described "Image n of the board workshop"; board Alpha holds images 1-3.
@@ -46,6 +46,9 @@ test("keyword search from the sidebar narrows the project's grid and a board's, 
   await box.fill('aisle" OR NEAR(shelf *');
   await box.press("Enter");
   await expect(page.getByText("No related images found")).toBeVisible();
+
+  // This project has no attribute values.
+  await expect(page.getByText("No filters found")).toBeVisible();
 
   await page.getByRole("link", { name: "Clear search" }).click();
   await expect(page).toHaveURL(new RegExp(`/client/${w.id}$`));
@@ -178,4 +181,83 @@ test("keyboard only: from the page's start to the sidebar's search box, search, 
   await tabTo(page, page.getByRole("link", { name: "Clear search" }));
   await page.keyboard.press("Enter");
   await expect(page.getByText("6 / 6 images")).toBeVisible();
+});
+
+/** How many workshop images the MIX rule gives, computed from the seed's table (users.ts), not by the app. */
+function mix(chosen: Partial<Record<keyof typeof WORKSHOP_ATTRIBUTES, string[]>>, except?: keyof typeof WORKSHOP_ATTRIBUTES) {
+  return [0, 1, 2, 3, 4, 5].filter((i) =>
+    (Object.entries(chosen) as [keyof typeof WORKSHOP_ATTRIBUTES, string[]][]).every(
+      ([attribute, values]) => attribute === except || values.includes(WORKSHOP_ATTRIBUTES[attribute][i] ?? ""),
+    ),
+  );
+}
+const countOf = (chosen: Parameters<typeof mix>[0], attribute: keyof typeof WORKSHOP_ATTRIBUTES, value: string) =>
+  mix(chosen, attribute).filter((i) => WORKSHOP_ATTRIBUTES[attribute][i] === value).length;
+
+test("attribute filters: two values of one attribute and one of another, counts by the MIX rule, Clear Filter @core", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("searchFilters");
+  const w = await workshop(db, "searchFilters", info);
+  await page.goto(`/client/${w.id}`);
+  const filters = page.getByRole("region", { name: "Attributes" });
+  const box = (attribute: string, value: string) =>
+    filters.getByRole("group", { name: attribute }).getByRole("checkbox", { name: new RegExp(`^${value} \\(\\d+\\)$`) });
+  const apply = async () => {
+    if (!hasJs(info)) await filters.getByRole("button", { name: "Apply filters" }).click();
+  };
+  const expectCounts = async (chosen: Parameters<typeof mix>[0]) => {
+    for (const [attribute, values] of Object.entries(WORKSHOP_ATTRIBUTES) as [
+      keyof typeof WORKSHOP_ATTRIBUTES,
+      readonly (string | null)[],
+    ][])
+      for (const value of new Set(values.filter((v): v is string => v !== null)))
+        await expect(box(attribute, value), `${attribute} ${value}`).toHaveAccessibleName(
+          `${value} (${countOf(chosen, attribute, value)})`,
+        );
+    await expect(page.getByText(`${mix(chosen).length} / ${mix(chosen).length} images`)).toBeVisible();
+  };
+  await expectCounts({});
+  await expectAccessible(page, info);
+
+  await box("Channel", "Online").check();
+  await apply();
+  await expect(page).toHaveURL(/f=/);
+  await box("Channel", "Store").check();
+  await apply();
+  await expectCounts({ Channel: ["Online", "Store"] });
+  await box("Region", "North").check();
+  await apply();
+  await expectCounts({ Channel: ["Online", "Store"], Region: ["North"] });
+  await expect(page.getByRole("article")).toHaveCount(2);
+  // Select all takes the filtered set.
+  await page.getByRole("button", { name: "Select all" }).click();
+  await expect(page.getByText("2 selected")).toBeVisible();
+  await page.getByRole("button", { name: "Deselect all" }).click();
+
+  await filters.getByRole("link", { name: "Clear Filter" }).click();
+  await expectCounts({});
+  await expect(box("Channel", "Online")).not.toBeChecked();
+});
+
+test("a list of 30 values or more gets a 'start typing...' box that narrows it (a GET field without JavaScript)", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("searchFilters");
+  await page.goto(`/client/${await projectId(db, longListProject(info.project.name))}`);
+  const group = page.getByRole("group", { name: "Store" });
+  await expect(group.getByRole("checkbox")).toHaveCount(32);
+  await group.getByRole("searchbox", { name: "Find a Store value" }).fill("1");
+  if (!hasJs(info)) await page.getByRole("button", { name: "Apply filters" }).click();
+  // Store 01, 10-19, 21, 31
+  await expect(group.getByRole("checkbox")).toHaveCount(13);
+  await expect(group.getByRole("checkbox", { name: /^Store 02/ })).toHaveCount(0);
+  await group.getByRole("checkbox", { name: /^Store 13/ }).check();
+  if (!hasJs(info)) await page.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page.getByRole("article")).toHaveCount(1);
+  await expect(page.getByRole("article")).toContainText("Store photo 13");
 });

@@ -10,6 +10,7 @@ import { createUser } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
 import { setDailyMedia } from "~/models/daily-media.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
+import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { storeImageFile } from "~/services/image-files.server";
 import { drawDemoImage } from "~/services/demo.server";
 import {
@@ -22,8 +23,10 @@ import {
   SCENARIOS,
   TERMS_PENDING,
   TOTP_SECRET,
+  longListProject,
   secondProject,
   uploadProject,
+  WORKSHOP_ATTRIBUTES,
   VIEWERS,
   type Scenario,
 } from "./users";
@@ -90,7 +93,7 @@ for (const p of PROJECTS)
     }
     if (BOARD_PROJECT.includes(scenario as Scenario)) {
       const own = await createProject({ name: boardsProject(scenario as Scenario, p) });
-      await addMember(own.id, user.id, "editor");
+      await addMember(own.id, user.id, scenario === "searchFilters" ? "manager" : "editor");
       const scope = await projectScope({ id: user.id, role: "user" }, own.id);
       const ids: number[] = [];
       for (let i = 1; i <= 6; i++)
@@ -113,6 +116,24 @@ for (const p of PROJECTS)
         const emptyScope = await projectScope({ id: user.id, role: "user" }, empty.id);
         const lone = await insertImage(emptyScope, workshopFiles[0]!, { ...WORKSHOP_META, title: "Lonely image" });
         await createBoard(emptyScope, { title: "Shared only", imageIds: [lone], clientBoard: true });
+      }
+      if (scenario === "searchFilters") {
+        const values = [];
+        for (const [name, perImage] of Object.entries(WORKSHOP_ATTRIBUTES)) {
+          const attributeId = await createAttribute(scope, { name, code: name.slice(0, 3).toUpperCase(), type: 3 });
+          for (const [i, value] of perImage.entries()) if (value) values.push({ imageId: ids[i]!, attributeId, value });
+        }
+        await setAttributeValues(scope, values);
+        const long = await createProject({ name: longListProject(p) });
+        await addMember(long.id, user.id, "manager");
+        const longScope = await projectScope({ id: user.id, role: "user" }, long.id);
+        const store = await createAttribute(longScope, { name: "Store", code: "STO", type: 3 });
+        const stores = [];
+        for (let i = 1; i <= 32; i++) {
+          const image = await insertImage(longScope, workshopFiles[i % 6]!, { ...WORKSHOP_META, title: `Store photo ${i}` });
+          stores.push({ imageId: image, attributeId: store, value: `Store ${String(i).padStart(2, "0")}` });
+        }
+        await setAttributeValues(longScope, stores);
       }
       if (scenario === "searchAll") {
         const second = await createProject({ name: secondProject(p) });

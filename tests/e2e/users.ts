@@ -60,6 +60,7 @@ export const SCENARIOS = {
   searchAll: { totp: false },
   searchShared: { totp: false },
   searchKeys: { totp: false },
+  searchFilters: { totp: false },
 } as const;
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
 export const TERMS_PENDING: Scenario[] = ["terms"];
@@ -92,10 +93,17 @@ export const BOARD_PROJECT: Scenario[] = [
   "searchAll",
   "searchShared",
   "searchKeys",
+  "searchFilters",
 ];
 export const boardsProject = (scenario: Scenario, project: string) => `Boards ${scenario} ${project}`;
 /** searchAll's second project (one image, "Second aisle"), so a search across projects has two to find. */
 export const secondProject = (project: string) => `Second search ${project}`;
+/** searchFilters' attribute values on the workshop's images 1-6 (Channel, Region), and its project with a 32-value list. */
+export const WORKSHOP_ATTRIBUTES = {
+  Channel: ["Online", "Online", "Store", "Store", "Kiosk", null],
+  Region: ["North", "South", "North", "South", "North", "South"],
+} as const;
+export const longListProject = (project: string) => `Long list ${project}`;
 /** Scenarios whose user is a viewer of the e2e project. */
 export const VIEWERS: Scenario[] = ["viewer"];
 export const emailFor = (scenario: Scenario, project: string) => `${scenario.toLowerCase()}-${project}@e2e.test`;

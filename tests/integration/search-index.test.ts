@@ -9,7 +9,9 @@ import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures
 /** Ids matching a full-text query, straight from the index (the search feature builds on this). */
 async function match(term: string): Promise<number[]> {
   if (currentDialect() === "postgres") {
-    const r = await sql<{ id: number }>`select id from images where search @@ plainto_tsquery('simple', ${term}) order by id`.execute(db());
+    const r = await sql<{
+      id: number;
+    }>`select image_id as id from image_search where doc @@ plainto_tsquery('simple', ${term}) order by image_id`.execute(db());
     return r.rows.map((x) => x.id);
   }
   const r = await sql<{ id: number }>`select rowid as id from images_fts where images_fts match ${`"${term}"`} order by rowid`.execute(
@@ -25,7 +27,7 @@ describe.each(dialects)("full-text index (%s)", (dialect) => {
   });
   afterAll(() => t.drop());
 
-  it("covers title, description, keywords and OCR, and follows updates and deletes", async () => {
+  it("covers title, description, keywords, OCR and file name, and follows updates and deletes", async () => {
     const { actor } = await makeUser();
     const p = await makeProject([{ actor }]);
     const scope = await projectScope(actor, p.id);
@@ -35,6 +37,8 @@ describe.each(dialects)("full-text index (%s)", (dialect) => {
     expect(await match("promo")).toEqual([a]);
     expect(await match("late")).toEqual([b]);
     expect(await match("about")).toEqual([a, b]); // description
+    expect(await match("poster")).toEqual([b]); // also the file name, "Poster.jpg"
+    expect(await match("jpg")).toEqual([a, b]);
 
     await db()
       .updateTable("images")
