@@ -143,7 +143,16 @@ function HeaderSearch() {
       <label htmlFor="header-search-q" className="sr-only">
         Search all projects
       </label>
-      <input id="header-search-q" type="search" name="q" placeholder="Search all projects" maxLength={MAX_QUERY_LENGTH} required />
+      <input
+        id="header-search-q"
+        type="search"
+        name="q"
+        placeholder="Search all projects"
+        maxLength={MAX_QUERY_LENGTH}
+        required
+        pattern=".*\S.*"
+        title="Type a word to search for"
+      />
       <button type="submit" className="btn">
         Search
       </button>

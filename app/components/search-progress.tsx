@@ -1,4 +1,4 @@
-import { useNavigation } from "@remix-run/react";
+import { useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { Logo } from "./logo";
 
@@ -12,8 +12,10 @@ export const PROGRESS_WORDS = ["Thinking", "Searching", "Compiling", "Analyzing"
  */
 export function SearchProgress() {
   const navigation = useNavigation();
+  const here = useLocation().pathname;
   const path = navigation.location?.pathname ?? "";
-  const searching = navigation.state === "loading" && (path.startsWith("/search/") || path.startsWith("/result/"));
+  // A new search (not paging through a result, not reloading it).
+  const searching = navigation.state === "loading" && path !== here && (path.startsWith("/search/") || path.startsWith("/result/"));
   const [shown, setShown] = useState(false);
   const [word, setWord] = useState(0);
   useEffect(() => {

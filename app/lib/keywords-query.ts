@@ -5,7 +5,8 @@
  * Rules: words separated by spaces must all match; "quoted words" match as a phrase; the last word, typed without a
  * trailing space, matches as a prefix (2 letters at least); case and accents are folded. Nothing the user types is an
  * operator: quotes, brackets, `*`, `-`, `OR`, `NEAR(` are text. Words are cut at anything that is not a letter or a
- * digit, the way both databases' tokenizers cut the indexed text, so "coca-cola" is the phrase "coca cola".
+ * digit (combining marks stay with their letter), as both databases' tokenizers cut the indexed text, so
+ * "coca-cola" is the phrase "coca cola". Each database tokenizes the quoted tokens once more with its own rules.
  */
 export const MAX_QUERY_LENGTH = 200;
 export const MAX_TERMS = 16;
@@ -18,17 +19,25 @@ export interface Term {
   prefix: boolean;
 }
 
-/** Lower case without accents: how both the index and the query see text ("Crème" → "creme"). */
+/**
+ * Lower case without Latin accents: how both indexes see text ("Crème" → "creme"). Only the combining accents of
+ * U+0300–036F go, as SQLite's unicode61 `remove_diacritics 2` does: the marks of other scripts (Devanagari vowel
+ * signs, the kana voicing mark, Hangul's composed syllables) stay, and the text is recomposed (NFC) afterwards.
+ */
 export const fold = (text: string) =>
   text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]+/g, "")
+    .normalize("NFC")
     .toLowerCase();
 
+/** PostgreSQL ignores words over 2 KB; tokens are cut so both dialects see the same (non-matching) word. */
+const MAX_TOKEN = 100;
 const tokensOf = (text: string) =>
   fold(text)
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
+    .split(/[^\p{L}\p{N}\p{M}]+/u)
+    .filter((token) => /[\p{L}\p{N}]/u.test(token))
+    .map((token) => token.slice(0, MAX_TOKEN));
 
 /** The search box's text as the URL carries it: trimmed, inner spaces collapsed, capped. */
 export const cleanQuery = (raw: string | null | undefined) =>

@@ -48,8 +48,8 @@ export function withoutMetadata<T extends { title: string; keywords: string[] }>
 }
 
 /**
- * The shared board's grid as the visitor narrowed it with the keyword search (`?q=`). A link that hides metadata
- * offers no search: matching on titles and keywords would reveal them one guess at a time.
+ * The shared board's grid as the visitor narrowed it (keyword search `?q=`, attribute values `?f=`). A link that hides
+ * metadata offers neither: matching on titles, keywords or attributes would reveal them one guess at a time.
  */
 export const searchable = (scope: SharedBoardScope, from: Request | URLSearchParams): SharedBoardScope =>
   scope.link.showMetadata ? withFilter(scope, from) : scope;

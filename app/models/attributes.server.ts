@@ -64,7 +64,8 @@ export async function setAttributeValues(scope: ProjectScope, values: { imageId:
       )
       .onConflict((oc) => oc.columns(["image_id", "attribute_id"]).doUpdateSet((eb) => ({ value: eb.ref("excluded.value") })))
       .execute();
-    // Filters and the image panel follow the project's version.
+    // Filters, counts and the image panel follow the project's version, a board's grid its own.
     touched.project(projectId);
+    await touched.boardsHolding(imageIds);
   }, now);
 }

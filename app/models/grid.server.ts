@@ -63,7 +63,7 @@ function sortKey(scope: GridScope) {
   const time = onBoard ? sql.ref<number>("board_images.added_at") : sql.ref<number>("images.created_at");
   const id = onBoard ? sql.ref<number>("board_images.image_id") : sql.ref<number>("images.id");
   const terms = termsOf(scope.filter?.q);
-  const t = terms.length ? sql<number>`(case when ${keywordMatch(terms, true)} then ${sql.lit(RANK)} else 0 end + ${time})` : time;
+  const t = terms.length ? sql<number>`(case when ${keywordMatch(terms, "strong")} then ${sql.lit(RANK)} else 0 end + ${time})` : time;
   return { t, id };
 }
 
@@ -87,7 +87,7 @@ function scopeQuery(scope: GridScope): GridQuery {
             .where("board_images.board_id", "=", scope.board.id)
             .where("images.deleted_at", "is", null) as GridQuery);
   const terms = termsOf(scope.filter?.q);
-  if (terms.length) q = q.where(keywordMatch(terms));
+  if (terms.length) q = q.where(keywordMatch(terms, scope.kind === "shared" && !scope.link.allowDownload ? "noFileName" : "anywhere"));
   // Across projects only a search makes a grid: text without a word finds nothing (in one project it filters nothing).
   else if (scope.kind === "all") q = q.where(sql<boolean>`1 = 0`);
   // The MIX rule: the chosen values of one attribute OR, attributes AND.
@@ -98,8 +98,10 @@ function scopeQuery(scope: GridScope): GridQuery {
         "in",
         eb
           .selectFrom("image_attribute_values as av")
+          .innerJoin("attributes as a", "a.id", "av.attribute_id")
           .select("av.image_id")
           .where("av.attribute_id", "=", Number(attributeId))
+          .where("a.active", "=", 1) // a deactivated attribute (hidden everywhere) matches nothing: its values cannot be probed
           .where("av.value", "in", values),
       ),
     );

@@ -214,7 +214,15 @@ export function requireManage<S extends MemberScope>(scope: S): S {
 
 /** A short key naming the scope (selection cookies, caches). */
 export const scopeKey = (scope: GridScope) => {
-  const base = scope.kind === "project" ? `p:${scope.project.id}` : scope.kind === "all" ? `a:${scope.actor.id}` : `b:${scope.board.id}`;
+  // A share link without downloads searches less (no file names): its counts are its own.
+  const base =
+    scope.kind === "project"
+      ? `p:${scope.project.id}`
+      : scope.kind === "all"
+        ? `a:${scope.actor.id}`
+        : scope.kind === "shared" && !scope.link.allowDownload
+          ? `s:${scope.board.id}`
+          : `b:${scope.board.id}`;
   const filter = filterSearch(scope.filter);
   return filter ? `${base}?${filter}` : base;
 };

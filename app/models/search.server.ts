@@ -11,10 +11,24 @@ import { fts5Query, parseKeywords, tsQuery, type Term } from "~/lib/keywords-que
 /** The terms of a search box's text; empty when it holds no word at all (then nothing is filtered). */
 export const termsOf = (q: string | undefined): Term[] => (q ? parseKeywords(q) : []);
 
-/** `images.id` is among the images matching every term (anywhere, or with `strong` in the title or keywords). */
-export function keywordMatch(terms: Term[], strong = false): RawBuilder<boolean> {
+/**
+ * Where the terms must be found: anywhere; `strong`: in the title or keywords (the ranking's first tier);
+ * `noFileName`: anywhere but the original file name (a share link without downloads never shows it).
+ */
+export type MatchIn = "anywhere" | "strong" | "noFileName";
+
+const FTS5_COLUMNS: Record<MatchIn, string | null> = {
+  anywhere: null,
+  strong: "{title keywords}",
+  noFileName: "{title keywords description ocr_text}",
+};
+const TS_WEIGHTS: Record<MatchIn, string> = { anywhere: "", strong: "A", noFileName: "AB" };
+
+/** `images.id` is among the images matching every term. */
+export function keywordMatch(terms: Term[], where: MatchIn = "anywhere"): RawBuilder<boolean> {
   if (dialect() === "postgres")
-    return sql<boolean>`images.id in (select image_id from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, strong ? "A" : "")}))`;
-  const match = strong ? `{title keywords} : (${fts5Query(terms)})` : fts5Query(terms);
+    return sql<boolean>`images.id in (select image_id from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS[where])}))`;
+  const columns = FTS5_COLUMNS[where];
+  const match = columns ? `${columns} : (${fts5Query(terms)})` : fts5Query(terms);
   return sql<boolean>`images.id in (select rowid from images_fts where images_fts match ${match})`;
 }

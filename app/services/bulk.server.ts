@@ -21,7 +21,8 @@ import {
   type Picked,
 } from "~/models/bulk.server";
 import { setJobProgress } from "~/models/jobs.server";
-import { boardScope, projectScope, type MemberScope, type OneProjectScope } from "~/models/scope.server";
+import { boardScope, projectScope, withFilter, type MemberScope, type OneProjectScope } from "~/models/scope.server";
+import { filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { findUserById } from "~/models/users.server";
 import { queue, registerJob } from "./jobs.server";
 import { storage } from "./storage.server";
@@ -66,8 +67,10 @@ export async function runBulk(
   if (!count) throw new InvalidError("No images are selected.");
   if (count <= BULK_INLINE_MAX) return { outcome: await apply(scope, picked, action), count };
   const ref = scope.kind === "board" ? { kind: "board" as const, id: scope.board.id } : { kind: "project" as const, id: scope.project.id };
-  const back = scope.kind === "board" ? `/${scope.project.id}/board/${scope.board.id}` : `/client/${scope.project.id}`;
-  const jobId = await queue(BULK_JOB, { userId: scope.actor.id, scope: ref, picked, action, back } satisfies BulkJob, {
+  const grid = scope.kind === "board" ? `/${scope.project.id}/board/${scope.board.id}` : `/client/${scope.project.id}`;
+  const filter = filterSearch(scope.filter);
+  const back = withFilterQuery(grid, scope.filter);
+  const jobId = await queue(BULK_JOB, { userId: scope.actor.id, scope: ref, filter, picked, action, back } satisfies BulkJob, {
     ownerUserId: scope.actor.id,
     total: count,
     maxAttempts: 3,
@@ -79,6 +82,8 @@ const BULK_JOB = "bulk.action";
 interface BulkJob {
   userId: number;
   scope: { kind: "project" | "board"; id: number | string };
+  /** The grid's filter (search, attribute values, review) as a query string: the selection is of the filtered set. */
+  filter: string;
   picked: Picked;
   action: BulkAction;
   /** The grid to go back to once done. */
@@ -90,8 +95,10 @@ registerJob(BULK_JOB, async (payload: BulkJob, job) => {
   const user = await findUserById(payload.userId);
   if (!user || user.status !== "active") throw new NotFoundError("The person who started this is no longer active.");
   const actor = actorOf(user);
-  const scope =
-    payload.scope.kind === "board" ? await boardScope(actor, String(payload.scope.id)) : await projectScope(actor, payload.scope.id);
+  const scope = withFilter(
+    payload.scope.kind === "board" ? await boardScope(actor, String(payload.scope.id)) : await projectScope(actor, payload.scope.id),
+    new URLSearchParams(payload.filter ?? ""),
+  );
   const ranges = await selectionRanges(scope, payload.picked, CHUNK);
   const total = ranges.length ? (job.total ?? ranges.length * CHUNK) : 0;
   const sum: BulkOutcome = { affected: 0, skipped: 0 };

@@ -21,7 +21,7 @@ import {
 } from "~/models/bulk.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
 import { getJob } from "~/models/jobs.server";
-import { boardScope, projectScope, type ProjectScope } from "~/models/scope.server";
+import { boardScope, projectScope, type ProjectScope, withFilter } from "~/models/scope.server";
 import { BULK_INLINE_MAX, csvOfSelection, runBulk, zipOfSelection } from "~/services/bulk.server";
 import { addImageFile } from "~/services/ingest.server";
 import { runOnce } from "~/services/jobs.server";
@@ -264,5 +264,30 @@ describe.each(dialects)("bulk actions on a selection (%s)", (dialect) => {
     expect(JSON.parse(job!.result!)).toMatchObject({ affected: count, skipped: 0, action: "add" });
     expect((await onBoard(board.id)).length).toBe(count);
     expect(storage()).toBeTruthy();
+  });
+
+  it("keeps a searched grid's filter in the background job: only the images found are changed", { timeout: 120_000 }, async () => {
+    const big = await makeProject([{ actor: editor.actor }]);
+    const bigScope = await projectScope(editor.actor, big.id);
+    const found = BULK_INLINE_MAX + 100;
+    const count = found + 100;
+    for (let i = 0; i < count; i += 1000)
+      await insertImageRows(
+        bigScope,
+        Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({
+          file: fakeFile(30_000 + i + k),
+          meta: meta(`${i + k < found ? "wanted" : "other"} ${i + k}`),
+          at: 1_700_000_000_000 + i + k,
+        })),
+      );
+    const searched = withFilter(await projectScope(editor.actor, big.id), new URLSearchParams({ q: "wanted" }));
+    const board = await createBoard(searched, { title: "Found" });
+    const run = await runBulk(searched, { all: true, ids: [] }, { op: "add", target: board.id });
+    const jobId = (run as { jobId: number }).jobId;
+    expect(jobId).toBeGreaterThan(0);
+    while (await runOnce("bulk-test"));
+    const job = await getJob(jobId);
+    expect(JSON.parse(job!.result!)).toMatchObject({ affected: found, skipped: 0, action: "add", back: `/client/${big.id}?q=wanted` });
+    expect((await onBoard(board.id)).length).toBe(found);
   });
 });

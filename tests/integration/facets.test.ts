@@ -123,6 +123,12 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
       expect(await gridTotal(withFilter(await scope(), new URLSearchParams({ f }))), f).toBe(IMAGES.length);
   });
 
+  it("moves the version of every board holding an image whose attribute values change (its counts and caches follow)", async () => {
+    const before = (await boardScope(owner.actor, boardId)).board.version;
+    await setAttributeValues(await scope(), [{ imageId: ids[0]!, attributeId: color, value: "red" }]);
+    expect((await boardScope(owner.actor, boardId)).board.version).toBeGreaterThan(before);
+  });
+
   it("says nothing when the project has no attribute values", async () => {
     const other = await makeProject([{ actor: owner.actor }]);
     expect(await attributeFacets(await projectScope(owner.actor, other.id))).toEqual([]);

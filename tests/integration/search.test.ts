@@ -89,6 +89,31 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     expect(await found(scope, "Crême")).toEqual([id.creme]);
   });
 
+  it("cuts and folds words alike on both dialects, whatever the script or the typography", async () => {
+    const scope = await project();
+    const add = async (n: number, title: string) => insertImage(await project(), await storedFakeFile(40 + n), meta(title, []));
+    const moscow = await add(1, "Москва stall");
+    const tokyo = await add(2, "東京 データ");
+    const hindi = await add(3, "हिन्दी poster");
+    const ecole = await add(4, "E\u0301cole sign"); // decomposed, as macOS writes file names
+    const dont = await add(5, "Don’t walk—sign");
+    const korean = await add(6, "한국 매장");
+    for (const [q, want] of [
+      ["москва", [moscow]],
+      ["МОСКВА", [moscow]],
+      ["データ", [tokyo]],
+      ["東京", [tokyo]],
+      ["हिन्दी", [hindi]],
+      ["école", [ecole]],
+      ["ecole", [ecole]],
+      ["don't", [dont]],
+      ["don’t walk", [dont]],
+      ["walk-sign", [dont]],
+      ["한국", [korean]],
+    ] as const)
+      expect(await found(scope, q), q).toEqual(want);
+  });
+
   it("matches quoted words, and words joined by punctuation, as a phrase", async () => {
     const scope = await project();
     expect(await found(scope, '"coca cola"')).toEqual([id.cocaCola]);
@@ -131,7 +156,17 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     // Nothing but syntax: no words, no filter.
     for (const q of ['"', "*", "()", "-", "'", "%", "_", ":", "\\", "' OR 1=1 --"])
       expect((await found(scope, q)).length, q).toBeGreaterThanOrEqual(q === "' OR 1=1 --" ? 0 : 6);
-    for (const q of ["\u0000cola", "cola\u0000", "🥤 cola", "x".repeat(5000), `${"cola ".repeat(100)}`, "\u202Ecola"])
+    for (const q of [
+      "\u0939\u093f",
+      "\u093f",
+      "\u093f\u093f cola",
+      "\u0000cola",
+      "cola\u0000",
+      "🥤 cola",
+      "x".repeat(5000),
+      `${"cola ".repeat(100)}`,
+      "\u202Ecola",
+    ])
       await expect(found(scope, q), JSON.stringify(q.slice(0, 20))).resolves.toBeInstanceOf(Array);
   });
 
@@ -146,6 +181,17 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     if (opened.status !== "ok") throw new Error("expected a live link");
     expect(await found(opened.scope, "cola")).toEqual([id.colaAisle]);
     expect(await found(opened.scope, "shelf")).toEqual([]);
+    // A link without downloads never shows file names, so its search does not look at them.
+    const talker = await boardScope(owner.actor, (await createBoard(await project(), { title: "Talker", imageIds: [id.talker!] })).id);
+    const open = async (allowDownload: boolean) => {
+      const [made] = await createShareLinks(talker, [null], { expiry: "30", allowDownload, showMetadata: true }, "files");
+      const resolved = await resolveSharedUrl(made!.path.slice("/shared-board/".length), "10.0.0.9", 60_000);
+      if (resolved.status !== "ok") throw new Error("expected a live link");
+      return resolved.scope;
+    };
+    expect(await found(await open(true), "0042")).toEqual([id.talker]);
+    expect(await found(await open(false), "0042")).toEqual([]);
+    expect(await found(await open(false), "talker")).toEqual([id.talker]);
   });
 
   it("applies select all and a bulk action to the searched set only", async () => {

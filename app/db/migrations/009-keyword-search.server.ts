@@ -7,7 +7,8 @@ import type { Dialect } from "../connection.server";
  * the first migration's index (no file name, no prefix index; on PostgreSQL no accent folding, and a tsvector column
  * on `images` that every `select *` carried along).
  * SQLite: an FTS5 index kept by triggers (unicode61 folds case and accents). PostgreSQL: a tsvector per image in
- * `image_search`, kept by a trigger, GIN-indexed; title and keywords weigh A, the rest B (for ranking).
+ * `image_search`, kept by a trigger, GIN-indexed; title and keywords weigh A (for ranking), description and OCR
+ * text B, the file name C (a share link without downloads searches without it).
  * Both sides cut words at anything that is not a letter or a digit, as the query parser does (keywords-query.ts).
  */
 export function keywordSearch(dialect: Dialect): Migration {
@@ -39,9 +40,11 @@ async function upSqlite(db: Kysely<any>) {
 }
 
 /**
- * koala_fold(text): lower case, accents off, ASCII punctuation to spaces, without the unaccent extension (which a
- * hosted database may not offer) and the same in every locale. The accented letters are those whose fold() is one
- * other letter, so the index folds exactly as the query does.
+ * koala_fold(text): recomposed (NFC), lower case, Latin accents off, punctuation to spaces, without the unaccent
+ * extension (which a hosted database may not offer). The accented letters are those of U+00C0–024F whose fold() is
+ * one other letter, so the index folds as the query does; the punctuation is ASCII's and the common typographic
+ * marks (quotes, dashes, ellipsis, guillemets, no-break space), which PostgreSQL's parser would otherwise keep inside
+ * words in some locales. Case folding beyond Latin follows the database's locale: use a UTF-8 one (docs/operations.md).
  */
 function foldTable() {
   let from = "";
@@ -54,7 +57,7 @@ function foldTable() {
       to += folded;
     }
   }
-  for (const ch of "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") {
+  for (const ch of "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\u00a0\u00ab\u00b7\u00bb\u2010\u2011\u2012\u2013\u2014\u2018\u2019\u201a\u201c\u201d\u201e\u2022\u2026") {
     from += ch;
     to += " ";
   }
@@ -66,11 +69,12 @@ async function upPostgres(db: Kysely<any>) {
   const { from, to } = foldTable();
   const vector = (row: string) =>
     `setweight(to_tsvector('simple'::regconfig, koala_fold(${row}.title || ' ' || ${row}.keywords)), 'A') ||
-     setweight(to_tsvector('simple'::regconfig, koala_fold(${row}.description || ' ' || ${row}.ocr_text || ' ' || ${row}.original_name)), 'B')`;
+     setweight(to_tsvector('simple'::regconfig, koala_fold(${row}.description || ' ' || ${row}.ocr_text)), 'B') ||
+     setweight(to_tsvector('simple'::regconfig, koala_fold(${row}.original_name)), 'C')`;
   for (const statement of [
     "alter table images drop column search",
     `create function koala_fold(text) returns text language sql immutable strict parallel safe
-       as $$ select translate(lower($1), ${from}, ${to}) $$`,
+       as $$ select translate(lower(normalize($1, NFC)), ${from}, ${to}) $$`,
     `create table image_search (
        image_id integer primary key references images(id) on delete cascade,
        doc tsvector not null)`,
