@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
 import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope } from "./scope.server";
-import { keywordMatch, termsOf } from "./search.server";
+import { keywordMatches, termsOf } from "./search.server";
 
 export type { GridScope };
 
@@ -62,34 +62,34 @@ function sortKey(scope: GridScope) {
   const onBoard = scope.kind === "board" || scope.kind === "shared";
   const time = onBoard ? sql.ref<number>("board_images.added_at") : sql.ref<number>("images.created_at");
   const id = onBoard ? sql.ref<number>("board_images.image_id") : sql.ref<number>("images.id");
-  const terms = termsOf(scope.filter?.q);
-  const t = terms.length ? sql<number>`(case when ${keywordMatch(terms, "strong")} then ${sql.lit(RANK)} else 0 end + ${time})` : time;
+  const t = termsOf(scope.filter?.q).length ? sql<number>`(${sql.ref("m.strong")} * ${sql.lit(RANK)} + ${time})` : time;
   return { t, id };
 }
 
 /** The base query of a scope: its live images with their sort key `t`, narrowed by the scope's filter. */
 function scopeQuery(scope: GridScope): GridQuery {
   const { t } = sortKey(scope);
-  const images = () =>
-    db()
-      .selectFrom("images")
-      .select(["images.id", "images.title", "images.keywords", "images.thumb_key", t.as("t")])
-      .where("images.deleted_at", "is", null);
-  let q =
-    scope.kind === "project"
-      ? (images().where("images.project_id", "=", scope.project.id) as GridQuery)
-      : scope.kind === "all"
-        ? (images().where("images.project_id", "in", visibleProjectIds(scope.actor)) as GridQuery)
-        : (db()
-            .selectFrom("board_images")
-            .innerJoin("images", "images.id", "board_images.image_id")
-            .select(["images.id", "images.title", "images.keywords", "images.thumb_key", t.as("t")])
-            .where("board_images.board_id", "=", scope.board.id)
-            .where("images.deleted_at", "is", null) as GridQuery);
   const terms = termsOf(scope.filter?.q);
-  if (terms.length) q = q.where(keywordMatch(terms, scope.kind === "shared" && !scope.link.allowDownload ? "noFileName" : "anywhere"));
+  const columns = ["images.id", "images.title", "images.keywords", "images.thumb_key", t.as("t")] as const;
+  // A search joins its matches (driven by the full-text index); otherwise the scope's own index drives.
+  const matches = () => keywordMatches(terms, scope.kind === "shared" && !scope.link.allowDownload ? "noFileName" : "anywhere").as("m");
+  let q: GridQuery;
+  if (scope.kind === "project" || scope.kind === "all") {
+    const images = terms.length ? db().selectFrom("images").innerJoin(matches(), "m.id", "images.id") : db().selectFrom("images");
+    q = (
+      scope.kind === "project"
+        ? images.select(columns).where("images.project_id", "=", scope.project.id)
+        : images.select(columns).where("images.project_id", "in", visibleProjectIds(scope.actor))
+    ) as GridQuery;
+  } else {
+    const onBoard = db().selectFrom("board_images").innerJoin("images", "images.id", "board_images.image_id");
+    q = (terms.length ? onBoard.innerJoin(matches(), "m.id", "images.id") : onBoard)
+      .select(columns)
+      .where("board_images.board_id", "=", scope.board.id) as GridQuery;
+  }
+  q = q.where("images.deleted_at", "is", null);
   // Across projects only a search makes a grid: text without a word finds nothing (in one project it filters nothing).
-  else if (scope.kind === "all") q = q.where(sql<boolean>`1 = 0`);
+  if (!terms.length && scope.kind === "all") q = q.where(sql<boolean>`1 = 0`);
   // The MIX rule: the chosen values of one attribute OR, attributes AND.
   for (const [attributeId, values] of Object.entries(scope.filter?.attrs ?? {}))
     q = q.where((eb) =>

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from "kysely";
+import { sql } from "kysely";
 import { dialect } from "~/db/connection.server";
 import { fts5Query, parseKeywords, tsQuery, type Term } from "~/lib/keywords-query";
 
@@ -24,11 +24,24 @@ const FTS5_COLUMNS: Record<MatchIn, string | null> = {
 };
 const TS_WEIGHTS: Record<MatchIn, string> = { anywhere: "", strong: "A", noFileName: "AB" };
 
-/** `images.id` is among the images matching every term. */
-export function keywordMatch(terms: Term[], where: MatchIn = "anywhere"): RawBuilder<boolean> {
-  if (dialect() === "postgres")
-    return sql<boolean>`images.id in (select image_id from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS[where])}))`;
+const ftsMatch = (terms: Term[], where: MatchIn) => {
   const columns = FTS5_COLUMNS[where];
-  const match = columns ? `${columns} : (${fts5Query(terms)})` : fts5Query(terms);
-  return sql<boolean>`images.id in (select rowid from images_fts where images_fts match ${match})`;
+  return columns ? `${columns} : (${fts5Query(terms)})` : fts5Query(terms);
+};
+
+/**
+ * The images matching every term, as a derived table to join on `images.id`: columns `id`, and `strong` (1 when the
+ * title or keywords hold every term, else 0; the ranking's first tier), computed once per match. The query is driven
+ * by the index: a common word costs its matches, not the project's size.
+ */
+export function keywordMatches(terms: Term[], where: Exclude<MatchIn, "strong"> = "anywhere") {
+  if (dialect() === "postgres")
+    return sql<{ id: number; strong: number }>`(select image_id as id,
+      (doc @@ to_tsquery('simple', ${tsQuery(terms, "A")}))::int as strong
+      from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS[where])}))`;
+  // "limit -1" (no limit) keeps SQLite from flattening this into the outer join, where it would probe the full-text
+  // index once per image of the scope (11.7 s instead of 36 ms for a common word on 100k images, bench P5).
+  return sql<{ id: number; strong: number }>`(select rowid as id,
+    (rowid in (select rowid from images_fts where images_fts match ${ftsMatch(terms, "strong")})) as strong
+    from images_fts where images_fts match ${ftsMatch(terms, where)} limit -1)`;
 }

@@ -16,7 +16,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { config, loadConfig, setConfig } from "~/config.server";
-import { setConnection } from "~/db/connection.server";
+import { db, setConnection } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
 import type { Actor } from "~/models/actor";
 import { cursorBefore, gridPage, gridTotal, type Cursor } from "~/models/grid.server";
@@ -43,10 +43,27 @@ const connection = await openDatabase();
 const user = await findUserByEmail(args.email);
 if (!user) throw new Error(`No bench user ${args.email}`);
 const actor: Actor = { id: user.id, role: user.role };
+/** Search mode: the term, and the two most common values of the project's first attribute (`f`, OR'ed by the MIX rule). */
+const filter = new URLSearchParams({ q: args.q ?? "" });
+if (args.mode === "search") {
+  const values = await db()
+    .selectFrom("image_attribute_values as av")
+    .innerJoin("attributes as a", "a.id", "av.attribute_id")
+    .select(["av.attribute_id", "av.value", db().fn.countAll().as("n")])
+    .where("a.project_id", "=", args.projectId)
+    .where("av.attribute_id", "=", (eb) =>
+      eb.selectFrom("attributes").select(eb.fn.min("id").as("id")).where("project_id", "=", args.projectId),
+    )
+    .groupBy(["av.attribute_id", "av.value"])
+    .orderBy("n", "desc")
+    .limit(2)
+    .execute();
+  for (const v of values) filter.append("f", `${v.attribute_id}:${v.value}`);
+}
 /** The project, narrowed by the search in search mode, as the grid route resolves it from its URL. */
 const resolve = async () => {
   const project = await projectScope(actor, args.projectId);
-  return args.mode === "search" ? withFilter(project, new URLSearchParams({ q: args.q ?? "" })) : project;
+  return args.mode === "search" ? withFilter(project, filter) : project;
 };
 const scope = await resolve();
 /** What the grid route does per request: resolve the scope (one query), then the page and the (cached) count. */
