@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import { selectedImageIds } from "./grid.server";
-import type { OneProjectScope } from "./scope.server";
+import { scopeKey, scopeVersion, type OneProjectScope } from "./scope.server";
 
 /**
  * The attribute filters of a grid (spec 1, Sidebar; the MIX rule): per attribute of the project, the values its
@@ -25,8 +25,26 @@ const ALL = { all: true, ids: [] };
 type Counts = Map<string, number>;
 const keyOf = (attributeId: number, value: string) => `${attributeId}\u0000${value}`;
 
+/**
+ * Counting reads every attribute value of the scope's images (a few hundred thousand index entries on a 100k project),
+ * yet the counts change only when the scope's version does (every write to an image, its attribute values or a board
+ * moves it on, see write.server.ts). So they are kept per scope, filter and version, like the grid's totals.
+ */
+const cache = new Map<string, Counts>();
+const MAX_CACHED = 500;
+
 /** Values and counts of the attributes in `only` (or every attribute), over the images of a scope. */
 async function valueCounts(scope: OneProjectScope, only?: number): Promise<Counts> {
+  const key = `${scopeKey(scope)}|${only ?? "*"}@${scopeVersion(scope)}`;
+  const known = cache.get(key);
+  if (known) return known;
+  const counts = await countValues(scope, only);
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, counts);
+  return counts;
+}
+
+async function countValues(scope: OneProjectScope, only?: number): Promise<Counts> {
   let q = db()
     .selectFrom("image_attribute_values as av")
     .select(["av.attribute_id", "av.value", sql<number>`count(*)`.as("n")])

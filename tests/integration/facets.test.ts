@@ -123,10 +123,21 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
       expect(await gridTotal(withFilter(await scope(), new URLSearchParams({ f }))), f).toBe(IMAGES.length);
   });
 
-  it("moves the version of every board holding an image whose attribute values change (its counts and caches follow)", async () => {
-    const before = (await boardScope(owner.actor, boardId)).board.version;
-    await setAttributeValues(await scope(), [{ imageId: ids[0]!, attributeId: color, value: "red" }]);
-    expect((await boardScope(owner.actor, boardId)).board.version).toBeGreaterThan(before);
+  it("moves the version of every board holding an image whose attribute values change, so its cached counts follow", async () => {
+    const board = await boardScope(owner.actor, boardId);
+    expect((await attributeFacets(board))[0]!.values.map((v) => [v.value, v.count])).toEqual([
+      ["blue", 1],
+      ["red", 2],
+    ]);
+    await setAttributeValues(await scope(), [{ imageId: ids[0]!, attributeId: color, value: "green" }]);
+    const after = await boardScope(owner.actor, boardId);
+    expect(after.board.version).toBeGreaterThan(board.board.version);
+    // The counts are kept per version: the board's new version counts afresh.
+    expect((await attributeFacets(after))[0]!.values.map((v) => [v.value, v.count])).toEqual([
+      ["blue", 1],
+      ["green", 1],
+      ["red", 1],
+    ]);
   });
 
   it("says nothing when the project has no attribute values", async () => {
