@@ -174,7 +174,9 @@ test(
     await page.goto(`/client/${await projectId(db, e2eProject)}`);
     await expect(page.getByRole("article").first()).toContainText("E2E image");
     if (hasJs(info)) {
-      // The virtual grid renders only rows near the viewport and fetches pages as they come near.
+      // The virtual grid renders only rows near the viewport and fetches pages as they come near. It replaces the
+      // server's page on hydration: a key pressed before that scrolls the server's page, not the grid.
+      await page.locator(".virtual-grid").waitFor();
       expect(await page.getByRole("article").count()).toBeLessThan(131);
       await page.keyboard.press("End");
       await expect(page.getByRole("article").filter({ hasText: "Grid image 001" })).toBeVisible();
