@@ -42,6 +42,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_IP: int(50, 1),
   MAX_IMAGE_BYTES: int(50 * 1024 * 1024, 1),
   MAX_IMAGE_PIXELS: int(50_000_000, 1),
+  /** Attribute exports up to this size go as an e-mail attachment; larger ones as an expiring download link. */
+  EXPORT_ATTACH_MAX_BYTES: int(2 * 1024 * 1024, 0),
+  EXPORT_LINK_DAYS: int(7, 1),
   MAX_CONCURRENT_REQUESTS: int(16, 1),
   MAX_QUEUED_REQUESTS: int(256, 0),
   QUEUE_WAIT_SECONDS: int(5, 1),
@@ -52,6 +55,14 @@ const EnvSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool(true),
+  /** Smart search: `local` (offline, the default) or `openai` (an OpenAI-compatible chat API, the local one as fallback). */
+  SMART_SEARCH_PROVIDER: z.enum(["local", "openai"]).default("local"),
+  /** The local provider's sentence encoder (≈150 MB once loaded); off: the lexical and WordNet stages alone. */
+  SMART_SEARCH_EMBEDDINGS: bool(true),
+  SMART_SEARCH_BASE_URL: z.string().url().default("https://api.openai.com/v1"),
+  SMART_SEARCH_API_KEY: z.string().optional(),
+  SMART_SEARCH_MODEL: z.string().default("gpt-4o-mini"),
+  SMART_SEARCH_TIMEOUT_SECONDS: int(8, 1),
   DEMO_SEED: z.enum(["auto", "off"]).default("auto"),
   JOB_RUNNER: bool(true),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -115,6 +126,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     maxImageBytes: e.MAX_IMAGE_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
+    attributeExport: { attachMaxBytes: e.EXPORT_ATTACH_MAX_BYTES, linkMs: e.EXPORT_LINK_DAYS * 86_400_000 },
     /** Admission control (server/admission.mjs): what runs at once, what may wait and for how long, and the time limit. */
     admission: {
       concurrency: e.MAX_CONCURRENT_REQUESTS,
@@ -133,6 +145,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           forcePathStyle: e.S3_FORCE_PATH_STYLE,
         }
       : undefined,
+    smartSearch: {
+      provider: e.SMART_SEARCH_PROVIDER,
+      embeddings: e.SMART_SEARCH_EMBEDDINGS,
+      baseUrl: e.SMART_SEARCH_BASE_URL.replace(/\/$/, ""),
+      apiKey: e.SMART_SEARCH_API_KEY,
+      model: e.SMART_SEARCH_MODEL,
+      timeoutMs: e.SMART_SEARCH_TIMEOUT_SECONDS * 1000,
+    },
     demoSeed: e.DEMO_SEED,
     jobRunner: e.JOB_RUNNER,
     logLevel: e.LOG_LEVEL,

@@ -76,9 +76,9 @@ const FORM = /^application\/x-www-form-urlencoded\b/i;
 const MULTIPART = /^multipart\/form-data\b/i;
 const JSON_TYPE = /^application\/json\b/i;
 
-/** The two paths whose bodies are file bytes, streamed by their own handlers with per-file limits. */
+/** The paths whose bodies are file bytes, streamed by their own handlers with their own limits (images, CSV import). */
 export const streamsItsBody = (req) =>
-  (req.method === "PUT" && req.path === "/storage/upload") || (req.method === "POST" && /^\/upload\/\d+\/files$/.test(req.path));
+  (req.method === "PUT" && req.path === "/storage/upload") || (req.method === "POST" && /^\/upload\/\d+\/(files|import)$/.test(req.path));
 
 function refuse(req, res, log, status, message, headers = {}) {
   log.warn("request refused", { method: req.method, path: req.path, status, reason: message });

@@ -5,16 +5,21 @@ import { useHydrated } from "remix-utils/use-hydrated";
 import type { BoardOption } from "~/models/boards.server";
 import { BulkTargetSchema, DELETE_WORD, KeywordsSchema, NEW_BOARD, REMOVE_WORD } from "~/lib/schemas";
 import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
+import { AssignAttributeSchema } from "~/lib/attribute-rules";
+import { AssignAttributeFields, NoUserAttributes } from "./assign-attribute-fields";
 import { TypedConfirmForm } from "./typed-confirm";
 
 interface PageData {
-  op: "download" | "add" | "copy" | "move" | "keywords" | "remove" | "delete" | "data";
+  op: "download" | "add" | "copy" | "move" | "keywords" | "remove" | "delete" | "attributes" | "data" | "export";
   count: number;
   back: string;
   /** Where the Download and Download images data forms post (resource routes: the answer is the file). */
   files: { zip: string; csv: string };
   view: "project" | "board";
+  projectId: number;
   boards: BoardOption[];
+  /** Assign Attributes: the project's active user attributes. */
+  attributeChoices: { id: number; name: string }[];
   sourceShared: boolean;
   step: number;
   maxDownload: number;
@@ -29,7 +34,9 @@ const TITLES: Record<PageData["op"], string> = {
   keywords: "Add keyword",
   remove: "Remove from this board",
   delete: "Delete images",
+  attributes: "Assign Attributes",
   data: "Download images data",
+  export: "Export attributes by email",
 };
 
 const SHARED_WARNING = "This is a client-level board: changes will be visible for all users.";
@@ -55,8 +62,10 @@ export function BulkPage() {
       ) : null}
       {page.op === "download" ? <DownloadForm page={page} /> : null}
       {page.op === "data" ? <DataForm page={page} /> : null}
+      {page.op === "export" ? <ExportForm page={page} /> : null}
       {page.op === "add" || page.op === "copy" || page.op === "move" ? <TargetForm page={page} lastResult={answer?.result} /> : null}
       {page.op === "keywords" ? <KeywordsForm page={page} lastResult={answer?.result} /> : null}
+      {page.op === "attributes" ? <AssignForm page={page} lastResult={answer?.result} /> : null}
       {page.op === "remove" ? (
         <TypedConfirmForm
           id="bulk-remove"
@@ -187,6 +196,21 @@ function DataForm({ page }: { page: PageData }) {
   );
 }
 
+function ExportForm({ page }: { page: PageData }) {
+  const pending = usePending();
+  return (
+    <Form method="post" className="confirm-step">
+      <p>A CSV file with each image's id, title, keywords and every attribute of the project, sent to your e-mail address.</p>
+      <div className="form-actions">
+        <SubmitButton pending={pending} pendingText="Sending…">
+          Email attributes of {images(page.count)}
+        </SubmitButton>
+        <Cancel to={page.back} />
+      </div>
+    </Form>
+  );
+}
+
 function TargetForm({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
   const pending = usePending();
   const hydrated = useHydrated();
@@ -255,6 +279,27 @@ function KeywordsForm({ page, lastResult }: { page: PageData; lastResult?: Submi
       <div className="form-actions">
         <SubmitButton pending={pending} pendingText="Adding…">
           Add to {images(page.count)}
+        </SubmitButton>
+        <Cancel to={page.back} />
+      </div>
+    </Form>
+  );
+}
+
+/** Assign Attributes: one value of a user attribute on every selected image; a client-level board asks first. */
+function AssignForm({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
+  const pending = usePending();
+  const [form, fields] = useSchemaForm(AssignAttributeSchema, { id: "bulk-attributes", lastResult });
+  if (!page.attributeChoices.length) return <NoUserAttributes projectId={page.projectId} />;
+  return (
+    <Form method="post" {...getFormProps(form)} className="confirm-step">
+      <FormError id={form.errorId} errors={form.errors} />
+      <AssignAttributeFields choices={page.attributeChoices} fields={fields} />
+      {page.sourceShared ? <SharedConfirm errors={fields.confirmShared.errors} /> : null}
+      <p className="muted">Images that already hold a value of the attribute keep it, unless Replace is ticked.</p>
+      <div className="form-actions">
+        <SubmitButton pending={pending} pendingText="Assigning…">
+          Assign to {images(page.count)}
         </SubmitButton>
         <Cancel to={page.back} />
       </div>

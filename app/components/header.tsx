@@ -122,8 +122,9 @@ export function Header({ user, theme, context }: HeaderProps) {
 }
 
 /**
- * Keyword search across every project of the person. Without JavaScript a plain GET to /search (which sends on to
- * the spec's /search/keyword/:searchTags); with it, straight there, so the progress screen shows while it loads.
+ * Search across every project of the person, by keywords or smart (a phrase that becomes tags). Without JavaScript
+ * a plain GET to /search (which sends on to the spec's /search/:searchType/:searchTags); with it, straight there,
+ * so the progress screen shows while it loads.
  */
 function HeaderSearch() {
   const navigate = useNavigate();
@@ -135,9 +136,10 @@ function HeaderSearch() {
       aria-label="All projects"
       className="header-search"
       onSubmit={(event) => {
-        const q = String(new FormData(event.currentTarget).get("q") ?? "").trim();
+        const form = new FormData(event.currentTarget);
+        const q = String(form.get("q") ?? "").trim();
         event.preventDefault();
-        if (q) navigate(searchPath("keyword", q));
+        if (q) navigate(searchPath(form.get("type") === "smart" ? "smart" : "keyword", q));
       }}
     >
       <label htmlFor="header-search-q" className="sr-only">
@@ -153,6 +155,13 @@ function HeaderSearch() {
         pattern=".*\S.*"
         title="Type a word to search for"
       />
+      <label htmlFor="header-search-type" className="sr-only">
+        Search type
+      </label>
+      <select id="header-search-type" name="type" defaultValue="keyword">
+        <option value="keyword">Keywords</option>
+        <option value="smart">Smart</option>
+      </select>
       <button type="submit" className="btn">
         Search
       </button>

@@ -1,4 +1,4 @@
-import { Form, Link } from "@remix-run/react";
+import { Form, Link, useNavigation } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useDismissable, useHideOnLeave } from "./menu";
 import { useHydrated } from "remix-utils/use-hydrated";
@@ -106,13 +106,19 @@ export interface BulkItem {
  * confirmation page. Without JavaScript a row of buttons; with it a menu that hides 2 seconds after the mouse
  * leaves it (never while it holds keyboard focus).
  */
-function BulkMenu({ items, hydrated }: { items: BulkItem[]; hydrated: boolean }) {
+function BulkMenu({ items, hydrated, waiting }: { items: BulkItem[]; hydrated: boolean; waiting: boolean }) {
   const ref = useRef<HTMLDetailsElement>(null);
   useDismissable(ref);
   useHideOnLeave(ref);
   const buttons = items.map((item) => (
     <li key={item.op}>
-      <button type="submit" name="intent" value={item.op === "unselect" ? "deselect-all" : `bulk:${item.op}`} className="btn">
+      <button
+        type="submit"
+        name="intent"
+        value={item.op === "unselect" ? "deselect-all" : `bulk:${item.op}`}
+        className="btn"
+        disabled={waiting}
+      >
         {item.label}
       </button>
     </li>
@@ -149,8 +155,11 @@ export function ImageGrid({
   pagesUrl = `/api/grid?${scopeQuery}`,
   links,
   marks,
+  filtersVersion = null,
 }: {
   data: GridData;
+  /** The attribute filters' fingerprint (facets.server.ts), for 'New Filters Loaded'; null where there are none. */
+  filtersVersion?: string | null;
   basePath: string;
   pageSize: number;
   /** `project=1` / `board=abc`: with JavaScript the grid becomes virtual and fetches its pages itself. */
@@ -177,6 +186,10 @@ export function ImageGrid({
   const from = basePath + (data.prev ? `${join}after=${data.prev}` : "");
   const link = (key: "after" | "before", cursor: string, at: number) => `${basePath}${join}${key}=${cursor}&pos=${at}`;
   const count = live?.count ?? 0;
+  // While Select all (or another toolbar post) is on its way, its new selection cookie is not back yet: a bulk
+  // action posted now would carry the old selection, so the toolbar waits.
+  const navigation = useNavigation();
+  const waiting = navigation.state === "submitting" && navigation.formAction?.split("?")[0] === basePath.split("?")[0];
 
   const grid = hydrated ? (
     <VirtualGrid
@@ -215,7 +228,7 @@ export function ImageGrid({
 
   return (
     <div className="grid-wrap">
-      {hydrated ? <FreshnessCheck pagesUrl={pagesUrl} version={data.version} /> : null}
+      {hydrated ? <FreshnessCheck pagesUrl={pagesUrl} version={data.version} filters={filtersVersion} /> : null}
       <div className="grid-status">
         <p className="grid-count" aria-live="polite">
           {shown} / {total} images
@@ -241,11 +254,11 @@ export function ImageGrid({
         <Form method="post" className="grid-form" preventScrollReset>
           <div className="grid-toolbar">
             {count > 0 ? (
-              <button type="submit" name="intent" value="deselect-all" className="btn">
+              <button type="submit" name="intent" value="deselect-all" className="btn" disabled={waiting}>
                 Deselect all
               </button>
             ) : (
-              <button type="submit" name="intent" value="select-all" className="btn">
+              <button type="submit" name="intent" value="select-all" className="btn" disabled={waiting}>
                 Select all
               </button>
             )}
@@ -255,7 +268,7 @@ export function ImageGrid({
               </button>
             )}
             {/* Always there: without JavaScript the ticks of this page travel with the button that is pressed. */}
-            {bulk.length ? <BulkMenu items={bulk} hydrated={hydrated} /> : null}
+            {bulk.length ? <BulkMenu items={bulk} hydrated={hydrated} waiting={waiting} /> : null}
           </div>
           {hydrated
             ? [...live.pending].map(([id, on]) => (

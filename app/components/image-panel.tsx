@@ -1,5 +1,6 @@
 import { Form, Link } from "@remix-run/react";
 import { mediaUrl } from "~/lib/media";
+import { NoUserAttributes } from "./assign-attribute-fields";
 
 export interface PanelData {
   image: {
@@ -38,8 +39,6 @@ export interface PanelData {
   reviews?: { visitorName: string; via: string; mark: "approved" | "rejected" | null; comment: string | null; updatedAt: number }[];
 }
 
-const NO_USER_ATTRIBUTES = "No user attributes found. Use the 'Manage Attributes' tab to create new user attributes.";
-
 /** The single image panel: the image, its metadata, attributes and version history. Used by the page and the modal. */
 export function ImagePanel({ data, headingId, path }: { data: PanelData; headingId: string; path: string }) {
   const { image, project, attributes, versions, shownVersion } = data;
@@ -75,6 +74,11 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
             <a href={`${original}?download=1`} className="btn" download={image.original_name}>
               Download
             </a>
+            <Form method="post" action={`/image/${image.id}/export`} className="inline-form">
+              <button type="submit" className="btn">
+                Export attributes by email
+              </button>
+            </Form>
             {data.canEdit ? (
               <>
                 <Link to={`/image/${image.id}?edit`} className="btn">
@@ -104,6 +108,11 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
                 <tr>
                   <th scope="col">Attribute</th>
                   <th scope="col">Value</th>
+                  {data.canEdit ? (
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  ) : null}
                 </tr>
               </thead>
               <tbody>
@@ -111,18 +120,32 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
                   <tr key={a.attributeId}>
                     <th scope="row">{a.name}</th>
                     <td>{a.value}</td>
+                    {data.canEdit ? (
+                      <td>
+                        {a.type === 3 ? (
+                          <Link
+                            to={`/image/${image.id}/attributes/${a.attributeId}/remove`}
+                            className="btn"
+                            aria-label={`Remove ${a.name}`}
+                          >
+                            Remove
+                          </Link>
+                        ) : null}
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
             </table>
           ) : null}
           {userAttributes.length === 0 && !data.projectHasUserAttributes ? (
-            <div className="no-user-attributes">
-              <p>{NO_USER_ATTRIBUTES}</p>
-              <Link to={`/upload/${project.id}`} className="btn">
-                Go
+            <NoUserAttributes projectId={project.id} />
+          ) : data.canEdit ? (
+            <p>
+              <Link to={`/image/${image.id}/attributes`} className="btn">
+                Assign attribute
               </Link>
-            </div>
+            </p>
           ) : null}
           {data.reviews?.length ? <ClientReviews reviews={data.reviews} /> : null}
           <h3>Version history</h3>

@@ -1,8 +1,12 @@
 import { Form, Link, useSubmit } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
-import { attrParams, withFilterQuery, type GridFilter } from "~/lib/grid-filter";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useRef, useState, type CSSProperties } from "react";
+import { useHydrated } from "remix-utils/use-hydrated";
+import { withFilterQuery, type GridFilter } from "~/lib/grid-filter";
 import { MAX_QUERY_LENGTH } from "~/lib/keywords-query";
-import type { Facet } from "~/models/facets.server";
+import type { Facet, FacetValue } from "~/models/facets.server";
+import { Carry } from "./carry-filter";
+import { SmartSearch, type SmartPanelData } from "./smart-search";
 
 /** Lists this long get a 'start typing...' box (spec 1, Sidebar). */
 export const LONG_LIST = 30;
@@ -11,21 +15,13 @@ interface SidebarProps {
   /** The grid's path without its query. */
   path: string;
   filter: GridFilter;
+  /** Whether smart search is offered (not on shared boards), and its panel when the URL holds one. */
+  smartOffered?: boolean;
+  smart?: SmartPanelData | null;
   /** The attribute filters, or null where they are not offered. */
   facets: Facet[] | null;
   /** What each long list's 'start typing...' box holds (`v<attribute id>` in the URL). */
   narrow?: Record<string, string>;
-}
-
-/** Hidden fields that carry the rest of the grid's filter along with a form that changes one part of it. */
-function Carry({ filter, q = true, attrs = true }: { filter: GridFilter; q?: boolean; attrs?: boolean }) {
-  return (
-    <>
-      {q && filter.q ? <input type="hidden" name="q" value={filter.q} /> : null}
-      {attrs ? attrParams(filter.attrs).map((f) => <input key={f} type="hidden" name="f" value={f} />) : null}
-      {filter.review ? <input type="hidden" name="review" value={filter.review} /> : null}
-    </>
-  );
 }
 
 /**
@@ -34,10 +30,11 @@ function Carry({ filter, q = true, attrs = true }: { filter: GridFilter; q?: boo
  * apply to the result. With JavaScript the forms navigate in place (scroll and focus stay) and a ticked box applies
  * at once.
  */
-export function SearchSidebar({ path, filter, facets, narrow = {} }: SidebarProps) {
+export function SearchSidebar({ path, filter, facets, narrow = {}, smartOffered = false, smart = null }: SidebarProps) {
   return (
     <aside className="search-sidebar" aria-label="Search and filters">
       <KeywordSearch path={path} filter={filter} />
+      {smartOffered ? <SmartSearch path={path} filter={filter} panel={smart} /> : null}
       {facets ? <AttributeFilters path={path} filter={filter} facets={facets} narrow={narrow} /> : null}
     </aside>
   );
@@ -55,7 +52,7 @@ function KeywordSearch({ path, filter }: { path: string; filter: GridFilter }) {
       <h2 className="search-sidebar-title" id="keyword-search-title">
         Keyword search
       </h2>
-      <Form method="get" action={path} role="search" preventScrollReset className="keyword-search">
+      <Form method="get" action={path} role="search" aria-label="Keyword search" preventScrollReset className="keyword-search">
         <label htmlFor="keyword-search-q" className="sr-only">
           Search words
         </label>
@@ -88,7 +85,12 @@ function KeywordSearch({ path, filter }: { path: string; filter: GridFilter }) {
   );
 }
 
-function AttributeFilters({ path, filter, facets, narrow }: Required<Omit<SidebarProps, "facets">> & { facets: Facet[] }) {
+function AttributeFilters({
+  path,
+  filter,
+  facets,
+  narrow,
+}: Required<Pick<SidebarProps, "path" | "filter" | "narrow">> & { facets: Facet[] }) {
   const submit = useSubmit();
   const chosen = Object.keys(filter.attrs ?? {}).length > 0;
   return (
@@ -112,7 +114,12 @@ function AttributeFilters({ path, filter, facets, narrow }: Required<Omit<Sideba
           preventScrollReset
           onChange={(event) => {
             // With JavaScript a ticked box applies at once (the typing boxes only narrow their lists).
-            if ((event.target as HTMLInputElement).type === "checkbox") submit(event.currentTarget, { preventScrollReset: true });
+            const box = event.target as HTMLInputElement;
+            if (box.type !== "checkbox") return;
+            // A long list's chosen values also ride in hidden fields (its rows come and go): an untick drops that one too.
+            for (const hidden of event.currentTarget.querySelectorAll<HTMLInputElement>("input[data-chosen]"))
+              if (hidden.value === box.value) hidden.disabled = !box.checked;
+            submit(event.currentTarget, { preventScrollReset: true });
           }}
         >
           <Carry filter={filter} attrs={false} />
@@ -136,6 +143,7 @@ function AttributeFilters({ path, filter, facets, narrow }: Required<Omit<Sideba
 }
 
 function FacetGroup({ facet, typed }: { facet: Facet; typed: string }) {
+  const hydrated = useHydrated();
   const [text, setText] = useState(typed);
   const long = facet.values.length >= LONG_LIST;
   const needle = text.trim().toLowerCase();
@@ -161,22 +169,68 @@ function FacetGroup({ facet, typed }: { facet: Facet; typed: string }) {
           />
         </>
       ) : null}
-      <ul className={long ? "facet-values facet-values-long" : "facet-values"}>
-        {shown.map((v) => {
-          const id = `facet-${facet.id}-${v.value}`;
-          const none = v.count === 0 && !v.chosen;
-          return (
-            <li key={v.value} className={none ? "facet-none" : undefined}>
-              <Tick id={id} value={`${facet.id}:${v.value}`} chosen={v.chosen} disabled={none} />
-              <label htmlFor={id}>
-                {v.value} <span className="facet-count">({v.count})</span>
-              </label>
-            </li>
-          );
-        })}
-        {shown.length === 0 ? <li className="muted">No values match</li> : null}
-      </ul>
+      {long && hydrated ? (
+        <VirtualValues facet={facet} shown={shown} />
+      ) : (
+        <ul className={long ? "facet-values facet-values-long" : "facet-values"}>
+          {shown.map((v) => (
+            <ValueRow key={v.value} facet={facet} value={v} />
+          ))}
+          {shown.length === 0 ? <li className="muted">No values match</li> : null}
+        </ul>
+      )}
     </fieldset>
+  );
+}
+
+function ValueRow({ facet, value: v, style }: { facet: Facet; value: FacetValue; style?: CSSProperties }) {
+  const id = `facet-${facet.id}-${v.value}`;
+  const none = v.count === 0 && !v.chosen;
+  return (
+    <li className={none ? "facet-none" : undefined} style={style}>
+      <Tick id={id} value={`${facet.id}:${v.value}`} chosen={v.chosen} disabled={none} />
+      <label htmlFor={id}>
+        {v.value} <span className="facet-count">({v.count})</span>
+      </label>
+    </li>
+  );
+}
+
+/** Rows of the spec's searchable virtual list: 35 px each, in a box at most 200 px tall and 400 px wide. */
+const ROW = 35;
+
+/**
+ * A long list with JavaScript: only the rows in view (and a few around) are in the page, so a list of thousands of
+ * values stays light. Rows scrolled out of view take their boxes with them, so the chosen values also ride in
+ * hidden fields of their own (the form then always carries every choice); a tick applies at once, as elsewhere.
+ */
+function VirtualValues({ facet, shown }: { facet: Facet; shown: FacetValue[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: shown.length, getScrollElement: () => box.current, estimateSize: () => ROW, overscan: 6 });
+  return (
+    <>
+      {facet.values
+        .filter((v) => v.chosen)
+        .map((v) => (
+          <input key={v.value} type="hidden" name="f" value={`${facet.id}:${v.value}`} data-chosen />
+        ))}
+      <div ref={box} className="facet-values-long facet-virtual">
+        {shown.length === 0 ? (
+          <p className="muted">No values match</p>
+        ) : (
+          <ul className="facet-values" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+            {virtualizer.getVirtualItems().map((row) => (
+              <ValueRow
+                key={shown[row.index]!.value}
+                facet={facet}
+                value={shown[row.index]!}
+                style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${row.start}px)` }}
+              />
+            ))}
+          </ul>
+        )}
+      </div>
+    </>
   );
 }
 

@@ -308,6 +308,14 @@ export function UploadStart({
   return (
     <section className="upload-page" aria-labelledby="upload-heading">
       <h1 id="upload-heading">Upload images to {project.name}</h1>
+      <nav className="upload-tiles" aria-label="Project tools">
+        <Link to={`/upload/${project.id}/attributes`} className="tile">
+          Manage Attributes
+        </Link>
+        <Link to={`/upload/${project.id}/import`} className="tile">
+          Import Attributes CSV
+        </Link>
+      </nav>
       {results?.length ? <UploadResults projectId={project.id} results={results} /> : null}
       <UploadForm key={error ?? ""} projectId={project.id} maxBytes={maxBytes} error={error} />
     </section>

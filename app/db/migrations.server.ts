@@ -7,6 +7,8 @@ import { objectsTable } from "./migrations/004-objects.server";
 import { boardsAndJobProgress } from "./migrations/005-boards-and-job-progress.server";
 import { sharing } from "./migrations/008-sharing.server";
 import { keywordSearch } from "./migrations/009-keyword-search.server";
+import { tagVectors } from "./migrations/010-tag-vectors.server";
+import { attributeExports } from "./migrations/011-attribute-exports.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -18,6 +20,8 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "005-boards-and-job-progress": boardsAndJobProgress(),
     "008-sharing": sharing(dialect),
     "009-keyword-search": keywordSearch(dialect),
+    "010-tag-vectors": tagVectors(dialect),
+    "011-attribute-exports": attributeExports(dialect),
   };
 }
 

@@ -292,6 +292,24 @@ export interface ObjectsTable {
   updated_at: number;
 }
 
+/** Smart search: a tag's sentence-encoder vector (512 float32s), by folded tag. */
+/** An attribute export too large to attach: its stored CSV, whose it is, and until when its link works. */
+export interface AttributeExportsTable {
+  id: string;
+  user_id: number;
+  project_id: number;
+  storage_key: string;
+  file_name: string;
+  size_bytes: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface TagVectorsTable {
+  tag: string;
+  vector: Uint8Array;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -317,6 +335,8 @@ export interface Database {
   audit_log: AuditLogTable;
   jobs: JobsTable;
   objects: ObjectsTable;
+  tag_vectors: TagVectorsTable;
+  attribute_exports: AttributeExportsTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -10,7 +10,9 @@ export function bulkItems(view: "project" | "board", canEdit: boolean): BulkItem
     { op: "keywords", label: "Add keyword", write: true },
     { op: "remove", label: "Remove", write: true, only: "board" },
     { op: "delete", label: "Delete", write: true, only: "project" },
+    { op: "attributes", label: "Assign Attributes", write: true },
     { op: "data", label: "Download images data" },
+    { op: "export", label: "Export attributes by email" },
     { op: "unselect", label: "Unselect" },
   ];
   return items.filter((i) => (!i.only || i.only === view) && (!i.write || canEdit)).map(({ op, label }) => ({ op, label }));

@@ -1,15 +1,18 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
-import { z } from "zod";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
+import { assignableAttributes } from "~/models/attributes.server";
 import { recordAudit } from "~/models/audit.server";
 import { boardOfProject, boardsOfProject, createBoard } from "~/models/boards.server";
 import type { BulkOutcome, Picked } from "~/models/bulk.server";
 import { countSelection } from "~/models/bulk.server";
 import { requireEdit, scopeKey, type MemberScope } from "~/models/scope.server";
+import { EXPORT_QUEUED, requestAttributeExport } from "~/services/attribute-export.server";
 import { csvOfSelection, runBulk, zipOfSelection, type BulkAction } from "~/services/bulk.server";
 import { readSelection, selectionCookie } from "~/sessions.server";
+import { ATTRIBUTE_MESSAGES, AssignAttributeSchema } from "./attribute-rules";
 import { withFilterQuery } from "./grid-filter";
+import type { BulkOp } from "./grid.server";
 import { headerOf } from "./header.server";
 import { combineHeaders, readForm, redirectWithToast } from "./http.server";
 import {
@@ -21,17 +24,17 @@ import {
   KeywordsSchema,
   MAX_DOWNLOAD,
   NEW_BOARD,
-  REMOVE_WORD,
+  RemoveImagesSchema,
   typedConfirmation,
 } from "./schemas";
 
 /** The bulk actions each view offers (spec 1, bulk actions menu); the pages live at <grid path>/bulk/<op>. */
 const OPS = {
-  project: ["download", "add", "keywords", "delete", "data"],
-  board: ["download", "move", "copy", "keywords", "remove", "data"],
+  project: ["download", "add", "keywords", "delete", "attributes", "data", "export"],
+  board: ["download", "move", "copy", "keywords", "remove", "attributes", "data", "export"],
 } as const;
-const READ_OPS = new Set(["download", "data"]);
-export type BulkPageOp = "download" | "add" | "copy" | "move" | "keywords" | "remove" | "delete" | "data";
+const READ_OPS = new Set(["download", "data", "export"]);
+export type BulkPageOp = BulkOp;
 
 export const SHARED_BOARD_WARNING = "This is a client-level board: changes will be visible for all users.";
 
@@ -70,7 +73,9 @@ export async function bulkPageData(request: Request, scope: MemberScope, rawOp: 
     back: gridPath(scope),
     files: { zip: `${gridBase(scope)}/bulk/zip${filterQuery(scope)}`, csv: `${gridBase(scope)}/bulk/csv${filterQuery(scope)}` },
     view: scope.kind,
+    projectId: scope.project.id,
     boards,
+    attributeChoices: op === "attributes" ? await assignableAttributes(scope) : [],
     /** The board the action starts from is client-level: moving, copying or removing asks for a confirmation. */
     sourceShared: scope.kind === "board" && scope.board.clientBoard,
     step: new URL(request.url).searchParams.get("step") === "2" ? 2 : 1,
@@ -94,6 +99,8 @@ function toastOf(op: BulkPageOp, outcome: BulkOutcome, board?: string) {
       return `${pluralImages(outcome.affected)} removed from this board`;
     case "delete":
       return `${pluralImages(outcome.affected)} deleted`;
+    case "attributes":
+      return `${ATTRIBUTE_MESSAGES.assigned}: ${pluralImages(outcome.affected)}${outcome.skipped ? ` (${outcome.skipped.toLocaleString("en")} kept the value they had)` : ""}`;
     default:
       return `Keywords added to ${pluralImages(outcome.affected)}${outcome.skipped ? ` (${outcome.skipped.toLocaleString("en")} already had them or were full)` : ""}`;
   }
@@ -152,6 +159,15 @@ export async function bulkPageAction(request: Request, scope: MemberScope, rawOp
   const form = await readForm(request);
 
   if (op === "download" || op === "data") throw new NotFoundError("Page not found"); // the files come from …/bulk/zip and …/bulk/csv
+  if (op === "export") {
+    await requestAttributeExport(scope, picked);
+    return redirectWithToast(
+      request,
+      gridPath(scope),
+      { kind: "success", title: EXPORT_QUEUED },
+      { headers: { "Set-Cookie": await cleared(scope) } },
+    );
+  }
   let action: BulkAction;
   let boardTitle: string | undefined;
   if (op === "add" || op === "copy" || op === "move") {
@@ -189,8 +205,20 @@ export async function bulkPageAction(request: Request, scope: MemberScope, rawOp
     const submission = parseWithZod(form, { schema: KeywordsSchema });
     if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
     action = { op, keywords: submission.value.keywords };
+  } else if (op === "attributes") {
+    const submission = parseWithZod(form, { schema: AssignAttributeSchema });
+    if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
+    const { attribute, value, replace, confirmShared } = submission.value;
+    if (!(await assignableAttributes(scope)).some((c) => c.id === attribute))
+      return data(
+        { result: submission.reply({ fieldErrors: { attribute: [ATTRIBUTE_MESSAGES.pickAttribute] } }), error: null },
+        { status: 400 },
+      );
+    if (scope.kind === "board" && scope.board.clientBoard && confirmShared !== "yes")
+      return data({ result: submission.reply({ fieldErrors: { confirmShared: [SHARED_BOARD_WARNING] } }), error: null }, { status: 400 });
+    action = { op, attributeId: attribute, value, replace: replace === "yes" };
   } else if (op === "remove") {
-    const schema = typedConfirmation(REMOVE_WORD).extend({ confirmShared: z.literal("yes").optional() });
+    const schema = RemoveImagesSchema;
     const submission = parseWithZod(form, { schema });
     if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
     if (scope.kind === "board" && scope.board.clientBoard && submission.value.confirmShared !== "yes")

@@ -1,14 +1,25 @@
 import { cleanQuery } from "./keywords-query";
 import { reviewFilterOf, type ReviewFilter } from "./schemas";
+import { tagsOf } from "./smart-tags";
 
 /**
- * What narrows a grid, as its URL carries it: the keyword search (`q`, any grid), attribute values (`f=<attribute
- * id>:<value>`, repeated) and, on a board, the client review filter (`review`). The same filter rides along into
+ * What narrows a grid, as its URL carries it: the keyword search (`q`, any grid), the smart search (`smart`, the
+ * phrase, and `tags`, what it became, comma-separated), attribute values (`f=<attribute id>:<value>`, repeated) and,
+ * on a board, the client review filter (`review`). The same filter rides along into
  * the grid's pages, selection, bulk pages and downloads, so "select all" and every bulk action work on exactly the
  * set the person sees.
  */
 export interface GridFilter {
   q?: string;
+  /** The smart search's phrase, as typed. */
+  smart?: string;
+  /**
+   * The tags the images are found by, ranked by how many each holds: the phrase's tags, as the person edited them.
+   * Absent while a phrase has not been turned into tags yet: the page loaders do that (withSmartTags), and every link
+   * and API call a page makes carries the tags, so elsewhere (APIs, bulk pages, downloads) a phrase without tags
+   * finds nothing. Empty when the person removed every tag.
+   */
+  tags?: string[];
   /** Chosen values by attribute id (the MIX rule: values of one attribute OR, across attributes AND). */
   attrs?: Record<string, string[]>;
   review?: ReviewFilter;
@@ -37,7 +48,15 @@ export function gridFilterOf(params: URLSearchParams): GridFilter {
   const q = cleanQuery(params.get("q"));
   const attrs = attrsOf(params.getAll("f"));
   const review = reviewFilterOf(params.get("review"));
-  return { ...(q.trim() ? { q } : {}), ...(attrs ? { attrs } : {}), ...(review ? { review } : {}) };
+  const smart = cleanQuery(params.get("smart")).trim();
+  const tags = params.has("tags") ? tagsOf(params.get("tags")) : undefined;
+  return {
+    ...(q.trim() ? { q } : {}),
+    ...(smart ? { smart } : {}),
+    ...(tags ? { tags } : {}),
+    ...(attrs ? { attrs } : {}),
+    ...(review ? { review } : {}),
+  };
 }
 
 /** The filter's attribute values as `f` parameter values, in a stable order. */
@@ -50,6 +69,8 @@ export const attrParams = (attrs: GridFilter["attrs"]) =>
 export function filterSearch(filter: GridFilter | undefined): string {
   const params = new URLSearchParams();
   if (filter?.q) params.set("q", filter.q);
+  if (filter?.smart) params.set("smart", filter.smart);
+  if (filter?.tags) params.set("tags", filter.tags.join(","));
   for (const f of attrParams(filter?.attrs)) params.append("f", f);
   if (filter?.review) params.set("review", filter.review);
   return params.toString();

@@ -36,7 +36,7 @@ export async function loadGrid(request: Request, scope: GridScope) {
 }
 
 /** The bulk actions a grid's menu offers, by view (spec 1: bulk actions menu). */
-export const BULK_OPS = ["download", "add", "copy", "move", "keywords", "remove", "delete", "data"] as const;
+export const BULK_OPS = ["download", "add", "copy", "move", "keywords", "remove", "delete", "attributes", "data", "export"] as const;
 export type BulkOp = (typeof BULK_OPS)[number];
 
 const SelectionAction = z.object({

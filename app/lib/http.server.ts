@@ -50,10 +50,6 @@ export function api<A>(handler: Handler<A, Response>): Handler<A, Response> {
 }
 
 /** Throws an HttpError (default 400) with the message unless the condition holds. */
-export function invariant(condition: unknown, message: string, status = 400): asserts condition {
-  if (!condition) throw new HttpError(status, message);
-}
-
 const FORM_TYPES = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
 
 /** The posted form. A body of another type answers 415, one that cannot be read 400: never a 500. */

@@ -56,6 +56,12 @@ export function parseKeywords(raw: string): Term[] {
   return terms.slice(0, MAX_TERMS).map(({ tokens, prefix }) => ({ tokens, prefix }));
 }
 
+/** A text as one phrase term (a smart search's tag: all its words, in order, no prefix); null when it has no word. */
+export function phraseTerm(text: string): Term | null {
+  const tokens = tokensOf(text.slice(0, MAX_QUERY_LENGTH));
+  return tokens.length ? { tokens, prefix: false } : null;
+}
+
 /** FTS5 MATCH text: every term a quoted string (tokens hold no quotes), AND between them. */
 export const fts5Query = (terms: Term[]) => terms.map((t) => `"${t.tokens.join(" ")}"${t.prefix ? "*" : ""}`).join(" AND ");
 

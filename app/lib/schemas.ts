@@ -148,7 +148,8 @@ export const typedConfirmation = (word: string, message = `Please type ${word} t
 export const DELETE_WORD = "DELETE";
 export const REMOVE_WORD = "REMOVE";
 export const DeleteImageSchema = typedConfirmation(DELETE_WORD);
-export const RemoveImagesSchema = typedConfirmation(REMOVE_WORD);
+/** Remove from a board (one image or a selection): the typed REMOVE, and the client-level board's confirmation. */
+export const RemoveImagesSchema = typedConfirmation(REMOVE_WORD).extend({ confirmShared: z.literal("yes").optional() });
 
 /** Board and project names (spec 1 §5): required, not blank, 3 to 64 characters, none of ( ) & @ $ | % ~. */
 export const NAME_SPECIAL = /[()&@$|%~]/;

@@ -1,7 +1,7 @@
 import { cleanQuery } from "./keywords-query";
 
-/** The search types of the spec's routes that exist (smart search comes with its own issue). */
-export const SEARCH_TYPES = ["keyword"] as const;
+/** The search types of the spec's routes: keyword (words) and smart (a phrase that becomes tags). */
+export const SEARCH_TYPES = ["keyword", "smart"] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
 export const isSearchType = (raw: string | undefined): raw is SearchType => (SEARCH_TYPES as readonly string[]).includes(raw ?? "");
 

@@ -1,17 +1,28 @@
-import { attributeFacets } from "~/models/facets.server";
+import { attributeFacets, facetsFingerprint } from "~/models/facets.server";
 import type { OneProjectScope } from "~/models/scope.server";
+import { smartPanel } from "~/services/smart-search.server";
 
 /**
- * What a grid page's search sidebar shows: the scope's filter as the URL gave it, the attribute filters with their
- * counts (null where they are not offered), and what each long list's 'start typing...' box holds.
+ * What a grid page's search sidebar shows: the scope's filter as the URL gave it, the smart search's panel (null on
+ * a shared board, which offers keyword and attribute search only; and null where there is no smart search in the
+ * URL), the attribute filters with their counts (null where they are not offered), and what each long list's
+ * 'start typing...' box holds.
  */
 export async function sidebarData(request: Request, scope: OneProjectScope, opts: { attributes: boolean } = { attributes: true }) {
   const params = new URL(request.url).searchParams;
   const narrow: Record<string, string> = {};
   for (const [name, value] of params) if (/^v\d{1,12}$/.test(name) && value.trim()) narrow[name.slice(1)] = value.slice(0, 100);
+  const [facets, smart] = await Promise.all([
+    opts.attributes ? attributeFacets(scope) : null,
+    scope.kind === "shared" ? null : smartPanel(scope),
+  ]);
   return {
     filter: scope.filter ?? {},
-    facets: opts.attributes ? await attributeFacets(scope) : null,
+    smartOffered: scope.kind !== "shared",
+    smart,
+    facets,
+    /** The values one can choose (the lists do not depend on the filter): 'New Filters Loaded' compares it. */
+    filtersVersion: facetsFingerprint(facets),
     narrow,
   };
 }

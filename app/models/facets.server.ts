@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { sha256 } from "~/lib/crypto.server";
 import { db } from "~/db/connection.server";
 import { selectedImageIds } from "./grid.server";
 import { scopeKey, scopeVersion, type OneProjectScope } from "./scope.server";
@@ -26,22 +27,48 @@ type Counts = Map<string, number>;
 const keyOf = (attributeId: number, value: string) => `${attributeId}\u0000${value}`;
 
 /**
- * Counting reads every attribute value of the scope's images (a few hundred thousand index entries on a 100k project),
- * yet the counts change only when the scope's version does (every write to an image, its attribute values or a board
- * moves it on, see write.server.ts). So they are kept per scope, filter and version, like the grid's totals.
+ * Counting reads every attribute value of the scope's images (a few hundred thousand index entries on a 100k project,
+ * seconds on a 1M project: bench P5b), yet the counts change only when the scope's version does (every write to an
+ * image, its attribute values or a board moves it on, see write.server.ts). So they are kept per scope, filter and
+ * version, like the grid's totals. When the last count of a scope and filter was slow, a newer version is counted in
+ * the background while the previous counts answer: after an edit on a huge project the page stays fast, its counts
+ * one write behind for a few seconds ('New Filters Loaded' then offers the new values).
  */
-const cache = new Map<string, Counts>();
+const cache = new Map<string, Promise<Counts>>();
+const latest = new Map<string, { version: number; counts: Counts; ms: number }>();
 const MAX_CACHED = 500;
+/**
+ * How slow a count must have been for the next version to be counted in the background: well above a 100k project's
+ * counts (tens of ms), well below a 1M project's (seconds). A setting so tests can take the slow path.
+ */
+export const facetTiming = { slowMs: 1000 };
 
 /** Values and counts of the attributes in `only` (or every attribute), over the images of a scope. */
-async function valueCounts(scope: OneProjectScope, only?: number): Promise<Counts> {
-  const key = `${scopeKey(scope)}|${only ?? "*"}@${scopeVersion(scope)}`;
+function valueCounts(scope: OneProjectScope, only?: number): Promise<Counts> {
+  const base = `${scopeKey(scope)}|${only ?? "*"}`;
+  const version = scopeVersion(scope);
+  const key = `${base}@${version}`;
   const known = cache.get(key);
-  if (known) return known;
-  const counts = await countValues(scope, only);
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-  cache.set(key, counts);
-  return counts;
+  const previous = latest.get(base);
+  if (known) return previous && previous.version < version && previous.ms >= facetTiming.slowMs ? Promise.resolve(previous.counts) : known;
+  // The promise is kept, so the open tabs' freshness checks right after a write share one count.
+  const started = performance.now();
+  const counts = countValues(scope, only);
+  counts.then(
+    (c) => {
+      const now = latest.get(base);
+      if (!now || now.version <= version) remember(latest, base, { version, counts: c, ms: performance.now() - started });
+    },
+    () => cache.delete(key),
+  );
+  remember(cache, key, counts);
+  return previous && previous.version < version && previous.ms >= facetTiming.slowMs ? Promise.resolve(previous.counts) : counts;
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V) {
+  map.delete(key);
+  if (map.size >= MAX_CACHED) map.delete(map.keys().next().value!);
+  map.set(key, value);
 }
 
 async function countValues(scope: OneProjectScope, only?: number): Promise<Counts> {
@@ -97,4 +124,13 @@ export async function attributeFacets(scope: OneProjectScope): Promise<Facet[]> 
       };
     })
     .filter((f) => f.values.length > 0);
+}
+
+/**
+ * What can be chosen in a scope's attribute filters (attributes and their values, not the counts), as a short
+ * fingerprint: when it changes while a page is open, the page offers 'New Filters Loaded'. Null without filters.
+ */
+export function facetsFingerprint(facets: Facet[] | null): string | null {
+  if (!facets?.length) return null;
+  return sha256(JSON.stringify(facets.map((f) => [f.id, f.name, f.values.map((v) => v.value)]))).slice(0, 16);
 }

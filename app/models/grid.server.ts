@@ -1,7 +1,8 @@
 import { sql, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
 import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope } from "./scope.server";
-import { keywordMatches, termsOf } from "./search.server";
+import { hasSmart } from "~/lib/smart-tags";
+import { keywordIds, keywordMatches, strongMatchesAtLeast, tagMatches, tagTermsOf, termsOf } from "./search.server";
 
 export type { GridScope };
 
@@ -53,8 +54,9 @@ type GridQuery = SelectQueryBuilder<any, any, GridRow>;
 /**
  * Where a card sorts: newest first (a project by the image's creation, a board by when the image was added), id as
  * the tiebreak. A keyword search ranks by relevance first: images whose title or keywords hold every term come
- * before those that match only in the description, OCR text or file name. The rank rides in the sort key's high
- * bits (2^42 is added to t of the first kind; times in ms stay below 2^42 until the year 2109), so keyset paging,
+ * before those that match only in the description, OCR text or file name; a smart search ranks by how many of its
+ * tags an image holds, above that. The rank rides in the sort key's high bits (2^42 is added to t of the first kind,
+ * 2^43 per tag held; times in ms stay below 2^42 until the year 2109, 16 tags stay below 2^48), so keyset paging,
  * cursors and jumps work unchanged.
  */
 const RANK = 2 ** 42;
@@ -62,49 +64,69 @@ function sortKey(scope: GridScope) {
   const onBoard = scope.kind === "board" || scope.kind === "shared";
   const time = onBoard ? sql.ref<number>("board_images.added_at") : sql.ref<number>("images.created_at");
   const id = onBoard ? sql.ref<number>("board_images.image_id") : sql.ref<number>("images.id");
-  const t = termsOf(scope.filter?.q).length ? sql<number>`(${sql.ref("m.strong")} * ${sql.lit(RANK)} + ${time})` : time;
+  let t = termsOf(scope.filter?.q).length ? sql<number>`(${sql.ref("m.strong")} * ${sql.lit(RANK)} + ${time})` : time;
+  if (tagTermsOf(scope.filter?.tags).length) t = sql<number>`(${sql.ref("s.n")} * ${sql.lit(RANK * 2)} + ${t})`;
   return { t, id };
 }
 
+/**
+ * A project's keyword search walked along its keyset index instead of joined (see walkedRows): the images holding
+ * every term in the title or keywords (`strong`, the ranking's first tier), or the others that match (`rest`).
+ */
+type Walk = "strong" | "rest";
+
 /** The base query of a scope: its live images with their sort key `t`, narrowed by the scope's filter. */
-function scopeQuery(scope: GridScope): GridQuery {
-  const { t } = sortKey(scope);
+function scopeQuery(scope: GridScope, walk?: Walk): GridQuery {
   const terms = termsOf(scope.filter?.q);
+  const t = walk
+    ? walk === "strong"
+      ? sql<number>`(${sql.lit(RANK)} + ${sql.ref("images.created_at")})`
+      : sql.ref<number>("images.created_at")
+    : sortKey(scope).t;
+  const smart = hasSmart(scope.filter);
+  const tags = tagTermsOf(scope.filter?.tags);
   const columns = ["images.id", "images.title", "images.keywords", "images.thumb_key", t.as("t")] as const;
   // A search joins its matches (driven by the full-text index); otherwise the scope's own index drives.
-  const matches = () => keywordMatches(terms, scope.kind === "shared" && !scope.link.allowDownload ? "noFileName" : "anywhere").as("m");
+  const matchIn = scope.kind === "shared" && !scope.link.allowDownload ? "noFileName" : "anywhere";
+  const joinMatches = <Q extends SelectQueryBuilder<any, any, any>>(from: Q): Q => {
+    let joined: SelectQueryBuilder<any, any, any> = from;
+    if (terms.length && !walk) joined = joined.innerJoin(keywordMatches(terms, matchIn).as("m"), "m.id", "images.id");
+    if (tags.length) joined = joined.innerJoin(tagMatches(tags).as("s"), "s.id", "images.id");
+    return joined as Q;
+  };
   let q: GridQuery;
   if (scope.kind === "project" || scope.kind === "all") {
-    const images = terms.length ? db().selectFrom("images").innerJoin(matches(), "m.id", "images.id") : db().selectFrom("images");
+    const images = joinMatches(db().selectFrom("images"));
     q = (
       scope.kind === "project"
         ? images.select(columns).where("images.project_id", "=", scope.project.id)
         : images.select(columns).where("images.project_id", "in", visibleProjectIds(scope.actor))
     ) as GridQuery;
   } else {
-    const onBoard = db().selectFrom("board_images").innerJoin("images", "images.id", "board_images.image_id");
-    q = (terms.length ? onBoard.innerJoin(matches(), "m.id", "images.id") : onBoard)
+    q = joinMatches(db().selectFrom("board_images").innerJoin("images", "images.id", "board_images.image_id"))
       .select(columns)
       .where("board_images.board_id", "=", scope.board.id) as GridQuery;
   }
   q = q.where("images.deleted_at", "is", null);
-  // Across projects only a search makes a grid: text without a word finds nothing (in one project it filters nothing).
-  if (!terms.length && scope.kind === "all") q = q.where(sql<boolean>`1 = 0`);
+  if (walk === "strong") q = q.where("images.id", "in", keywordIds(terms, "strong"));
+  if (walk === "rest")
+    q = q.where("images.id", "in", keywordIds(terms, "anywhere")).where("images.id", "not in", keywordIds(terms, "strong"));
+  // Across projects only a search makes a grid: text without a word finds nothing (in one project it filters
+  // nothing). A smart search whose tags were all removed (or that found none) finds nothing either.
+  if ((!terms.length && !tags.length && scope.kind === "all") || (smart && !tags.length)) q = q.where(sql<boolean>`1 = 0`);
   // The MIX rule: the chosen values of one attribute OR, attributes AND.
   for (const [attributeId, values] of Object.entries(scope.filter?.attrs ?? {}))
-    q = q.where((eb) =>
-      eb(
-        "images.id",
-        "in",
-        eb
-          .selectFrom("image_attribute_values as av")
-          .innerJoin("attributes as a", "a.id", "av.attribute_id")
-          .select("av.image_id")
-          .where("av.attribute_id", "=", Number(attributeId))
-          .where("a.active", "=", 1) // a deactivated attribute (hidden everywhere) matches nothing: its values cannot be probed
-          .where("av.value", "in", values),
-      ),
-    );
+    q = q.where((eb) => {
+      const holding = eb
+        .selectFrom("image_attribute_values as av")
+        .innerJoin("attributes as a", "a.id", "av.attribute_id")
+        .select("av.image_id")
+        .where("av.attribute_id", "=", Number(attributeId))
+        .where("a.active", "=", 1) // a deactivated attribute (hidden everywhere) matches nothing: its values cannot be probed
+        .where("av.value", "in", values);
+      // A walk checks image by image (one primary-key look-up each); otherwise the value's images are read once.
+      return walk ? eb.exists(holding.whereRef("av.image_id", "=", "images.id")) : eb("images.id", "in", holding);
+    });
   const review = scope.kind === "board" ? scope.filter?.review : undefined;
   if (review && scope.kind === "board")
     q = q.where((eb) =>
@@ -132,11 +154,43 @@ export interface Picked {
  * set-based, whatever its size.
  */
 export function selectedImageIds(scope: GridScope, picked: Picked) {
-  let q = scopeQuery(scope).clearSelect().select(sql.ref<number>("images.id").as("id"));
-  if (picked.all) {
-    if (picked.ids.length) q = q.where("images.id", "not in", picked.ids);
-  } else q = q.where("images.id", "in", picked.ids.length ? picked.ids : [-1]);
-  return q as SelectQueryBuilder<any, any, { id: number }>;
+  return pickedImages(scope, picked).clearSelect().select(sql.ref<number>("images.id").as("id")) as SelectQueryBuilder<
+    any,
+    any,
+    { id: number }
+  >;
+}
+
+/** The scope's query (images, joined and filtered as its grid is) narrowed to a selection; select what you need. */
+export function pickedImages(scope: GridScope, picked: Picked) {
+  const q = scopeQuery(scope);
+  if (picked.all) return picked.ids.length ? q.where("images.id", "not in", picked.ids) : q;
+  return q.where("images.id", "in", picked.ids.length ? picked.ids : [-1]);
+}
+
+/**
+ * A common word in a project's keyword search: walked along the project's keyset index, newest first, checking each
+ * image against the word's matches and the attribute values, until the page is full, instead of joining and sorting
+ * every match (a word in 10% of a 1M project: 10 ms instead of 340 ms a page, bench P5-1m). The ranking's two tiers
+ * are walked in turn: title or keyword matches (their `t` carries the rank), then the rest. A rare word is joined as
+ * before (a walk would read the whole index to find it), as are pages backwards, boards and smart searches.
+ * Null when the page is not walked.
+ */
+/** How many title or keyword matches make a word common enough to walk (a setting so tests can take both paths). */
+export const walkSettings = { from: 2000 };
+async function walkedRows(scope: GridScope, after: Cursor | null, n: number): Promise<GridRow[] | null> {
+  if (scope.kind !== "project" || hasSmart(scope.filter)) return null;
+  const terms = termsOf(scope.filter?.q);
+  if (!terms.length || !(await strongMatchesAtLeast(terms, walkSettings.from))) return null;
+  const tier = (walk: Walk, from: Cursor | null, count: number) => {
+    let q = scopeQuery(scope, walk);
+    // Ordered by the index's own columns (an expression would sort every match); the cursor in the same terms.
+    if (from) q = q.where(sql<boolean>`(${sql.ref("images.created_at")}, ${sql.ref("images.id")}) < (${from.t}, ${from.id})`);
+    return q.orderBy(sql.ref("images.created_at"), "desc").orderBy(sql.ref("images.id"), "desc").limit(count).execute();
+  };
+  if (after && after.t < RANK) return tier("rest", after, n);
+  const strong = await tier("strong", after && { t: after.t - RANK, id: after.id }, n);
+  return strong.length >= n ? strong : [...strong, ...(await tier("rest", null, n - strong.length))];
 }
 
 /**
@@ -154,11 +208,13 @@ export async function gridPage(
   // Row-value comparison: both dialects seek the (t, id) index directly, at any depth.
   if (at) q = q.where(sql<boolean>`(${key.t}, ${key.id}) ${sql.raw(backwards ? ">" : "<")} (${at.t}, ${at.id})`);
   const direction = backwards ? "asc" : "desc";
-  const rows = await q
-    .orderBy(key.t, direction)
-    .orderBy(key.id, direction)
-    .limit(limit + 1)
-    .execute();
+  const rows =
+    (!backwards && (await walkedRows(scope, opts.after ?? null, limit + 1))) ||
+    (await q
+      .orderBy(key.t, direction)
+      .orderBy(key.id, direction)
+      .limit(limit + 1)
+      .execute());
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();

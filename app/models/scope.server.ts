@@ -61,6 +61,11 @@ export interface ProjectScope {
 export function withFilter<S extends GridScope>(scope: S, from: Request | URLSearchParams): S {
   const filter = gridFilterOf(from instanceof URLSearchParams ? from : new URL(from.url).searchParams);
   if (scope.kind !== "board") delete filter.review;
+  // Shared boards offer keyword and attribute search only (spec 1, Sidebar).
+  if (scope.kind === "shared") {
+    delete filter.smart;
+    delete filter.tags;
+  }
   return { ...scope, filter };
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { dialect } from "~/db/connection.server";
-import { fts5Query, parseKeywords, tsQuery, type Term } from "~/lib/keywords-query";
+import { db, dialect } from "~/db/connection.server";
+import { fts5Query, parseKeywords, phraseTerm, tsQuery, type Term } from "~/lib/keywords-query";
 
 /**
  * Keyword search conditions over `images` (the indexes are kept by triggers, migration 009). The user's text never
@@ -44,4 +44,60 @@ export function keywordMatches(terms: Term[], where: Exclude<MatchIn, "strong"> 
   return sql<{ id: number; strong: number }>`(select rowid as id,
     (rowid in (select rowid from images_fts where images_fts match ${ftsMatch(terms, "strong")})) as strong
     from images_fts where images_fts match ${ftsMatch(terms, where)} limit -1)`;
+}
+
+/** The phrase terms of a smart search's tags (a tag without a word is dropped). */
+export const tagTermsOf = (tags: string[] | undefined): Term[] => (tags ?? []).map(phraseTerm).filter((t): t is Term => t !== null);
+
+/**
+ * The images holding at least one of the tags (each a phrase, in the title or keywords, where tags live), as a
+ * derived table to join on `images.id`: columns `id`, and `n`, how many of the tags the image holds (the ranking:
+ * one noisy tag adds images at the end instead of emptying the result).
+ */
+export function tagMatches(tags: Term[]) {
+  if (dialect() === "postgres") {
+    const queries = tags.map((t) => sql`to_tsquery('simple', ${tsQuery([t], "A")})`);
+    return sql<{ id: number; n: number }>`(select image_id as id, ${sql.join(
+      queries.map((q) => sql`(doc @@ ${q})::int`),
+      sql` + `,
+    )} as n from image_search where doc @@ (${sql.join(queries, sql` || `)}))`;
+  }
+  const each = tags.map((t) => sql`select rowid as id from images_fts where images_fts match ${ftsMatch([t], "strong")}`);
+  return sql<{ id: number; n: number }>`(select id, count(*) as n from (${sql.join(each, sql` union all `)}) group by id)`;
+}
+
+/**
+ * The ids of the images matching every term (with `strong`: in the title or keywords), as a subquery for
+ * `images.id in (…)`: what a walk along a project's keyset index checks each image against.
+ */
+export function keywordIds(terms: Term[], where: "anywhere" | "strong") {
+  if (dialect() === "postgres")
+    return sql<{ id: number }>`(select image_id from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS[where])}))`;
+  return sql<{ id: number }>`(select rowid from images_fts where images_fts match ${ftsMatch(terms, where)})`;
+}
+
+/**
+ * Whether at least `n` images (of any project) hold every term in the title or keywords: a count that stops at n.
+ * How common a word is changes slowly, so the answer is kept for a minute: the pages of a search ask once.
+ */
+const commonness = new Map<string, { common: boolean; at: number }>();
+export async function strongMatchesAtLeast(terms: Term[], n: number): Promise<boolean> {
+  const key = `${dialect()}|${n}|${fts5Query(terms)}`;
+  const known = commonness.get(key);
+  if (known && Date.now() - known.at < 60_000) return known.common;
+  const common = await countStrongMatches(terms, n);
+  commonness.delete(key);
+  if (commonness.size >= 1000) commonness.delete(commonness.keys().next().value!);
+  commonness.set(key, { common, at: Date.now() });
+  return common;
+}
+
+async function countStrongMatches(terms: Term[], n: number): Promise<boolean> {
+  const query =
+    dialect() === "postgres"
+      ? sql<{ c: number }>`select count(*) as c from (select 1 from image_search
+          where doc @@ to_tsquery('simple', ${tsQuery(terms, "A")}) limit ${n}) s`
+      : sql<{ c: number }>`select count(*) as c from (select rowid from images_fts
+          where images_fts match ${ftsMatch(terms, "strong")} limit ${n}) s`;
+  return Number((await query.execute(db())).rows[0]?.c ?? 0) >= n;
 }

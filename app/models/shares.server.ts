@@ -400,7 +400,6 @@ export async function findSharedObject(scope: SharedBoardScope, imageId: number,
 // ——— The review loop ———
 
 export const COMMENT_MAX = 500;
-export const NAME_MAX = 60;
 /** Reviews (marks and comments) one visitor of a link may post per hour. */
 export const REVIEWS_PER_HOUR = 120;
 

@@ -14,13 +14,14 @@ import { page } from "~/lib/http.server";
 import { REVIEW_FILTERS, type ReviewFilter } from "~/lib/schemas";
 import { boardScope, withFilter } from "~/models/scope.server";
 import { reviewCounts } from "~/models/shares.server";
+import { withSmartTags } from "~/services/smart-search.server";
 import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.board.title ?? "Board"} | Koala` }];
 
 /** The board, narrowed by the URL's keyword search (`?q=`) and review filter (`?review=`: approved, rejected, commented). */
 async function scopeOf(request: Request, params: { boardID?: string; clientID?: string }) {
-  return withFilter(await boardScope(await requireActor(request), params.boardID, params.clientID), request);
+  return withSmartTags(withFilter(await boardScope(await requireActor(request), params.boardID, params.clientID), request));
 }
 
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
@@ -34,7 +35,6 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
     board: { id: scope.board.id, title: scope.board.title, projectId: scope.project.id },
     can: scope.can,
     grid,
-    filter: sidebar.filter,
     sidebar,
     reviews: counts.get(scope.board.id) ?? null,
     header: headerOf(scope),
@@ -46,11 +46,12 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => up
 const FILTER_LABELS: Record<ReviewFilter, string> = { approved: "Approved", rejected: "Rejected", commented: "Commented" };
 
 export default function BoardGrid() {
-  const { board, grid, can, filter, reviews, sidebar } = useLoaderData<typeof loader>();
+  const { board, grid, can, reviews, sidebar } = useLoaderData<typeof loader>();
+  const filter = sidebar.filter;
   const modal = useImageModal(board.id);
   const path = `/${board.projectId}/board/${board.id}`;
   const review = filter.review;
-  const search = { q: filter.q, attrs: filter.attrs };
+  const search = { ...filter, review: undefined };
   const count = (f: ReviewFilter) => (f === "commented" ? reviews?.comments : reviews?.[f]) ?? 0;
   return (
     <div>
@@ -73,6 +74,7 @@ export default function BoardGrid() {
         <ImageGrid
           key={filterSearch(filter)}
           data={grid}
+          filtersVersion={sidebar.filtersVersion}
           basePath={withFilterQuery(path, filter)}
           pageSize={PAGE_SIZE}
           scopeQuery={apiParams(`board=${encodeURIComponent(board.id)}`, filter)}

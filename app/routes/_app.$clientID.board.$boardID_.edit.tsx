@@ -1,9 +1,8 @@
-import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { NameForm } from "~/components/name-form";
 import { ConflictError, getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
@@ -43,33 +42,20 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
 export default function EditBoard() {
   const { board } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
-  const pending = usePending();
-  const [form, fields] = useSchemaForm(BoardNameSchema, {
-    id: "edit-board",
-    lastResult: answer?.result,
-    defaultValue: { title: board.title },
-  });
   const back = `/${board.projectId}/board/${board.id}`;
   return (
     <section className="confirm-page" aria-labelledby="edit-board-heading">
       <h1 id="edit-board-heading">Edit board</h1>
-      <Form method="post" {...getFormProps(form)}>
-        <FormError id={form.errorId} errors={form.errors} />
-        <Field
-          label="Board name"
-          field={fields.title}
-          hint="3 to 64 characters, without ( ) & @ $ | % ~."
-          inputProps={{ maxLength: 64, autoComplete: "off" }}
-        />
-        <div className="form-actions">
-          <SubmitButton pending={pending} pendingText="Saving…">
-            Save
-          </SubmitButton>
-          <Link to={back} className="btn">
-            Cancel
-          </Link>
-        </div>
-      </Form>
+      <NameForm
+        kind="board"
+        id="edit-board"
+        label="Board name"
+        defaultValue={board.title}
+        lastResult={answer?.result}
+        submit="Save"
+        pendingText="Saving…"
+        cancelTo={back}
+      />
       <h2>Delete this board</h2>
       <p>The images stay in the project; only the board and its pins go.</p>
       <Link to={`${back}/delete`} className="btn btn-danger">

@@ -1,7 +1,6 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { TypedConfirmForm } from "~/components/typed-confirm";
 import { getErrorMessage } from "~/lib/errors";
@@ -9,7 +8,7 @@ import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
 import { mediaUrl } from "~/lib/media";
-import { REMOVE_WORD, typedConfirmation } from "~/lib/schemas";
+import { REMOVE_WORD, RemoveImagesSchema } from "~/lib/schemas";
 import { isOnBoard, removeFromBoard } from "~/models/boards.server";
 import { imagesByIds } from "~/models/images.server";
 import { boardScope, parseId, requireEdit } from "~/models/scope.server";
@@ -39,7 +38,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   const scope = await scopeOf(request, params);
   const back = `/${scope.project.id}/board/${scope.board.id}`;
-  const schema = typedConfirmation(REMOVE_WORD).extend({ confirmShared: z.literal("yes").optional() });
+  const schema = RemoveImagesSchema;
   const submission = parseWithZod(await readForm(request), { schema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   if (scope.board.clientBoard && submission.value.confirmShared !== "yes")

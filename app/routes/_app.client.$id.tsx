@@ -12,13 +12,14 @@ import { sidebarData } from "~/lib/sidebar.server";
 import { headerOf } from "~/lib/header.server";
 import { page } from "~/lib/http.server";
 import { projectScope, withFilter } from "~/models/scope.server";
+import { withSmartTags } from "~/services/smart-search.server";
 import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.project.name ?? "Project"} | Koala` }];
 
-/** The project, narrowed by the URL's keyword search (`?q=`) and attribute values (`?f=`). */
+/** The project, narrowed by the URL's keyword search (`?q=`), smart search (`?smart=`, `?tags=`) and attribute values (`?f=`). */
 async function scopeOf(request: Request, id: string | undefined) {
-  return withFilter(await projectScope(await requireActor(request), id), request);
+  return withSmartTags(withFilter(await projectScope(await requireActor(request), id), request));
 }
 
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
@@ -26,7 +27,6 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const [grid, sidebar] = await Promise.all([loadGrid(request, scope), sidebarData(request, scope)]);
   return {
     project: { id: scope.project.id, name: scope.project.name },
-    filter: sidebar.filter,
     sidebar,
     can: scope.can,
     grid,
@@ -39,7 +39,8 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
 });
 
 export default function ProjectGrid() {
-  const { project, grid, can, filter, sidebar } = useLoaderData<typeof loader>();
+  const { project, grid, can, sidebar } = useLoaderData<typeof loader>();
+  const filter = sidebar.filter;
   const modal = useImageModal();
   const path = `/client/${project.id}`;
   return (
@@ -50,6 +51,7 @@ export default function ProjectGrid() {
         <ImageGrid
           key={filterSearch(filter)}
           data={grid}
+          filtersVersion={sidebar.filtersVersion}
           basePath={withFilterQuery(path, filter)}
           pageSize={PAGE_SIZE}
           scopeQuery={apiParams(`project=${project.id}`, filter)}

@@ -1,9 +1,8 @@
-import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { NameForm } from "~/components/name-form";
 import { ConflictError, getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
@@ -46,28 +45,19 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
 export default function NewBoard() {
   const { project } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
-  const pending = usePending();
-  const [form, fields] = useSchemaForm(BoardNameSchema, { id: "new-board", lastResult: answer?.result });
   return (
     <section className="confirm-page" aria-labelledby="new-board-heading">
       <h1 id="new-board-heading">Create a board in {project.name}</h1>
-      <Form method="post" {...getFormProps(form)}>
-        <FormError id={form.errorId} errors={form.errors} />
-        <Field
-          label="Board name"
-          field={fields.title}
-          hint="3 to 64 characters, without ( ) & @ $ | % ~."
-          inputProps={{ maxLength: 64, autoFocus: true, autoComplete: "off" }}
-        />
-        <div className="form-actions">
-          <SubmitButton pending={pending} pendingText="Creating…">
-            Create board
-          </SubmitButton>
-          <Link to={`/client/${project.id}`} className="btn">
-            Cancel
-          </Link>
-        </div>
-      </Form>
+      <NameForm
+        kind="board"
+        id="new-board"
+        label="Board name"
+        lastResult={answer?.result}
+        submit="Create board"
+        pendingText="Creating…"
+        cancelTo={`/client/${project.id}`}
+        autoFocus
+      />
     </section>
   );
 }

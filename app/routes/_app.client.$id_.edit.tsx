@@ -1,9 +1,8 @@
-import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { NameForm } from "~/components/name-form";
 import { ConflictError } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
@@ -40,32 +39,19 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
 export default function EditProject() {
   const { project } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
-  const pending = usePending();
-  const [form, fields] = useSchemaForm(ProjectNameSchema, {
-    id: "edit-project",
-    lastResult: answer?.result,
-    defaultValue: { name: project.name },
-  });
   return (
     <section className="confirm-page" aria-labelledby="edit-project-heading">
       <h1 id="edit-project-heading">Edit project</h1>
-      <Form method="post" {...getFormProps(form)}>
-        <FormError id={form.errorId} errors={form.errors} />
-        <Field
-          label="Project name"
-          field={fields.name}
-          hint="3 to 64 characters, without ( ) & @ $ | % ~."
-          inputProps={{ maxLength: 64, autoComplete: "off" }}
-        />
-        <div className="form-actions">
-          <SubmitButton pending={pending} pendingText="Saving…">
-            Save
-          </SubmitButton>
-          <Link to={`/client/${project.id}`} className="btn">
-            Cancel
-          </Link>
-        </div>
-      </Form>
+      <NameForm
+        kind="project"
+        id="edit-project"
+        label="Project name"
+        defaultValue={project.name}
+        lastResult={answer?.result}
+        submit="Save"
+        pendingText="Saving…"
+        cancelTo={`/client/${project.id}`}
+      />
     </section>
   );
 }

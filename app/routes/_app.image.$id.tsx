@@ -21,10 +21,10 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data
 
 const Query = z.object({
   v: z.coerce.number().int().positive().optional().catch(undefined),
-  from: z.string().optional(),
+  from: z.string().optional().catch(undefined),
   /** Opened from a board: the panel also offers Remove from this board. */
-  board: z.string().max(64).optional(),
-  edit: z.string().optional(),
+  board: z.string().max(64).optional().catch(undefined),
+  edit: z.string().optional().catch(undefined),
 });
 
 /** The single image panel as a page (the grids open the same data in a modal with JavaScript); `?edit` for edit mode. */
@@ -74,7 +74,13 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   const { title, description, keywords, ocr } = submission.value;
   let saved: number | null;
   try {
-    saved = await saveImageEdit(scope, image, { title, description, keywords, ocrText: ocr }, submission.value.rotate, version);
+    saved = await saveImageEdit(
+      scope,
+      image,
+      { title, description, keywords, ocrText: ocr },
+      submission.value.rotate,
+      submission.value.version,
+    );
   } catch (err) {
     if (!(err instanceof StaleEdit)) throw err;
     return data({ result: submission.reply({ formErrors: [err.message] }), rotate, version }, { status: 409 });

@@ -1,10 +1,12 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useRevalidator } from "@remix-run/react";
 import { useEffect } from "react";
+import { ImportReportView } from "~/components/csv-import";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { NotFoundError } from "~/lib/errors";
 import { page } from "~/lib/http.server";
 import { jobOf } from "~/models/jobs.server";
+import type { ImportReport } from "~/services/attribute-import.server";
 import { parseId } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
@@ -19,6 +21,8 @@ const LABELS: Record<string, string> = {
   remove: "Removing images from a board",
   delete: "Deleting images",
   keywords: "Adding keywords",
+  attributes: "Assigning attributes",
+  import: "Importing attributes",
 };
 
 /**
@@ -42,20 +46,39 @@ export default function JobPage() {
     const timer = setInterval(() => revalidator.state === "idle" && revalidator.revalidate(), 1000);
     return () => clearInterval(timer);
   }, [running, revalidator]);
-  const result = job.result as unknown as { affected?: number; skipped?: number; action?: string; back?: string } | null;
-  const label = LABELS[result?.action ?? ""] ?? "Working on your selection";
+  const result = job.result as unknown as {
+    affected?: number;
+    skipped?: number;
+    action?: string;
+    back?: string;
+    report?: ImportReport;
+  } | null;
+  const action = job.type === "attributes.import" ? "import" : result?.action;
+  const label = LABELS[action ?? ""] ?? "Working on your selection";
   return (
     <section className="confirm-page" aria-labelledby="job-heading">
-      {running ? <meta httpEquiv="refresh" content="2" /> : null}
+      {/* Without JavaScript the page reloads itself; with it the data is polled (a refresh scheduled by the first
+          HTML would otherwise reload the page once more after the job ended). */}
+      {running ? (
+        <noscript>
+          <meta httpEquiv="refresh" content="2" />
+        </noscript>
+      ) : null}
       <h1 id="job-heading">{running ? label : job.status === "done" ? "Done" : "The action failed"}</h1>
       {running ? (
         <>
           <p>This runs in the background; you may leave this page and come back.</p>
           <label className="job-progress">
-            {job.total ? `${job.progress.toLocaleString("en")} of ${job.total.toLocaleString("en")} images` : "Starting…"}
+            {!job.total
+              ? "Starting…"
+              : action === "import"
+                ? `${Math.floor((job.progress / job.total) * 100)}% done (the file is checked, then written)`
+                : `${job.progress.toLocaleString("en")} of ${job.total.toLocaleString("en")} images`}
             <progress max={job.total ?? undefined} value={job.total ? job.progress : undefined} />
           </label>
         </>
+      ) : job.status === "done" && result?.report ? (
+        <ImportReportView report={result.report} />
       ) : job.status === "done" ? (
         <p role="status">
           {(result?.affected ?? 0).toLocaleString("en")} images changed
@@ -66,7 +89,7 @@ export default function JobPage() {
       )}
       <p>
         <Link to={result?.back ?? "/dashboard"} className="btn">
-          {result?.back ? "Back to the images" : "Back to dashboard"}
+          {action === "import" ? "Back to Import Attributes CSV" : result?.back ? "Back to the images" : "Back to dashboard"}
         </Link>
       </p>
     </section>

@@ -3,40 +3,67 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { ImageGrid } from "~/components/image-grid";
 import { ImageModal, useImageModal } from "~/components/image-modal";
+import { SmartPanel } from "~/components/smart-search";
+import { Logo } from "~/components/logo";
 import { PAGE_SIZE } from "~/lib/grid";
-import { apiParams, withFilterQuery } from "~/lib/grid-filter";
+import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid } from "~/lib/grid.server";
 import { NotFoundError } from "~/lib/errors";
 import { page } from "~/lib/http.server";
 import { isSearchType, resultPath } from "~/lib/search-routes";
 import { projectCounts } from "~/models/grid.server";
 import { allProjectsScope, withFilter } from "~/models/scope.server";
+import { smartPanel, withSmartTags } from "~/services/smart-search.server";
 import { requireActor } from "~/sessions.server";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.tags ?? "Search"} | Related Images | Koala` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.words ?? "Search"} | Related Images | Koala` }];
 
 /**
  * /result/:searchType/:searchTags (spec 1 and 2): the images of every project the person belongs to that match,
- * ranked (title and keywords first, then newest), with a project facet that leads into each project's grid with the
- * same search applied, where selection and the bulk actions work.
+ * with a project facet that leads into each project's grid with the same search applied, where selection and the
+ * bulk actions work. Keyword: ranked title and keywords first, then newest. Smart: the phrase's tags (`?tags=` once
+ * edited) across the projects' vocabulary, most tags held first, with the description as the koala's speech.
  */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const actor = await requireActor(request);
   if (!isSearchType(params.searchType)) throw new NotFoundError("Page not found");
-  const scope = withFilter(await allProjectsScope(actor), new URLSearchParams({ q: params.searchTags ?? "" }));
-  const [grid, projects] = await Promise.all([loadGrid(request, scope), projectCounts(scope)]);
-  return { type: params.searchType, tags: scope.filter?.q ?? "", grid, projects };
+  const type = params.searchType;
+  const words = params.searchTags ?? "";
+  const given = new URL(request.url).searchParams.get("tags");
+  const from = new URLSearchParams(type === "keyword" ? { q: words } : { smart: words, ...(given === null ? {} : { tags: given }) });
+  const scope = await withSmartTags(withFilter(await allProjectsScope(actor), from));
+  const [grid, projects, smart] = await Promise.all([
+    loadGrid(request, scope),
+    projectCounts(scope),
+    type === "smart" ? smartPanel(scope) : null,
+  ]);
+  return {
+    type,
+    words: type === "keyword" ? (scope.filter?.q ?? "") : (scope.filter?.smart ?? ""),
+    filter: scope.filter ?? {},
+    grid,
+    projects,
+    smart,
+  };
 });
 
 export default function SearchResult() {
-  const { type, tags, grid, projects } = useLoaderData<typeof loader>();
+  const { type, words, filter, grid, projects, smart } = useLoaderData<typeof loader>();
   const modal = useImageModal();
-  const filter = { q: tags };
+  const path = resultPath(type, words);
   return (
     <div className="search-result">
+      {smart ? (
+        <div className="smart-speech">
+          <div className="smart-speech-koala" aria-hidden="true">
+            <Logo />
+          </div>
+          <SmartPanel path={path} filter={filter} panel={smart} clearable={false} />
+        </div>
+      ) : null}
       <h1>Related Images</h1>
       <p className="muted">
-        {grid.total} {grid.total === 1 ? "image" : "images"} matching <q>{tags}</q> in your projects.
+        {grid.total} {grid.total === 1 ? "image" : "images"} {type === "smart" ? "for" : "matching"} <q>{words}</q> in your projects.
       </p>
       {projects.length ? (
         <nav aria-label="Projects with results" className="review-filter">
@@ -49,12 +76,13 @@ export default function SearchResult() {
       ) : null}
       {grid.total === 0 ? (
         <p className="empty">
-          No related images found: <q>{tags}</q>
+          No related images found: <q>{words}</q>
         </p>
       ) : (
         <ImageGrid
+          key={filterSearch(filter)}
           data={grid}
-          basePath={resultPath(type, tags)}
+          basePath={withFilterQuery(path, { tags: filter.tags })}
           pageSize={PAGE_SIZE}
           scopeQuery={apiParams("everywhere=1", filter)}
           onOpen={modal.open}

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { sha256 } from "~/lib/crypto.server";
 import { InvalidError } from "~/lib/errors";
 import { api } from "~/lib/http.server";
+import { attributeFacets, facetsFingerprint } from "~/models/facets.server";
 import { cursorBefore, decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
 import { REVIEW_FILTERS } from "~/lib/schemas";
 import { allProjectsScope, boardScope, projectScope, scopeVersion, withFilter } from "~/models/scope.server";
@@ -44,7 +45,10 @@ export const loader = api(async ({ request }: LoaderFunctionArgs) => {
     url.searchParams,
   );
   const version = String(scopeVersion(scope));
-  if (q.check) return Response.json({ version }, { headers: { "Cache-Control": "no-store" } });
+  if (q.check) {
+    const filters = scope.kind === "all" ? null : facetsFingerprint(await attributeFacets({ ...scope, filter: undefined }));
+    return Response.json({ version, filters }, { headers: { "Cache-Control": "no-store" } });
+  }
   // Across projects the version does not follow the person's memberships: never revalidated from a cache.
   const etag = scope.kind === "all" ? null : `W/"${sha256(`${version}|${url.search}`).slice(0, 24)}"`;
   const headers: Record<string, string> = etag

@@ -11,12 +11,15 @@ export async function loader({ params }: LoaderFunctionArgs) {
   if (cfg.production || cfg.smtpUrl) throw data(null, { status: 404 });
   const mail = await readMail(params.id ?? "");
   if (!mail) throw data(null, { status: 404 });
-  return { mail: { to: mail.to, from: mail.from, subject: mail.subject, text: mail.text, at: mail.at } };
+  return {
+    mail: { to: mail.to, from: mail.from, subject: mail.subject, text: mail.text, at: mail.at },
+    attachments: (mail.attachments ?? []).map((a) => ({ filename: a.filename, href: `data:${a.contentType};base64,${a.contentBase64}` })),
+  };
 }
 
 /** Shows the plain-text part: links in it are made clickable, nothing else is interpreted. */
 export default function MailView() {
-  const { mail } = useLoaderData<typeof loader>();
+  const { mail, attachments } = useLoaderData<typeof loader>();
   const parts = mail.text.split(/(https?:\/\/\S+)/g);
   return (
     <main className="mailbox" aria-labelledby="mail-title">
@@ -41,6 +44,17 @@ export default function MailView() {
           ),
         )}
       </pre>
+      {attachments.length ? (
+        <ul aria-label="Attachments">
+          {attachments.map((a) => (
+            <li key={a.filename}>
+              <a href={a.href} download={a.filename}>
+                {a.filename}
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </main>
   );
 }

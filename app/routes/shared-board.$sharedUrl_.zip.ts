@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
-import { NotFoundError } from "~/lib/errors";
+import { InvalidError, NotFoundError } from "~/lib/errors";
 import { api, readForm } from "~/lib/http.server";
-import { MAX_DOWNLOAD } from "~/lib/schemas";
+import { DOWNLOAD_LIMIT_MESSAGE, MAX_DOWNLOAD } from "~/lib/schemas";
 import { searchable, sharedScope, SHARED_HEADERS } from "~/lib/shared-page.server";
 import { recordDownload } from "~/models/shares.server";
 import { zipOfSelection } from "~/services/bulk.server";
@@ -20,7 +20,9 @@ export const action = api(async ({ request, params, context }: ActionFunctionArg
   const scope = searchable(await sharedScope(params.sharedUrl, context), request);
   if (!scope.link.allowDownload) throw new NotFoundError("Downloads are not allowed for this link");
   const form = await readForm(request);
-  const wanted = Wanted.parse({ all: form.get("all") ?? undefined, ids: form.getAll("ids") });
+  const parsed = Wanted.safeParse({ all: form.get("all") ?? undefined, ids: form.getAll("ids") });
+  if (!parsed.success) throw new InvalidError(DOWNLOAD_LIMIT_MESSAGE);
+  const wanted = parsed.data;
   // Every posted id must be an image on this board now: zipOfSelection's count answers 404 for one that is not.
   const picked = wanted.all ? { all: true, ids: [] } : { all: false, ids: wanted.ids };
   const zip = await zipOfSelection(scope, picked, { metadata: scope.link.showMetadata });

@@ -9,6 +9,8 @@ import { startRunner, type Runner } from "./jobs.server";
 import "./ingest.server";
 import "./mail.server";
 import "./bulk.server";
+import "./attribute-export.server";
+import "./attribute-import.server";
 import "./sharing.server";
 
 export interface Services {

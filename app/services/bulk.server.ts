@@ -20,6 +20,7 @@ import {
   type IdRange,
   type Picked,
 } from "~/models/bulk.server";
+import { assignAttributeBulk } from "~/models/attributes.server";
 import { setJobProgress } from "~/models/jobs.server";
 import { boardScope, projectScope, withFilter, type MemberScope, type OneProjectScope } from "~/models/scope.server";
 import { filterSearch, withFilterQuery } from "~/lib/grid-filter";
@@ -33,7 +34,11 @@ export const BULK_INLINE_MAX = 5_000;
 const CHUNK = 2_000;
 
 export type BulkAction =
-  { op: "add" | "copy" | "move"; target: string } | { op: "remove" } | { op: "delete" } | { op: "keywords"; keywords: string[] };
+  | { op: "add" | "copy" | "move"; target: string }
+  | { op: "remove" }
+  | { op: "delete" }
+  | { op: "keywords"; keywords: string[] }
+  | { op: "attributes"; attributeId: number; value: string; replace: boolean };
 
 function apply(scope: MemberScope, picked: Picked, action: BulkAction, range?: IdRange): Promise<BulkOutcome> {
   switch (action.op) {
@@ -51,6 +56,8 @@ function apply(scope: MemberScope, picked: Picked, action: BulkAction, range?: I
       return deleteImagesBulk(scope, picked, range);
     case "keywords":
       return addKeywordsBulk(scope, picked, action.keywords, range);
+    case "attributes":
+      return assignAttributeBulk(scope, picked, action, range);
   }
 }
 
@@ -66,11 +73,9 @@ export async function runBulk(
   const count = await countSelection(scope, picked);
   if (!count) throw new InvalidError("No images are selected.");
   if (count <= BULK_INLINE_MAX) return { outcome: await apply(scope, picked, action), count };
-  const ref = scope.kind === "board" ? { kind: "board" as const, id: scope.board.id } : { kind: "project" as const, id: scope.project.id };
   const grid = scope.kind === "board" ? `/${scope.project.id}/board/${scope.board.id}` : `/client/${scope.project.id}`;
-  const filter = filterSearch(scope.filter);
   const back = withFilterQuery(grid, scope.filter);
-  const jobId = await queue(BULK_JOB, { userId: scope.actor.id, scope: ref, filter, picked, action, back } satisfies BulkJob, {
+  const jobId = await queue(BULK_JOB, { ...selectionJobRef(scope), picked, action, back } satisfies BulkJob, {
     ownerUserId: scope.actor.id,
     total: count,
     maxAttempts: 3,
@@ -79,26 +84,42 @@ export async function runBulk(
 }
 
 const BULK_JOB = "bulk.action";
-interface BulkJob {
-  userId: number;
-  scope: { kind: "project" | "board"; id: number | string };
-  /** The grid's filter (search, attribute values, review) as a query string: the selection is of the filtered set. */
-  filter: string;
+interface BulkJob extends SelectionJobRef {
   picked: Picked;
   action: BulkAction;
   /** The grid to go back to once done. */
   back: string;
 }
 
-/** The job re-resolves the scope with the person's rights as they are now, then works through the selection. */
-registerJob(BULK_JOB, async (payload: BulkJob, job) => {
-  const user = await findUserById(payload.userId);
+/** What a background job of a grid's selection needs to find its scope again. */
+export interface SelectionJobRef {
+  userId: number;
+  scope: { kind: "project" | "board"; id: number | string };
+  /** The grid's filter (search, attribute values, review) as a query string: the selection is of the filtered set. */
+  filter: string;
+}
+
+export const selectionJobRef = (scope: MemberScope): SelectionJobRef => ({
+  userId: scope.actor.id,
+  scope: scope.kind === "board" ? { kind: "board", id: scope.board.id } : { kind: "project", id: scope.project.id },
+  filter: filterSearch(scope.filter),
+});
+
+/** A job re-resolves the scope with the person's rights as they are now (gone or demoted: nothing happens). */
+export async function resumeScope(ref: SelectionJobRef) {
+  const user = await findUserById(ref.userId);
   if (!user || user.status !== "active") throw new NotFoundError("The person who started this is no longer active.");
   const actor = actorOf(user);
   const scope = withFilter(
-    payload.scope.kind === "board" ? await boardScope(actor, String(payload.scope.id)) : await projectScope(actor, payload.scope.id),
-    new URLSearchParams(payload.filter ?? ""),
+    ref.scope.kind === "board" ? await boardScope(actor, String(ref.scope.id)) : await projectScope(actor, ref.scope.id),
+    new URLSearchParams(ref.filter ?? ""),
   );
+  return { scope, user };
+}
+
+/** The job re-resolves the scope, then works through the selection. */
+registerJob(BULK_JOB, async (payload: BulkJob, job) => {
+  const { scope } = await resumeScope(payload);
   const ranges = await selectionRanges(scope, payload.picked, CHUNK);
   const total = ranges.length ? (job.total ?? ranges.length * CHUNK) : 0;
   const sum: BulkOutcome = { affected: 0, skipped: 0 };
@@ -168,7 +189,7 @@ async function metadataCsv<T extends Row>(projectId: number, rows: T[], fileOf?:
   const stringifier = csvWriter(await attributeColumns(projectId), Boolean(fileOf));
   stringifier.on("data", (c: Buffer) => chunks.push(c));
   const finished = new Promise((resolve, reject) => stringifier.on("end", resolve).on("error", reject));
-  await writeRows(stringifier, projectId, rows, fileOf);
+  await writeRows(stringifier, rows, fileOf);
   stringifier.end();
   await finished;
   return Buffer.concat(chunks);
@@ -191,17 +212,9 @@ function csvWriter(attributes: { id: number; name: string }[], withFile: boolean
   return stringifier;
 }
 
-async function writeRows<T extends Row>(
-  stringifier: ReturnType<typeof stringify>,
-  projectId: number,
-  rows: T[],
-  fileOf?: (row: T) => string,
-) {
+async function writeRows<T extends Row>(stringifier: ReturnType<typeof stringify>, rows: T[], fileOf?: (row: T) => string) {
   const attributeIds = (stringifier as unknown as { attributeIds: number[] }).attributeIds;
-  const values = await attributeValuesOf(
-    projectId,
-    rows.map((r) => r.id),
-  );
+  const values = await attributeValuesOf(rows.map((r) => r.id));
   const byImage = new Map<number, Map<number, string>>();
   for (const v of values) (byImage.get(v.image_id) ?? byImage.set(v.image_id, new Map()).get(v.image_id)!).set(v.attribute_id, v.value);
   for (const r of rows) {
@@ -232,7 +245,7 @@ export async function csvOfSelection(scope: MemberScope, picked: Picked): Promis
       for (;;) {
         const rows = await selectionRows(scope, picked, { afterId, limit: 1000 });
         if (!rows.length) break;
-        await writeRows(stringifier, scope.project.id, rows);
+        await writeRows(stringifier, rows);
         afterId = rows[rows.length - 1]!.id;
       }
       stringifier.end();

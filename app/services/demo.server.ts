@@ -10,6 +10,7 @@ import { SYSTEM } from "~/models/actor";
 import { projectScope } from "~/models/scope.server";
 import { addMember, createProject } from "~/models/projects.server";
 import { createUser, findUserByEmail } from "~/models/users.server";
+import { IN_STORE, MARKETING, MOMENTS, PEOPLE, PRODUCTS, SETTINGS } from "./demo-vocabulary";
 import { storeImageFile } from "./image-files.server";
 
 export const DEMO_EMAIL = "demo@koala.example";
@@ -42,28 +43,6 @@ const SUBJECTS = [
   "Window",
 ];
 const PLACES = ["Cape Town", "Johannesburg", "Durban", "London", "Toronto", "Sydney", "Mumbai", "Austin", "Leeds", "Perth"];
-const KEYWORDS = [
-  "retail",
-  "shelf",
-  "brand",
-  "price",
-  "promo",
-  "beverage",
-  "snack",
-  "dairy",
-  "outdoor",
-  "indoor",
-  "signage",
-  "logo",
-  "queue",
-  "checkout",
-  "display",
-  "discount",
-  "fresh",
-  "frozen",
-  "premium",
-  "budget",
-];
 const COLOURS = [
   "#e63946",
   "#f4a261",
@@ -104,12 +83,31 @@ export async function drawDemoImage(n: number, width = 1200, height = 900): Prom
   return sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
 }
 
+/** A coherent set of tags for one picture: a product category with its packaging, where, who, what is promoted, when. */
+function demoKeywords(rnd: () => number): string[] {
+  const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
+  const some = (list: string[], min: number, max: number) =>
+    Array.from({ length: min + Math.floor(rnd() * (max - min + 1)) }, () => pick(list));
+  const category = PRODUCTS[pick(Object.keys(PRODUCTS))]!;
+  return [
+    ...new Set([
+      ...some(category.products, 1, 3),
+      ...some(category.packaging, 1, 2),
+      pick(SETTINGS),
+      ...some(IN_STORE, 1, 2),
+      ...some(PEOPLE, 0, 2),
+      ...some(MARKETING, 1, 3),
+      ...some(MOMENTS, 1, 2),
+    ]),
+  ];
+}
+
 export function demoMetadata(n: number) {
   const rnd = seeded(n * 104729 + 3);
   const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
   const subject = pick(SUBJECTS);
   const place = pick(PLACES);
-  const keywords = [...new Set(Array.from({ length: 3 + Math.floor(rnd() * 5) }, () => pick(KEYWORDS)))];
+  const keywords = demoKeywords(rnd);
   return {
     title: `${subject} in ${place} #${n}`,
     description: `${subject} photographed in ${place} during a store visit.`,

@@ -5,6 +5,7 @@ import { pruneJobs } from "~/models/jobs.server";
 import { pruneRateLimits } from "~/models/rate-limits.server";
 import { pruneSessions } from "~/models/sessions.server";
 import { pruneSignInTokens } from "~/models/sign-in-tokens.server";
+import { sweepExpiredExports } from "./attribute-export.server";
 import { resumeStalledPurges, sweepExpiredUploads } from "./ingest.server";
 import { ensureReviewDigest } from "./sharing.server";
 import { FileStorage, storage } from "./storage.server";
@@ -19,6 +20,7 @@ export async function runHousekeeping() {
   await sweepExpiredUploads();
   await resumeStalledPurges();
   await ensureReviewDigest();
+  await sweepExpiredExports();
   const store = storage();
   if (store instanceof FileStorage) await store.sweepTemporaryFiles();
 }

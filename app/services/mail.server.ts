@@ -13,6 +13,8 @@ export interface MailMessage {
   html?: string;
   /** Printed to the server log by the local mailbox only (the sign-in link, outside production). */
   devLink?: string;
+  /** Small files only (the message goes through the job queue as JSON): base64 content. */
+  attachments?: { filename: string; contentType: string; contentBase64: string }[];
 }
 
 export interface StoredMail extends MailMessage {
@@ -37,6 +39,11 @@ export async function deliver(msg: MailMessage) {
       subject: msg.subject,
       text: msg.text,
       html: msg.html,
+      attachments: msg.attachments?.map((a) => ({
+        filename: a.filename,
+        contentType: a.contentType,
+        content: Buffer.from(a.contentBase64, "base64"),
+      })),
     });
     return;
   }
@@ -44,7 +51,16 @@ export async function deliver(msg: MailMessage) {
   const at = Date.now();
   const id = `${at}-${randomToken(6)}`;
   await mkdir(mailboxDir(), { recursive: true });
-  const stored: StoredMail = { id, from: cfg.mailFrom, at, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html };
+  const stored: StoredMail = {
+    id,
+    from: cfg.mailFrom,
+    at,
+    to: msg.to,
+    subject: msg.subject,
+    text: msg.text,
+    html: msg.html,
+    attachments: msg.attachments,
+  };
   await writeFile(path.join(mailboxDir(), `${id}.json`), JSON.stringify(stored, null, 2), { mode: 0o600 });
   if (msg.devLink) process.stdout.write(`\n  Mail to ${msg.to}: ${msg.subject}\n  ${msg.devLink}\n\n`);
   else log.info("mail stored in local mailbox", { to: msg.to, subject: msg.subject });

@@ -20,7 +20,7 @@ export interface GridWorkerOutput {
 export async function runGridWorker(
   ctx: Context,
   ds: Dataset,
-  mode: "first" | "deep" | "search",
+  mode: "first" | "deep" | "search" | "facets",
   opts: { rounds: number; batch: number; warmup: number; q?: string },
 ): Promise<GridWorkerOutput> {
   const args = JSON.stringify({ mode, ...opts, projectId: ds.projectId, email: ds.email });

@@ -4,13 +4,17 @@ import { p1b, p1b1m, p1bPg } from "./p1b-deep-page";
 import { p2 } from "./p2-project-page";
 import { p3 } from "./p3-shared-page";
 import { p4 } from "./p4-thumbnail";
-import { p5, p5Pg } from "./p5-search-loader";
+import { p5, p51m, p5Pg } from "./p5-search-loader";
+import { p5b } from "./p5b-facets";
+import { p5c } from "./p5c-smart-search";
 import { p6 } from "./p6-ingest";
 import { p7 } from "./p7-zip-download";
 import { p7b } from "./p7b-bulk-add";
 import { p8a } from "./p8a-grid-js";
 import { p8b } from "./p8b-scroll";
+import { p9 } from "./p9-attribute-import";
+import { p9b } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
 
 /** Every metric `npm run bench` runs, in this order. */
-export const metrics: Metric[] = [p1, p1Pg, p1b, p1bPg, p1b1m, p2, p3, p4, p5, p5Pg, p6, p7, p7b, p8a, p8b, p10];
+export const metrics: Metric[] = [p1, p1Pg, p1b, p1bPg, p1b1m, p2, p3, p4, p5, p5Pg, p51m, p5b, p5c, p6, p7, p7b, p8a, p8b, p9, p9b, p10];

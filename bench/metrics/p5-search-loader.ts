@@ -45,3 +45,39 @@ function searchLoader(id: string, dataset: DatasetName): Metric {
 
 export const p5 = searchLoader("P5", "sqlite-100k");
 export const p5Pg = searchLoader("P5-pg", "pg-100k");
+
+/**
+ * P5-1m: the same search loader on the 1M project against the 100k project (both measured in this run): how the
+ * search scales. Goal ≤ 3× and p99 ≤ 100 ms on the 1M project.
+ */
+export const p51m: Metric = {
+  id: "P5-1m",
+  title: `Search loader p99, "${TERM}" + two attribute values, 1M project ÷ 100k project (SQLite)`,
+  goal: "≤ 3×, and p99 ≤ 100 ms",
+  needs: ["sqlite-100k", "sqlite-1m"],
+  async run(ctx) {
+    const opts = { rounds: ctx.rounds(7), batch: 200, warmup: 50, q: TERM };
+    const small = await runGridWorker(ctx, await ctx.dataset("sqlite-100k"), "search", opts);
+    const large = await runGridWorker(ctx, await ctx.dataset("sqlite-1m"), "search", opts);
+    const smallP99 = median(small.rounds.map((r) => r.a.p99));
+    const largeP99 = median(large.rounds.map((r) => r.a.p99));
+    const ratio = largeP99 / smallP99;
+    return {
+      figure: ratio,
+      unit: "×",
+      absolute: { name: "1M loader p99", value: largeP99, unit: "ms" },
+      checks: [
+        { name: "ratio", value: ratio, unit: "×", goal: "≤ 3", pass: ratio <= 3 },
+        { name: "1M loader p99", value: largeP99, unit: "ms", goal: "≤ 100", pass: largeP99 <= 100 },
+      ],
+      subject: {
+        "1M loader p50 ms": median(large.rounds.map((r) => r.a.p50)),
+        "1M loader p99 ms": largeP99,
+        "1M bare p99 ms": median(large.rounds.map((r) => r.b.p99)),
+      },
+      baseline: { "100k loader p50 ms": median(small.rounds.map((r) => r.a.p50)), "100k loader p99 ms": smallP99 },
+      rounds: large.rounds.length,
+      details: { plans1m: large.plans, breakdown1m: large.breakdown },
+    };
+  },
+};

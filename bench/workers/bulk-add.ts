@@ -13,10 +13,11 @@
  *
  * Input: argv[2] JSON { rounds, projectId, email, workDir } and the app's environment for the dataset.
  */
-import { closeSync, copyFileSync, fsyncSync, mkdirSync, openSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
+import { freshCopy as copyOf } from "../lib/sqlite-copy";
 import { config, loadConfig, setConfig } from "~/config.server";
 import { connect, db, setConnection } from "~/db/connection.server";
 import type { Actor } from "~/models/actor";
@@ -59,19 +60,7 @@ const count = Number(
 );
 await setup.close();
 
-/**
- * A fresh copy of the template for one side of one round, flushed to disk: the kernel writing the copy back would
- * otherwise fall into the timed work.
- */
-function freshCopy(name: string): string {
-  const file = path.join(args.workDir, `${name}.sqlite`);
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-  copyFileSync(template, file);
-  const fd = openSync(file, "r+");
-  fsyncSync(fd);
-  closeSync(fd);
-  return file;
-}
+const freshCopy = (name: string) => copyOf(template, args.workDir, name);
 
 const onBoard = (file: string) => {
   const raw = new SQLite(file, { readonly: true });

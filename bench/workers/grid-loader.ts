@@ -7,6 +7,8 @@
  *                                                   better-sqlite3 / pg directly, no Kysely)
  *   deep:  A = loader for page 1000 (1-based),  B = loader for the first page
  *   search: A = loader for the first page of a keyword search (`q`), B = the bare SELECT of that page (P5)
+ *   facets: A = the attribute facets with the same search (every attribute's counts, as after a write: the counts
+ *           are kept per version, so each call gets a new one), B = the same statements, bare, one after another (P5b)
  *
  * Input: argv[2] JSON { mode, rounds, batch, warmup, projectId, email, q? } and the app's environment for the dataset.
  * The batch (calls per side per round) is capped to what fits in about 4 s; the output says what was used.
@@ -19,6 +21,7 @@ import { config, loadConfig, setConfig } from "~/config.server";
 import { db, setConnection } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
 import type { Actor } from "~/models/actor";
+import { attributeFacets } from "~/models/facets.server";
 import { cursorBefore, gridPage, gridTotal, type Cursor } from "~/models/grid.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { findUserByEmail } from "~/models/users.server";
@@ -26,7 +29,7 @@ import { openDatabase } from "~/services/boot.server";
 import { summarise, type Summary } from "../lib/stats";
 
 const args = JSON.parse(process.argv[2] ?? "{}") as {
-  mode: "first" | "deep" | "search";
+  mode: "first" | "deep" | "search" | "facets";
   q?: string;
   rounds: number;
   batch: number;
@@ -45,7 +48,7 @@ if (!user) throw new Error(`No bench user ${args.email}`);
 const actor: Actor = { id: user.id, role: user.role };
 /** Search mode: the term, and the two most common values of the project's first attribute (`f`, OR'ed by the MIX rule). */
 const filter = new URLSearchParams({ q: args.q ?? "" });
-if (args.mode === "search") {
+if (args.mode === "search" || args.mode === "facets") {
   const values = await db()
     .selectFrom("image_attribute_values as av")
     .innerJoin("attributes as a", "a.id", "av.attribute_id")
@@ -63,7 +66,13 @@ if (args.mode === "search") {
 /** The project, narrowed by the search in search mode, as the grid route resolves it from its URL. */
 const resolve = async () => {
   const project = await projectScope(actor, args.projectId);
-  return args.mode === "search" ? withFilter(project, filter) : project;
+  return args.mode === "search" || args.mode === "facets" ? withFilter(project, filter) : project;
+};
+let version = 0;
+/** Facets mode: what the sidebar asks, with a version of its own per call (the counts are cached per version). */
+const facets = async () => {
+  const resolved = await resolve();
+  return attributeFacets({ ...resolved, project: { ...resolved.project, version: --version } });
 };
 const scope = await resolve();
 /** What the grid route does per request: resolve the scope (one query), then the page and the (cached) count. */
@@ -82,7 +91,7 @@ async function captureQueries(after: Cursor | null): Promise<CompiledQuery[]> {
       : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: cfg.database.url, max: 1 }) }), log });
   setConnection({ db: logging, dialect: connection.dialect, close: () => logging.destroy() });
   try {
-    await loader(after);
+    await (args.mode === "facets" ? facets() : loader(after));
   } finally {
     setConnection(connection);
     await logging.destroy();
@@ -133,12 +142,25 @@ async function timeBatch(work: () => Promise<unknown>, n: number): Promise<numbe
 
 const deep = args.mode === "deep" ? await cursorBefore(scope, (DEEP_PAGE - 1) * LIMIT) : null;
 const firstQueries = await captureQueries(null);
-const pageQuery = firstQueries.find((q) => /from "images"/.test(q.sql) && /order by/.test(q.sql));
+const pageQuery =
+  args.mode === "facets"
+    ? firstQueries.find((q) => /group by/.test(q.sql))
+    : firstQueries.find((q) => /from "images"/.test(q.sql) && /order by/.test(q.sql));
 if (!pageQuery) throw new Error("Could not find the page query among the loader's statements");
 const raw = await rawDatabase();
 const bare = raw.prepare(pageQuery);
+// Facets: every statement the sidebar's counts send, bare, one after another.
+const bareAll = firstQueries.map((q) => raw.prepare(q));
+const bareFacets = async () => {
+  for (const run of bareAll) await run();
+};
 
-const [a, b] = args.mode === "deep" ? [() => loader(deep), () => loader(null)] : [() => loader(null), bare];
+const [a, b] =
+  args.mode === "deep"
+    ? [() => loader(deep), () => loader(null)]
+    : args.mode === "facets"
+      ? [facets, bareFacets]
+      : [() => loader(null), bare];
 /** At least `warmup` calls and about a second, so the JIT has settled before the first round (capped at 1000 calls). */
 async function warmUp(work: () => Promise<unknown>): Promise<number[]> {
   const samples = await timeBatch(work, args.warmup);
@@ -149,9 +171,9 @@ async function warmUp(work: () => Promise<unknown>): Promise<number[]> {
 const warmA = await warmUp(a);
 const warmB = await warmUp(b);
 // Calls per side per round: as asked, but no more than fit in about 4 s (a slow loader on the 1M project would
-// otherwise take minutes), and never fewer than 100.
+// otherwise take minutes), and never fewer than 100 (facets: 10, each call recounts a 1M project).
 const slowest = Math.max(summarise(warmA).p50, summarise(warmB).p50);
-const batch = Math.max(100, Math.min(args.batch, Math.floor(4000 / slowest)));
+const batch = Math.max(args.mode === "facets" ? 10 : 100, Math.min(args.batch, Math.floor(4000 / slowest)));
 const rounds: { a: Summary; b: Summary }[] = [];
 for (let r = 0; r < args.rounds; r++) {
   // A B, then B A: the two sides alternate who goes first, so a drift in the machine's speed hits both alike.

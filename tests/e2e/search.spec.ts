@@ -58,7 +58,7 @@ test("keyword search from the sidebar narrows the project's grid and a board's, 
   // A board's search stays inside the board.
   await page.goto(w.path("Alpha"));
   await page.getByRole("searchbox", { name: "Search words" }).fill("aisle");
-  await page.getByRole("button", { name: "GO" }).click();
+  await page.getByRole("search", { name: "Keyword search" }).getByRole("button", { name: "GO" }).click();
   await expect(page.getByRole("article")).toHaveCount(1);
   await expect(page.getByRole("article")).toContainText("Workshop 2");
 });
@@ -123,8 +123,78 @@ test("search across projects from the header: the progress screen while it runs,
   await page.goto("/search/keyword/nothing%20like%20this");
   await expect(page).toHaveURL(/\/result\/keyword\/nothing%20like%20this$/);
   await expect(page.getByText("No related images found:")).toBeVisible();
-  const smart = await page.goto("/search/smart/cola");
-  expect(smart?.status()).toBe(404);
+  const unknown = await page.goto("/search/fuzzy/cola");
+  expect(unknown?.status()).toBe(404);
+});
+
+test("smart search: a phrase becomes the project's tags, shown and edited as chips (a text field without JavaScript), most tags first; across projects too @core", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  // searchSmart's workshop (users.ts SMART_KEYWORDS): 1 soda + grocery aisle, 2 soda, 3 chocolate, 4 grocery aisle.
+  await signIn("searchSmart");
+  const w = await workshop(db, "searchSmart", info);
+  await page.goto(`/client/${w.id}`);
+  const phrase = page.getByRole("searchbox", { name: "Describe the images you are looking for" });
+  // Every word of this phrase is a tag or a small word, so the answer is exact (the quality test covers the rest).
+  await phrase.fill("sodas in the grocery aisles");
+  await phrase.press("Enter");
+  await expect(page).toHaveURL(/[?&]smart=sodas\+in\+the\+grocery\+aisles/);
+  await expect(page.getByRole("status").filter({ hasText: "Images tagged" })).toContainText("“soda”");
+  await expect(page.getByRole("status").filter({ hasText: "Images tagged" })).toContainText("“grocery aisle”");
+  await expect(page.getByText("3 / 3 images")).toBeVisible();
+  // Ranked by tags held: the image with both first, whatever its age.
+  await expect(page.getByRole("article").first()).toContainText("Workshop 1");
+  expect((await titles(page)).slice(1).sort()).toEqual([expect.stringContaining("Workshop 2"), expect.stringContaining("Workshop 4")]);
+  await expectAccessible(page, info);
+
+  // Remove "grocery aisle", then add "chocolate".
+  if (hasJs(info)) {
+    await expect(page.getByRole("list", { name: "Tags searched by" }).getByRole("listitem")).toHaveCount(2);
+    // By keyboard: Enter on a chip's ×, and the focus lands in the box that adds one (the chip is gone).
+    await page.getByRole("button", { name: "Remove tag grocery aisle" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("textbox", { name: "Add a tag" })).toBeFocused();
+  } else {
+    const field = page.getByRole("textbox", { name: "Tags (comma-separated)" });
+    await expect(field).toHaveValue("soda, grocery aisle");
+    await field.fill("soda");
+    await page.getByRole("button", { name: "Search by tags" }).click();
+  }
+  await expect(page).toHaveURL(/[?&]tags=soda(&|$)/);
+  await expect(page.getByText("2 / 2 images")).toBeVisible();
+  await expect(page.getByText("Showing images with the tags as you edited them")).toBeVisible();
+  if (hasJs(info)) {
+    await page.keyboard.type("chocolate");
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("textbox", { name: "Add a tag" })).toBeFocused();
+  } else {
+    await page.getByRole("textbox", { name: "Tags (comma-separated)" }).fill("soda, chocolate");
+    await page.getByRole("button", { name: "Search by tags" }).click();
+  }
+  await expect(page).toHaveURL(/[?&]tags=soda%2C\+?chocolate(&|$)/);
+  await expect(page.getByText("3 / 3 images")).toBeVisible();
+  for (const t of await titles(page)) expect(t).toMatch(/Workshop [123]/);
+
+  // The keyword search narrows the smart result further; Clear smart search leaves the keyword search.
+  await page.getByRole("searchbox", { name: "Search words" }).fill("shelf");
+  await page.getByRole("searchbox", { name: "Search words" }).press("Enter");
+  await expect(page.getByText("2 / 2 images")).toBeVisible();
+  await page.getByRole("link", { name: "Clear smart search" }).click();
+  await expect(page).toHaveURL(new RegExp(`/client/${w.id}\\?q=shelf$`));
+  await expect(page.getByText("3 / 3 images")).toBeVisible();
+
+  // Across projects from the header, with the koala saying what it understood.
+  await page.getByRole("combobox", { name: "Search type" }).selectOption("smart");
+  await page.getByRole("searchbox", { name: "Search all projects" }).fill("some chocolate");
+  await page.getByRole("searchbox", { name: "Search all projects" }).press("Enter");
+  await expect(page).toHaveURL(/\/result\/smart\/some%20chocolate$/);
+  await expect(page.getByRole("heading", { name: "Related Images" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Images tagged" })).toContainText("“chocolate”");
+  await expect(page.getByRole("article")).toHaveCount(1);
+  await expect(page.getByRole("article")).toContainText("Workshop 3");
+  await expectAccessible(page, info);
 });
 
 async function visitor(browser: Browser, info: TestInfo, baseURL: string) {
@@ -242,7 +312,7 @@ test("attribute filters: two values of one attribute and one of another, counts 
   await expect(box("Channel", "Online")).not.toBeChecked();
 });
 
-test("a list of 30 values or more gets a 'start typing...' box that narrows it (a GET field without JavaScript)", async ({
+test("a list of 30 values or more gets a 'start typing...' box that narrows it (a GET field without JavaScript) and, with JavaScript, a virtual list", async ({
   page,
   signIn,
   db,
@@ -250,14 +320,101 @@ test("a list of 30 values or more gets a 'start typing...' box that narrows it (
   await signIn("searchFilters");
   await page.goto(`/client/${await projectId(db, longListProject(info.project.name))}`);
   const group = page.getByRole("group", { name: "Store" });
-  await expect(group.getByRole("checkbox")).toHaveCount(32);
+  // With JavaScript the server's list gives way to the virtual one once the page is hydrated: measure that one.
+  const list = group.locator(hasJs(info) ? ".facet-virtual" : ".facet-values-long");
+  await expect(list).toBeVisible();
+  const size = await list.boundingBox();
+  expect(size!.height).toBeLessThanOrEqual(200);
+  expect(size!.width).toBeLessThanOrEqual(400);
+  if (hasJs(info)) {
+    // Only the rows in view (and a few around them) are in the page.
+    await expect(group.getByRole("checkbox", { name: /^Store 01/ })).toBeVisible();
+    expect(await group.getByRole("checkbox").count()).toBeLessThan(32);
+    await expect(group.getByRole("checkbox", { name: /^Store 32/ })).toHaveCount(0);
+  } else await expect(group.getByRole("checkbox")).toHaveCount(32);
   await group.getByRole("searchbox", { name: "Find a Store value" }).fill("1");
   if (!hasJs(info)) await page.getByRole("button", { name: "Apply filters" }).click();
   // Store 01, 10-19, 21, 31
-  await expect(group.getByRole("checkbox")).toHaveCount(13);
+  if (!hasJs(info)) await expect(group.getByRole("checkbox")).toHaveCount(13);
   await expect(group.getByRole("checkbox", { name: /^Store 02/ })).toHaveCount(0);
   await group.getByRole("checkbox", { name: /^Store 13/ }).check();
   if (!hasJs(info)) await page.getByRole("button", { name: "Apply filters" }).click();
   await expect(page.getByRole("article")).toHaveCount(1);
   await expect(page.getByRole("article")).toContainText("Store photo 13");
+  if (!hasJs(info)) return;
+  // A choice scrolled out of view still counts: Store 13 and, from the list's far end, Store 32 (OR).
+  await group.getByRole("searchbox", { name: "Find a Store value" }).fill("");
+  await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await expect(group.getByRole("checkbox", { name: /^Store 13/ })).toHaveCount(0);
+  await group.getByRole("checkbox", { name: /^Store 32/ }).check();
+  await expect(page.getByRole("article")).toHaveCount(2);
+  await expect(page).toHaveURL(/f=\d+%3AStore\+13&f=\d+%3AStore\+32|f=\d+%3AStore\+32&f=\d+%3AStore\+13/);
+  // And an untick drops just that one.
+  await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await group.getByRole("checkbox", { name: /^Store 32/ }).uncheck();
+  await expect(page.getByRole("article")).toHaveCount(1);
+  await expect(page.getByRole("article")).toContainText("Store photo 13");
+});
+
+test("an open grid offers 'New Filters Loaded' when a value to filter by appears (JavaScript); without it the next load shows it", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("searchFresh");
+  const w = await workshop(db, "searchFresh", info);
+  await page.goto(`/client/${w.id}`);
+  const filters = page.getByRole("group", { name: "Channel" });
+  await expect(filters.getByRole("checkbox")).toHaveCount(3); // Kiosk, Online, Store
+  await expect(filters.getByText("Vending")).toHaveCount(0);
+  // Another tab gives image 6 a new Channel value (as an edit does: the value, then the project's version).
+  const addVending = async () => {
+    const channel = await db
+      .selectFrom("attributes")
+      .select("id")
+      .where("project_id", "=", w.id)
+      .where("name", "=", "Channel")
+      .executeTakeFirstOrThrow();
+    const image = await db
+      .selectFrom("images")
+      .select("id")
+      .where("project_id", "=", w.id)
+      .where("title", "=", "Workshop 6")
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto("image_attribute_values")
+      .values({ image_id: image.id, attribute_id: channel.id, value: "Vending", created_by: null, created_at: Date.now() })
+      .execute();
+    await db
+      .updateTable("projects")
+      .set({ updated_at: Date.now() + 1000 })
+      .where("id", "=", w.id)
+      .execute();
+  };
+  if (!hasJs(info)) {
+    await addVending();
+    await page.reload();
+    await expect(filters.getByRole("checkbox")).toHaveCount(4);
+    await expect(filters.getByText("Vending")).toBeVisible();
+    return;
+  }
+  const offer = page.getByRole("status").filter({ hasText: "New Filters Loaded" });
+  // The check runs once the page is hydrated: ask (tab visible again) until one has been answered.
+  const check = () =>
+    expect(async () => {
+      await Promise.all([
+        page.waitForResponse((r) => r.url().includes("check=version"), { timeout: 2_000 }),
+        page.evaluate(() => document.dispatchEvent(new Event("visibilitychange"))),
+      ]);
+    }).toPass();
+  // Nothing changed yet: no offer.
+  await check();
+  await expect(offer).toHaveCount(0);
+  await addVending();
+  await check();
+  await expect(offer).toBeVisible();
+  await expect(filters.getByText("Vending")).toHaveCount(0); // the page stays as it was until asked
+  await offer.getByRole("button", { name: "Update Now" }).click();
+  await expect(filters.getByText("Vending")).toBeVisible();
+  await expect(offer).toHaveCount(0);
 });

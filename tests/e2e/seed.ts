@@ -5,6 +5,7 @@ import { migrateToLatest } from "~/db/migrations.server";
 import { hashPassword } from "~/lib/crypto.server";
 import { createBoard } from "~/models/boards.server";
 import { projectScope } from "~/models/scope.server";
+import { SYSTEM } from "~/models/actor";
 import { addMember, createProject } from "~/models/projects.server";
 import { createUser } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
@@ -27,7 +28,9 @@ import {
   secondProject,
   uploadProject,
   WORKSHOP_ATTRIBUTES,
+  SMART_KEYWORDS,
   VIEWERS,
+  WORKSHOP_MANAGERS,
   type Scenario,
 } from "./users";
 import { retryOnVanishedSchema } from "../helpers/pg-race";
@@ -93,7 +96,7 @@ for (const p of PROJECTS)
     }
     if (BOARD_PROJECT.includes(scenario as Scenario)) {
       const own = await createProject({ name: boardsProject(scenario as Scenario, p) });
-      await addMember(own.id, user.id, scenario === "searchFilters" ? "manager" : "editor");
+      await addMember(own.id, user.id, WORKSHOP_MANAGERS.includes(scenario as Scenario) ? "manager" : "editor");
       const scope = await projectScope({ id: user.id, role: "user" }, own.id);
       const ids: number[] = [];
       for (let i = 1; i <= 6; i++)
@@ -101,7 +104,7 @@ for (const p of PROJECTS)
           await insertImage(scope, workshopFiles[i - 1]!, {
             title: `Workshop ${i}`,
             description: `Image ${i} of the board workshop`,
-            keywords: i % 2 ? ["shelf"] : ["aisle"],
+            keywords: [i % 2 ? "shelf" : "aisle", ...(scenario === "searchSmart" ? SMART_KEYWORDS[i - 1]! : [])],
             ocrText: "",
             originalName: `workshop-${i}.jpg`,
           }),
@@ -117,13 +120,34 @@ for (const p of PROJECTS)
         const lone = await insertImage(emptyScope, workshopFiles[0]!, { ...WORKSHOP_META, title: "Lonely image" });
         await createBoard(emptyScope, { title: "Shared only", imageIds: [lone], clientBoard: true });
       }
-      if (scenario === "searchFilters") {
+      if (scenario === "searchFilters" || scenario === "searchFresh") {
         const values = [];
         for (const [name, perImage] of Object.entries(WORKSHOP_ATTRIBUTES)) {
           const attributeId = await createAttribute(scope, { name, code: name.slice(0, 3).toUpperCase(), type: 3 });
           for (const [i, value] of perImage.entries()) if (value) values.push({ imageId: ids[i]!, attributeId, value });
         }
         await setAttributeValues(scope, values);
+      }
+      if (scenario === "attrManage") {
+        // 33 active (32 user attributes and a WSC one) and one inactive: ticking it passes the limit.
+        const system = await projectScope(SYSTEM, own.id);
+        for (let i = 1; i <= 32; i++) await createAttribute(system, { name: `Attr${String(i).padStart(2, "0")}`, type: 3 });
+        await createAttribute(system, { name: "Source", code: "src", type: 1 });
+        await createAttribute(system, { name: "Spare", type: 3, active: false });
+      }
+      if (
+        scenario === "attrAssign" ||
+        scenario === "attrBulk" ||
+        scenario === "attrExport" ||
+        scenario === "attrImport" ||
+        scenario === "attrImport2"
+      ) {
+        const system = await projectScope(SYSTEM, own.id);
+        const region = await createAttribute(system, { name: "Region", code: "region", type: 3 });
+        await createAttribute(system, { name: "Source", code: "src", type: 1 });
+        await setAttributeValues(system, [{ imageId: ids[0]!, attributeId: region, value: "North" }]);
+      }
+      if (scenario === "searchFilters") {
         const long = await createProject({ name: longListProject(p) });
         await addMember(long.id, user.id, "manager");
         const longScope = await projectScope({ id: user.id, role: "user" }, long.id);

@@ -78,10 +78,10 @@ test("keyboard only: sign in, open the profile menu and log out", async ({ page 
   // The dashboard rendered (with JavaScript the URL can change a moment before the new page is on screen, and a Tab
   // pressed in between would move focus within the old one).
   await expect(page.getByLabel(/profile menu/i)).toBeVisible();
-  // Skip link first, then the logo, the search box and its button, the projects link, then the profile menu.
+  // Skip link first, then the logo, the search box, its type and its button, the projects link, then the profile menu.
   await page.keyboard.press("Tab");
   await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
-  await tabTo(page, page.getByLabel(/profile menu/i), 5);
+  await tabTo(page, page.getByLabel(/profile menu/i), 6);
   await page.keyboard.press("Enter");
   await expect(page.getByRole("link", { name: "View All Boards" })).toBeVisible();
   await page.keyboard.press("Tab");

@@ -87,6 +87,9 @@ export async function fillPasswordForm(page: Page, email: string, password: stri
  * page without JavaScript the same HTML is loaded into a scripting page whose own scripts are blocked.
  */
 export async function expectAccessible(page: Page, info: TestInfo) {
+  // A page still arriving (a form's answer streamed in) would be checked half-parsed: a landmark whose heading has
+  // not come yet reads as a violation.
+  await page.waitForLoadState("load");
   let target = page;
   const html = hasJs(info) ? null : await page.content();
   if (html !== null) {

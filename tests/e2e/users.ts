@@ -61,6 +61,14 @@ export const SCENARIOS = {
   searchShared: { totp: false },
   searchKeys: { totp: false },
   searchFilters: { totp: false },
+  searchSmart: { totp: false },
+  searchFresh: { totp: false },
+  attrManage: { totp: false },
+  attrAssign: { totp: false },
+  attrBulk: { totp: false },
+  attrExport: { totp: false },
+  attrImport: { totp: false },
+  attrImport2: { totp: false },
 } as const;
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
 export const TERMS_PENDING: Scenario[] = ["terms"];
@@ -94,7 +102,19 @@ export const BOARD_PROJECT: Scenario[] = [
   "searchShared",
   "searchKeys",
   "searchFilters",
+  "searchSmart",
+  "searchFresh",
+  "attrManage",
+  "attrAssign",
+  "attrBulk",
+  "attrExport",
+  "attrImport",
+  "attrImport2",
 ];
+/** Workshop scenarios whose user manages the project (attributes are a manager's to change). */
+export const WORKSHOP_MANAGERS: Scenario[] = ["searchFilters", "searchFresh", "attrManage"];
+/** searchSmart's workshop keywords, by image (Workshop 1..6), on top of shelf / aisle. */
+export const SMART_KEYWORDS = [["soda", "grocery aisle"], ["soda"], ["chocolate"], ["grocery aisle"], [], ["shopper"]];
 export const boardsProject = (scenario: Scenario, project: string) => `Boards ${scenario} ${project}`;
 /** searchAll's second project (one image, "Second aisle"), so a search across projects has two to find. */
 export const secondProject = (project: string) => `Second search ${project}`;

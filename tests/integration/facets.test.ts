@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { createBoard } from "~/models/boards.server";
 import { countSelection } from "~/models/bulk.server";
-import { attributeFacets } from "~/models/facets.server";
+import { attributeFacets, facetTiming } from "~/models/facets.server";
 import { gridTotal } from "~/models/grid.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, withFilter, type OneProjectScope } from "~/models/scope.server";
@@ -138,6 +138,24 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
       ["green", 1],
       ["red", 1],
     ]);
+  });
+
+  it("on a scope whose counting is slow, answers an edit with the previous counts while it counts the new version", async () => {
+    const counts = async () => (await attributeFacets(await scope()))[0]!.values.map((v) => `${v.value}:${v.count}`);
+    facetTiming.slowMs = 0; // every count is "slow": as on a 1M project (bench P5b)
+    try {
+      // The earlier tests' edit (image 1 red → green) is counted first.
+      await expect.poll(counts).toEqual(["blue:3", "green:2", "red:2"]);
+      const before = await counts();
+      const image = ids[1]!; // red → yellow
+      await setAttributeValues(await scope(), [{ imageId: image, attributeId: color, value: "yellow" }]);
+      // The first look after the edit gets the counts of the version before, at once...
+      expect(await counts()).toEqual(before);
+      // ...and once the background count is in, the new ones.
+      await expect.poll(counts).toEqual(["blue:3", "green:2", "red:1", "yellow:1"]);
+    } finally {
+      facetTiming.slowMs = 1000;
+    }
   });
 
   it("says nothing when the project has no attribute values", async () => {

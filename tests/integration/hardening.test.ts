@@ -347,6 +347,9 @@ describe.each(dialects)("hardening: the running server under hostile requests (%
       expect(html, url).toContain(message);
       expect(html).not.toContain("NaN");
     }
+    // Query parameters the page cannot use are ignored, never a 500.
+    for (const query of [`board=${"x".repeat(500)}`, "board=", "edit&from=//evil.example&v=abc"])
+      expect((await request(`/image/${imageId}?${query}`, { cookie: editor })).status, query).toBe(200);
   });
 
   it("sends a person who has not accepted the terms to them first, from any page and any post", async () => {
@@ -364,9 +367,19 @@ describe.each(dialects)("hardening: the running server under hostile requests (%
     expect((await request("/terms", { cookie: pendingTerms })).status).toBe(200);
   });
 
-  it("shows a message of the local mailbox at /dev/mailbox/:id", async () => {
+  it("shows a message of the local mailbox at /dev/mailbox/:id, its attachments as downloads", async () => {
     const dir = path.join(t.dataDir, "mailbox");
-    const stored = { id: "1-test", from: "Koala", at: Date.now(), to: "a@b.test", subject: "Hello there", text: "The body of the message" };
+    const stored = {
+      id: "1-test",
+      from: "Koala",
+      at: Date.now(),
+      to: "a@b.test",
+      subject: "Hello there",
+      text: "The body of the message",
+      attachments: [
+        { filename: "values.csv", contentType: "text/csv; charset=utf-8", contentBase64: Buffer.from("Image ID\n1\n").toString("base64") },
+      ],
+    };
     await import("node:fs/promises").then((fs) =>
       fs.mkdir(dir, { recursive: true }).then(() => fs.writeFile(path.join(dir, "1-test.json"), JSON.stringify(stored))),
     );
@@ -374,6 +387,8 @@ describe.each(dialects)("hardening: the running server under hostile requests (%
     expect(list).toContain("Hello there");
     const one = await (await request("/dev/mailbox/1-test")).text();
     expect(one).toContain("The body of the message");
+    expect(one).toContain(`download="values.csv"`);
+    expect(one).toContain(`href="data:text/csv; charset=utf-8;base64,${Buffer.from("Image ID\n1\n").toString("base64")}"`);
     expect(readFileSync(path.join(dir, "1-test.json"), "utf8")).toContain("Hello there");
   });
 });

@@ -1,4 +1,3 @@
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
 import { db } from "~/db/connection.server";
@@ -6,35 +5,23 @@ import { backoffMs, getJob } from "~/models/jobs.server";
 import { runOnce } from "~/services/jobs.server";
 import { listMailbox, sendMail } from "~/services/mail.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { startSmtp } from "../helpers/smtp";
 
 /**
  * A real SMTP server on loopback that the test can take down and bring back on the same port (the app keeps
  * one mail transport per process, made from the first SMTP_URL it sees).
  */
 const received: string[] = [];
-let smtp: SMTPServer | undefined;
+let smtp: Awaited<ReturnType<typeof startSmtp>> | undefined;
 let port = 0;
 async function smtpUp() {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, cb) {
-      let raw = "";
-      stream.on("data", (c: Buffer) => (raw += c.toString()));
-      stream.on("end", () => {
-        received.push(raw);
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((r) => smtp!.listen(port, "127.0.0.1", r));
-  port = (smtp.server.address() as { port: number }).port;
+  smtp = await startSmtp(received, port);
+  port = smtp.port;
 }
 async function smtpDown() {
   const server = smtp;
   smtp = undefined;
-  if (server) await new Promise<void>((r) => server.close(() => r()));
+  await server?.close();
 }
 beforeAll(smtpUp);
 afterAll(smtpDown);

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "~/lib/crypto.server";
 import { totpCode } from "~/lib/totp.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { startSmtp } from "../helpers/smtp";
 import { makeUser } from "../helpers/fixtures";
 import { startExpectingExit, startServer, type RunningServer } from "../helpers/server";
 
@@ -17,19 +17,13 @@ const SESSION_SECRET = "production-test-secret-0123456789abcdef0123";
 const TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 const HSTS = "max-age=31536000; includeSubDomains";
 
-let smtp: SMTPServer;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let smtpUrl: string;
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData: (s, _x, cb) => s.resume().on("end", cb),
-  });
-  await new Promise<void>((r) => smtp.listen(0, "127.0.0.1", r));
-  smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`;
+  smtp = await startSmtp([]);
+  smtpUrl = `smtp://127.0.0.1:${smtp.port}`;
 });
-afterAll(() => new Promise<void>((r) => smtp.close(() => r())));
+afterAll(() => smtp.close());
 
 const productionEnv = () => ({
   KOALA_ENV: "production",

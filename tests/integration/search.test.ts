@@ -3,7 +3,7 @@ import { db, dialect as currentDialect } from "~/db/connection.server";
 import { sql } from "kysely";
 import { createBoard } from "~/models/boards.server";
 import { addKeywordsBulk, countSelection } from "~/models/bulk.server";
-import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope } from "~/models/grid.server";
+import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope, walkSettings } from "~/models/grid.server";
 import { updateImage } from "~/models/image-edits.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, withFilter, type GridScope } from "~/models/scope.server";
@@ -134,6 +134,35 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     expect(await cursorBefore(scope, 1)).toEqual(decodeCursor(first.next));
     // Without a search the grid is newest first: the pump comes last.
     expect((await gridPage(await project(), { limit: 100 })).cards.at(-1)!.id).toBe(id.petrolPump);
+  });
+
+  it("walks a common word along the project's index with the same pages, in the same order, as the join", async () => {
+    const scope = await project();
+    const pages = async (q: string, limit: number) => {
+      const narrowed = searched(scope, q);
+      const seen: number[][] = [];
+      let after: string | null = null;
+      do {
+        const page = await gridPage(narrowed, { after: decodeCursor(after), limit });
+        seen.push(page.cards.map((c) => c.id));
+        after = page.next;
+      } while (after);
+      // And back from the last page, as the virtual grid scrolls up.
+      const lastCursor = decodeCursor((await gridPage(narrowed, { limit: 100 })).next);
+      return { seen, lastCursor };
+    };
+    // Words whose matches are in the title or keywords, elsewhere only, or both (the two tiers), and a prefix.
+    for (const q of ["aisle", "petrol", "cola", "a", "shelf", "sale", "coca"])
+      for (const limit of [1, 2, 3]) {
+        walkSettings.from = Number.MAX_SAFE_INTEGER; // never walk: the join
+        const joined = await pages(q, limit);
+        walkSettings.from = 1; // always walk
+        try {
+          expect(await pages(q, limit), `${q}, pages of ${limit}`).toEqual(joined);
+        } finally {
+          walkSettings.from = 2000;
+        }
+      }
   });
 
   it("treats query syntax as words: never an error, never an operator", async () => {

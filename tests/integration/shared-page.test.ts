@@ -238,6 +238,9 @@ describe.each(dialects)("the shared board over HTTP (%s)", (dialect) => {
     expect((await post(`/shared-board/${full}/zip`, { ids: [String(images[0]), String(onOtherBoard)] })).status).toBe(404);
     expect((await post(`/shared-board/${full}/zip`, { ids: [String(foreignImage)] })).status).toBe(404);
     expect((await post(`/shared-board/${full}/zip`, { ids: [String(images[0])] })).status).toBe(200);
+    // Malformed selections are a clear 400, never a 500.
+    for (const ids of [Array.from({ length: 101 }, (_, i) => String(i + 1)), ["abc"], ["-1"]])
+      expect((await post(`/shared-board/${full}/zip`, { ids })).status, ids.slice(0, 2).join()).toBe(400);
   });
 
   it("takes a visitor's name once, then their mark and comment, kept as text", async () => {

@@ -1,0 +1,116 @@
+import { z } from "zod";
+
+/**
+ * Project attributes (spec 2 §5, spec 1 §5): the rules and messages shared by the browser (live validation) and the
+ * server (actions and models), so every path (Manage Attributes, the image panel, bulk assign) says the same thing.
+ */
+export const ATTRIBUTE_MESSAGES = {
+  nameRequired: "Please enter an Attribute Name",
+  nameBlank: "Attribute Name cannot be blank",
+  nameSpaces: "Attribute names cannot contain spaces; any spaces have been replaced with underscores",
+  nameLength: "Attribute Name cannot be longer than 16 characters",
+  nameSpecial: "Attribute Name cannot contain special characters",
+  duplicate: "Duplicate Attribute Name has been given",
+  exists: "Attribute name already exists. Please choose another name",
+  createFailed: "Failed to Create New User Attribute",
+  smartName: "Invalid input. Spaces, commas, double quotes, hyphens, and dashes are not allowed.",
+  noChanges: "No changes made",
+  updateFailed: "Failed to update attributes",
+  activeLimit: "Attribute Active Limit Reached of 33",
+  activeLimitHelp: "Please deselect other attributes before selecting new ones",
+  deleteConfirm: "Please type 'DELETE' to confirm",
+  cannotDelete: "Cannot delete this attribute",
+  deleteFailed: "Failed to Delete Attribute",
+  pickAttribute: "Please select an Attribute Name",
+  valueRequired: "Please enter a value",
+  valueBlank: "Value cannot be blank",
+  valueShort: "Value cannot be shorter than 1 character",
+  valueLength: "Value cannot be longer than 64 characters",
+  valueSpecial: "Value cannot contain special characters",
+  assigned: "Attributes successfully assigned",
+  assignFailed: "Attributes could not be assigned.",
+  removeExisting: "Please remove existing attribute values first",
+  removeConfirm: "Please type 'REMOVE' to remove attribute",
+  removed: "Attribute Removed",
+  removeFailed: "Attribute could not be removed.",
+} as const;
+
+/** Import Attributes CSV (spec 2 §5, §8): the dialogs' titles and texts. */
+export const CSV_MESSAGES = {
+  type: "Unsupported file format",
+  typeHelp: "Please upload a CSV file",
+  size: "File too large",
+  sizeHelp: "Please upload a file that is less than 100MB",
+  importError: "CSV Import Error",
+  noImageId: "Image ID is not present in first column for all images",
+  parse: "CSV Data could not be parsed",
+  failed: "Image Attributes could not be imported",
+} as const;
+export const CSV_MAX_BYTES = 100 * 1024 * 1024;
+
+export const MAX_ACTIVE_ATTRIBUTES = 33;
+export const ATTRIBUTE_NAME_MAX = 16;
+/** One value rule for every path (panel, bulk, CSV): 1 to 64 characters. See docs/decisions/0014-attributes.md. */
+export const ATTRIBUTE_VALUE_MAX = 64;
+export const SMART_NAME_MAX = 64;
+export const VALUE_HINT = `1 to ${ATTRIBUTE_VALUE_MAX} characters; none of ( ) & @ $ | % ~`;
+
+const SPECIAL = /[()&@$|%~]/;
+/** Spaces, commas, double quotes, hyphens and the dashes (en, em, minus). */
+const SMART_NAME_BAD = /[\s,"\-‐‑‒–—―−]/;
+
+/** A typed attribute name as stored: trimmed, inner spaces as underscores. */
+export const normalAttributeName = (raw: string) => raw.trim().replace(/\s+/g, "_");
+
+/** The first broken rule of an attribute name (already normalised), or null. */
+export function attributeNameProblem(name: string): string | null {
+  if (!name) return ATTRIBUTE_MESSAGES.nameBlank;
+  if (name.length > ATTRIBUTE_NAME_MAX) return ATTRIBUTE_MESSAGES.nameLength;
+  if (SPECIAL.test(name)) return ATTRIBUTE_MESSAGES.nameSpecial;
+  return null;
+}
+
+export function smartNameProblem(code: string): string | null {
+  if (!code || code.length > SMART_NAME_MAX || SMART_NAME_BAD.test(code)) return ATTRIBUTE_MESSAGES.smartName;
+  return null;
+}
+
+/** The first broken rule of a value (trimmed), or null. */
+export function attributeValueProblem(value: string): string | null {
+  if (!value) return ATTRIBUTE_MESSAGES.valueBlank;
+  if (value.length < 1) return ATTRIBUTE_MESSAGES.valueShort;
+  if (value.length > ATTRIBUTE_VALUE_MAX) return ATTRIBUTE_MESSAGES.valueLength;
+  if (SPECIAL.test(value)) return ATTRIBUTE_MESSAGES.valueSpecial;
+  return null;
+}
+
+/** Create Attribute: the name as typed; spaces become underscores (the form says so). */
+export const NewAttributeSchema = z.object({
+  name: z
+    .string({ required_error: ATTRIBUTE_MESSAGES.nameRequired })
+    .max(200, ATTRIBUTE_MESSAGES.nameLength)
+    .transform(normalAttributeName)
+    .superRefine((name, ctx) => {
+      const problem = attributeNameProblem(name);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+});
+
+/** Assign a value (image panel and bulk): which attribute, what value, and whether to replace values already there. */
+export const AssignAttributeSchema = z.object({
+  attribute: z.coerce
+    .number({ required_error: ATTRIBUTE_MESSAGES.pickAttribute, invalid_type_error: ATTRIBUTE_MESSAGES.pickAttribute })
+    .int()
+    .positive(ATTRIBUTE_MESSAGES.pickAttribute),
+  value: z
+    .string({ required_error: ATTRIBUTE_MESSAGES.valueRequired })
+    .max(1000, ATTRIBUTE_MESSAGES.valueLength)
+    .transform((v) => v.trim())
+    .superRefine((value, ctx) => {
+      const problem = attributeValueProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+  replace: z.literal("yes").optional(),
+  /** On a client-level board: the person confirmed that every user sees the change. */
+  confirmShared: z.literal("yes").optional(),
+});

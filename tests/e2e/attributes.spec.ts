@@ -1,0 +1,312 @@
+import { writeFileSync } from "node:fs";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { bulk, expectAccessible, hasJs, tabTo, toast, waitForMail, workshop } from "./support";
+import type { DB } from "~/db/connection.server";
+
+const attribute = (db: DB, projectId: number, name: string) =>
+  db
+    .selectFrom("attributes")
+    .select(["id", "name", "code", "active", "type"])
+    .where("project_id", "=", projectId)
+    .where("name", "=", name)
+    .executeTakeFirst();
+const valuesOf = async (db: DB, projectId: number, name: string) =>
+  (
+    await db
+      .selectFrom("image_attribute_values as v")
+      .innerJoin("attributes as a", "a.id", "v.attribute_id")
+      .innerJoin("images as i", "i.id", "v.image_id")
+      .select(["i.title", "v.value"])
+      .where("a.project_id", "=", projectId)
+      .where("a.name", "=", name)
+      .orderBy("i.title")
+      .execute()
+  ).map((r) => `${r.title}: ${r.value}`);
+const imageId = async (db: DB, projectId: number, title: string) =>
+  (await db.selectFrom("images").select("id").where("project_id", "=", projectId).where("title", "=", title).executeTakeFirstOrThrow()).id;
+
+/** Presses a form's button by its exact name. */
+const press = async (page: Page, name: string) => page.getByRole("button", { name, exact: true }).click();
+
+test("Manage Attributes: create with the spec's rules, rename, refuse a bad smart name and a 34th active, delete a user attribute but not a WSC one", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("attrManage");
+  const w = await workshop(db, "attrManage", info);
+  await page.goto(`/upload/${w.id}`);
+  await page.getByRole("link", { name: "Manage Attributes" }).click();
+  await expect(page.getByRole("heading", { name: "Manage Attributes" })).toBeVisible();
+  await expect(page.getByText("33 of 33 active")).toBeVisible();
+  await expectAccessible(page, info);
+
+  // Create: the spec's refusals, then a name with a space.
+  const name = page.getByLabel("Attribute Name");
+  await name.fill("Price$");
+  await press(page, "Create Attribute");
+  await expect(page.getByText("Attribute Name cannot contain special characters")).toBeVisible();
+  await name.fill("attr01");
+  await press(page, "Create Attribute");
+  // With JavaScript the loaded list refuses it before posting; without, the server's 409.
+  await expect(
+    page.getByText(hasJs(info) ? "Duplicate Attribute Name has been given" : "Attribute name already exists. Please choose another name"),
+  ).toBeVisible();
+  await name.fill("Store type");
+  if (hasJs(info)) {
+    await expect(name).toHaveValue("Store_type");
+    await expect(page.getByText("Attribute names cannot contain spaces; any spaces have been replaced with underscores")).toBeVisible();
+  }
+  await press(page, "Create Attribute");
+  await expect(toast(page)).toContainText("Attribute “Store_type” created");
+  // Created while 33 were active: it waits, inactive.
+  await expect(toast(page)).toContainText("Attribute Active Limit Reached of 33");
+  expect(await attribute(db, w.id, "Store_type")).toMatchObject({ code: "Store_type", active: 0, type: 3 });
+
+  // Rename, with a smart name the rule refuses first.
+  await page.getByLabel("Name of Attr01", { exact: true }).fill("Channel");
+  await page.getByLabel("Smart name of Attr01").fill("chan-nel");
+  const save = page.getByRole("button", { name: "Save", exact: true });
+  if (hasJs(info)) {
+    await expect(page.getByText("Invalid input. Spaces, commas, double quotes, hyphens, and dashes are not allowed.")).toBeVisible();
+    await expect(save).toBeDisabled();
+  } else {
+    await save.click();
+    await expect(page.getByText("Invalid input. Spaces, commas, double quotes, hyphens, and dashes are not allowed.")).toBeVisible();
+    // What was typed is still there to correct.
+    await expect(page.getByLabel("Name of Attr01", { exact: true })).toHaveValue("Channel");
+  }
+  expect(await attribute(db, w.id, "Channel")).toBeUndefined();
+  await page.getByLabel("Smart name of Attr01").fill("channel");
+  await save.click();
+  await expect(toast(page)).toContainText("1 attribute updated");
+  expect(await attribute(db, w.id, "Channel")).toMatchObject({ code: "channel", active: 1 });
+
+  // A 34th active attribute is refused.
+  await page.getByLabel("Spare active").click();
+  if (!hasJs(info)) await save.click();
+  await expect(
+    page.getByText("Attribute Active Limit Reached of 33. Please deselect other attributes before selecting new ones"),
+  ).toBeVisible();
+  // With JavaScript the tick never takes; without, the refused form comes back as typed, and nothing is saved.
+  if (hasJs(info)) await expect(page.getByLabel("Spare active")).not.toBeChecked();
+  expect(await attribute(db, w.id, "Spare")).toMatchObject({ active: 0 });
+
+  // Delete: a WSC attribute cannot be; a user attribute by typing DELETE.
+  await expect(page.getByRole("row", { name: /Source/ })).toContainText("Cannot delete this attribute");
+  await page.getByRole("link", { name: "Delete Attr02" }).click();
+  await expectAccessible(page, info);
+  const confirm = page.getByLabel("Please type 'DELETE' to confirm");
+  await confirm.fill("delete");
+  await press(page, "Delete attribute");
+  await expect(page.getByText("Please type 'DELETE' to confirm").last()).toBeVisible();
+  await confirm.fill("DELETE");
+  await press(page, "Delete attribute");
+  await expect(toast(page)).toContainText("Attribute “Attr02” deleted");
+  expect(await attribute(db, w.id, "Attr02")).toBeUndefined();
+  const source = (await attribute(db, w.id, "Source"))!;
+  await page.goto(`/upload/${w.id}/attributes/${source.id}/delete`);
+  await expect(page.getByText("Cannot delete this attribute")).toBeVisible();
+});
+
+test("image panel: assign a value with the spec's messages and Replace, then remove it by typing REMOVE (keyboard only)", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("attrAssign");
+  const w = await workshop(db, "attrAssign", info);
+  const id = await imageId(db, w.id, "Workshop 1");
+  await page.goto(`/image/${id}`);
+  await expect(page.getByRole("row", { name: /Region/ })).toContainText("North");
+  await page.getByRole("link", { name: "Assign attribute" }).click();
+  await expect(page.getByRole("heading", { name: "Assign attribute" })).toBeVisible();
+  await expectAccessible(page, info);
+  // Only user attributes are offered (Source is a WSC attribute).
+  await expect(page.getByLabel("Attribute Name").locator("option")).toHaveText(["Select an attribute", "Region"]);
+  const value = page.getByLabel("Value", { exact: true });
+  await expect(page.getByText("1 to 64 characters; none of ( ) & @ $ | % ~")).toBeVisible();
+  await value.fill("South");
+  await press(page, "Assign");
+  await expect(page.getByText("Please select an Attribute Name")).toBeVisible();
+  await page.getByLabel("Attribute Name").selectOption({ label: "Region" });
+  await value.fill("50%");
+  await press(page, "Assign");
+  await expect(page.getByText("Value cannot contain special characters")).toBeVisible();
+  await value.fill("South");
+  await press(page, "Assign");
+  await expect(page.getByText("Please remove existing attribute values first")).toBeVisible();
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: North"]);
+  await page.getByLabel("Replace values already there").check();
+  await press(page, "Assign");
+  await expect(toast(page)).toContainText("Attributes successfully assigned");
+  await expect(page.getByRole("row", { name: /Region/ })).toContainText("South");
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: South"]);
+
+  // Remove, by keyboard alone.
+  await tabTo(page, page.getByRole("link", { name: "Remove Region" }), 60);
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "Remove attribute “Region”" })).toBeVisible();
+  await expectAccessible(page, info);
+  const confirm = page.getByLabel("Please type 'REMOVE' to remove attribute");
+  await expect(confirm).toBeFocused();
+  await page.keyboard.type("remove");
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Please type 'REMOVE' to remove attribute").last()).toBeVisible();
+  await confirm.fill("");
+  await confirm.focus();
+  await page.keyboard.type("REMOVE");
+  await page.keyboard.press("Enter");
+  await expect(toast(page)).toContainText("Attribute Removed");
+  expect(await valuesOf(db, w.id, "Region")).toEqual([]);
+});
+
+test("bulk Assign Attributes on the whole selection keeps values already there; a client-level board asks first", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("attrBulk");
+  const w = await workshop(db, "attrBulk", info);
+  await page.goto(`/client/${w.id}`);
+  await page.getByRole("button", { name: "Select all" }).click();
+  await expect(page.getByText("6 selected")).toBeVisible();
+  await bulk(page, info, "Assign Attributes");
+  await expect(page.getByRole("heading", { name: "Assign Attributes" })).toBeVisible();
+  await expectAccessible(page, info);
+  await page.getByLabel("Attribute Name").selectOption({ label: "Region" });
+  await page.getByLabel("Value", { exact: true }).fill("East");
+  await press(page, "Assign to 6 images");
+  await expect(toast(page)).toContainText("Attributes successfully assigned: 5 images (1 kept the value they had)");
+  expect(await valuesOf(db, w.id, "Region")).toEqual([
+    "Workshop 1: North",
+    "Workshop 2: East",
+    "Workshop 3: East",
+    "Workshop 4: East",
+    "Workshop 5: East",
+    "Workshop 6: East",
+  ]);
+
+  await page.goto(w.path("Client review"));
+  await page.getByRole("button", { name: "Select all" }).click();
+  await expect(page.getByText("2 selected")).toBeVisible();
+  await bulk(page, info, "Assign Attributes");
+  await page.getByLabel("Attribute Name").selectOption({ label: "Region" });
+  await page.getByLabel("Value", { exact: true }).fill("West");
+  await page.getByLabel("Replace values already there").check();
+  await press(page, "Assign to 2 images");
+  await expect(page.getByText("This is a client-level board: changes will be visible for all users.").last()).toBeVisible();
+  expect(await valuesOf(db, w.id, "Region")).toContain("Workshop 1: North");
+  await page.getByRole("checkbox", { name: /I understand/ }).check();
+  await press(page, "Assign to 2 images");
+  await expect(toast(page)).toContainText("Attributes successfully assigned: 2 images");
+  expect((await valuesOf(db, w.id, "Region")).slice(0, 2)).toEqual(["Workshop 1: West", "Workshop 2: West"]);
+});
+
+/** A mail's CSV attachment, decoded, as rows of cells (the BOM dropped). */
+function csvAttachment(raw: string): string[][] {
+  const m = /Content-Disposition: attachment;\s*filename="?([^"\r\n]+)"?\r\n(?:[^\r\n]+\r\n)*\r\n([\s\S]*?)\r\n--/.exec(raw);
+  expect(m, "the mail has an attachment").not.toBeNull();
+  const text = Buffer.from(m![2]!.replace(/\s+/g, ""), "base64").toString("utf8");
+  expect(text.charCodeAt(0)).toBe(0xfeff);
+  return text
+    .slice(1)
+    .trim()
+    .split(/\r?\n/)
+    .map((line) => line.split(","));
+}
+
+test("export attributes by email, from the image panel and from the bulk menu: the CSV arrives by mail", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  const { email } = await signIn("attrExport");
+  const w = await workshop(db, "attrExport", info);
+  let since = Date.now();
+  await page.goto(`/image/${await imageId(db, w.id, "Workshop 1")}`);
+  await press(page, "Export attributes by email");
+  await expect(toast(page)).toContainText("Image attributes will be sent to your email shortly.");
+  const one = csvAttachment(await waitForMail(email, since));
+  expect(one).toEqual([
+    ["Image ID", "Title", "Keywords", "Region", "Source"],
+    [String(await imageId(db, w.id, "Workshop 1")), "Workshop 1", "shelf", "North", ""],
+  ]);
+
+  since = Date.now();
+  await page.goto(`/client/${w.id}`);
+  await page.getByRole("button", { name: "Select all" }).click();
+  await expect(page.getByText("6 selected")).toBeVisible();
+  await bulk(page, info, "Export attributes by email");
+  await expectAccessible(page, info);
+  await press(page, "Email attributes of 6 images");
+  await expect(toast(page)).toContainText("Image attributes will be sent to your email shortly.");
+  const all = csvAttachment(await waitForMail(email, since));
+  expect(all.map((r) => r[1])).toEqual(["Title", "Workshop 1", "Workshop 2", "Workshop 3", "Workshop 4", "Workshop 5", "Workshop 6"]);
+});
+
+test("Import Attributes CSV: wrong type and over 100 MB refused, a file with errors reported and nothing changed, a good file applied", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("attrImport");
+  const w = await workshop(db, "attrImport", info);
+  const [one, two] = [await imageId(db, w.id, "Workshop 1"), await imageId(db, w.id, "Workshop 2")];
+  await page.goto(`/upload/${w.id}`);
+  await page.getByRole("link", { name: "Import Attributes CSV" }).click();
+  await expect(page.getByRole("heading", { name: "Import Attributes CSV" })).toBeVisible();
+  await expectAccessible(page, info);
+  const file = page.getByLabel("CSV file");
+  const send = async (name: string, buffer: Buffer) => {
+    await file.setInputFiles({ name, mimeType: name.endsWith(".csv") ? "text/csv" : "application/octet-stream", buffer });
+    await press(page, "Import");
+  };
+
+  await send("regions.xlsx", Buffer.from("PK"));
+  await expect(page.getByText("Please upload a CSV file")).toBeVisible();
+  // Over 100 MB: from a file on disk (Playwright passes buffers up to 50 MB only).
+  const huge = info.outputPath("huge.csv");
+  writeFileSync(huge, Buffer.alloc(100 * 1024 * 1024 + 1, 0x41));
+  await file.setInputFiles(huge);
+  await press(page, "Import");
+  await expect(page.getByText("Please upload a file that is less than 100MB")).toBeVisible();
+
+  await send("bad.csv", Buffer.from(`Image ID,Region,Colour\n${one},South,x\n${two},a|b,\n`));
+  await expect(page.getByRole("heading", { name: "CSV Import Error" })).toBeVisible();
+  await expect(page.getByText('Line 1: Unknown column "Colour": not an attribute of this project')).toBeVisible();
+  await send("bad.csv", Buffer.from(`Image ID,Region\n${one},South\n${two},a|b\n`));
+  await expect(page.getByText("Line 3: Region: Value cannot contain special characters")).toBeVisible();
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: North"]);
+
+  await send("regions.csv", Buffer.from(`\uFEFFImage ID,Title,Region\n${one},,South\n${two},,West\n`));
+  await expect(toast(page)).toContainText("Attributes imported");
+  await expect(toast(page)).toContainText("2 values from 2 rows.");
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: South", "Workshop 2: West"]);
+});
+
+test("Import Attributes CSV: a large file runs in the background, its page shows the outcome and an e-mail follows", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  const { email } = await signIn("attrImport2");
+  const w = await workshop(db, "attrImport2", info);
+  const ids = await Promise.all([1, 2, 3].map((i) => imageId(db, w.id, `Workshop ${i}`)));
+  // Over the 512 KB that are applied while the page waits: the same three images again and again (the last row wins).
+  const rows = Array.from({ length: 80_000 }, (_, i) => `${ids[i % 3]},Zone ${i % 3}`);
+  const since = Date.now();
+  await page.goto(`/upload/${w.id}/import`);
+  await page
+    .getByLabel("CSV file")
+    .setInputFiles({ name: "zones.csv", mimeType: "text/csv", buffer: Buffer.from(`Image ID,Region\n${rows.join("\n")}\n`) });
+  await press(page, "Import");
+  await expect(page).toHaveURL(/\/jobs\/\d+$/);
+  await expect(page.getByText("Imported 80,000 values from 80,000 rows.")).toBeVisible({ timeout: 30_000 });
+  await expectAccessible(page, info);
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: Zone 0", "Workshop 2: Zone 1", "Workshop 3: Zone 2"]);
+  const mail = (await waitForMail(email, since)).replace(/=\r?\n/g, "");
+  expect(mail).toContain("Subject: Attribute import done: zones.csv");
+  expect(mail).toContain("Imported: 80,000 values from 80,000 rows.");
+});

@@ -1,0 +1,229 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { db } from "~/db/connection.server";
+import { SYSTEM } from "~/models/actor";
+import { createAttribute, setAttributeValues } from "~/models/attributes.server";
+import { insertImage } from "~/models/images.server";
+import { projectScope } from "~/models/scope.server";
+import { writeAttributesCsv } from "~/services/attribute-export.server";
+import { checkCsv, ERROR_CAP, importCsvFile, importSettings, importUploadedCsv } from "~/services/attribute-import.server";
+import { runOnce } from "~/services/jobs.server";
+import { listMailbox } from "~/services/mail.server";
+import { storage } from "~/services/storage.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
+
+/**
+ * Import Attributes CSV in the service and models, on both dialects: what a good file sets, that a file with any error
+ * changes nothing and says what and where (line numbers, capped), the spec's whole-file refusals, the background
+ * job for a large file (its e-mail, its stored upload removed), and an export read back unchanged.
+ */
+describe.each(dialects)("attribute import (%s)", (dialect) => {
+  let t: TestDatabase;
+  let editor: Awaited<ReturnType<typeof makeUser>>;
+  let viewer: Awaited<ReturnType<typeof makeUser>>;
+  let projectId: number;
+  let images: number[];
+  let foreignImage: number;
+  let channel: number;
+  const dir = mkdtempSync(path.join(tmpdir(), "koala-import-"));
+  let n = 0;
+  const csvFile = (text: string) => {
+    const file = path.join(dir, `in-${n++}.csv`);
+    writeFileSync(file, text);
+    return file;
+  };
+  const scope = () => projectScope(editor.actor, projectId);
+  const values = async () =>
+    (
+      await db()
+        .selectFrom("image_attribute_values as v")
+        .innerJoin("attributes as a", "a.id", "v.attribute_id")
+        .select(["v.image_id", "a.name", "v.value"])
+        .where("a.project_id", "=", projectId)
+        .orderBy("v.image_id")
+        .orderBy("a.name")
+        .execute()
+    ).map((r) => `${r.image_id}/${r.name}=${r.value}`);
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect);
+    editor = await makeUser();
+    viewer = await makeUser();
+    projectId = (
+      await makeProject([
+        { actor: editor.actor, role: "editor" },
+        { actor: viewer.actor, role: "viewer" },
+      ])
+    ).id;
+    const system = await projectScope(SYSTEM, projectId);
+    images = [];
+    for (let i = 0; i < 3; i++) images.push(await insertImage(system, await storedFakeFile(700 + i), meta(`Photo ${i}`)));
+    const stranger = await makeUser();
+    const other = await makeProject([{ actor: stranger.actor }]);
+    foreignImage = await insertImage(await projectScope(stranger.actor, other.id), await storedFakeFile(710), meta("Theirs"));
+    await createAttribute(system, { name: "Region", code: "reg", type: 3 });
+    channel = await createAttribute(system, { name: "Channel", code: "CHAN", type: 3 });
+    await createAttribute(system, { name: "Source", code: "src", type: 1 });
+  });
+  afterAll(() => t.drop());
+  beforeEach(async () => {
+    await db().deleteFrom("image_attribute_values").execute();
+    await setAttributeValues(await projectScope(SYSTEM, projectId), [{ imageId: images[0]!, attributeId: channel, value: "Store" }]);
+  });
+
+  it("applies a good file in full: names or smart names in any case, Title and Keywords left alone, an empty cell changes nothing", async () => {
+    const file = csvFile(
+      `\uFEFFImage ID,Title,region,chan\n${images[0]},ignored,North,\n${images[1]},"Quoted, title",South,Kiosk\n\n${images[2]},,East,Online\n`,
+    );
+    const report = await importCsvFile(await scope(), file);
+    expect(report).toMatchObject({ outcome: "success", rows: 3, values: 5, errorCount: 0 });
+    expect(await values()).toEqual([
+      `${images[0]}/Channel=Store`,
+      `${images[0]}/Region=North`,
+      `${images[1]}/Channel=Kiosk`,
+      `${images[1]}/Region=South`,
+      `${images[2]}/Channel=Online`,
+      `${images[2]}/Region=East`,
+    ]);
+    const title = await db().selectFrom("images").select("title").where("id", "=", images[0]!).executeTakeFirstOrThrow();
+    expect(title.title).toBe("Photo 0");
+  });
+
+  it("changes nothing when any row is wrong, and reports every error with its line: foreign image, bad value, extra cells", async () => {
+    const before = await values();
+    const file = csvFile(
+      [
+        "Image ID,Region,Channel",
+        `${images[0]},North,Store`,
+        `${foreignImage},North,`,
+        `${images[1]},50%,`,
+        `${images[2]},${"x".repeat(65)},Kiosk,extra`,
+      ].join("\n"),
+    );
+    const { report } = await checkCsv(await scope(), file);
+    expect(report.outcome).toBe("errors");
+    expect(report.errors).toEqual([
+      { line: 3, message: `Image ID ${foreignImage} is not an image of this project` },
+      { line: 4, message: "Region: Value cannot contain special characters" },
+      { line: 5, message: "4 cells, but the header names 3 columns" },
+      { line: 5, message: "Region: Value cannot be longer than 64 characters" },
+    ]);
+    expect((await importCsvFile(await scope(), file)).outcome).toBe("errors");
+    expect(await values()).toEqual(before);
+  });
+
+  it("refuses a header naming an unknown column or one twice (a WSC attribute's column is left alone); lists errors only up to the cap", async () => {
+    const header = await checkCsv(await scope(), csvFile(`Image ID,Region,Colour,Source,REG\n${images[0]},North,x,y,z\n`));
+    expect(header.report.errors.map((e) => `${e.line}: ${e.message}`)).toEqual([
+      '1: Unknown column "Colour": not an attribute of this project',
+      '1: "Region" appears twice',
+    ]);
+    const wsc = await importCsvFile(await scope(), csvFile(`Image ID,Source,Region\n${images[2]},from the import,North\n`));
+    expect(wsc).toMatchObject({ outcome: "success", values: 1 });
+    await db().deleteFrom("image_attribute_values").where("image_id", "=", images[2]!).execute();
+    const many = await checkCsv(
+      await scope(),
+      csvFile(`Image ID,Region\n${Array.from({ length: 150 }, () => `${images[0]},a|b`).join("\n")}\n`),
+    );
+    expect(many.report.errorCount).toBe(150);
+    expect(many.report.errors).toHaveLength(ERROR_CAP);
+    expect(many.report.errors[0]).toEqual({ line: 2, message: "Region: Value cannot contain special characters" });
+  });
+
+  it("answers the spec's whole-file refusals: no image ID in the first column, and data that cannot be parsed", async () => {
+    const before = await values();
+    const noId = await importCsvFile(await scope(), csvFile(`Image ID,Region\n${images[0]},North\nPhoto 1,South\n`));
+    expect(noId).toMatchObject({
+      outcome: "no-image-id",
+      errors: [{ line: 3, message: "Image ID is not present in first column for all images" }],
+    });
+    const unparseable = await importCsvFile(await scope(), csvFile(`Image ID,Region\n${images[0]},"North\n`));
+    expect(unparseable.outcome).toBe("unparseable");
+    expect(unparseable.errors[0]!.message).toMatch(/^CSV Data could not be parsed/);
+    const empty = await importCsvFile(await scope(), csvFile("Image ID,Region\n"));
+    expect(empty.outcome).toBe("no-image-id");
+    expect(await values()).toEqual(before);
+  });
+
+  it("refuses a viewer's import in the model, whatever the file", async () => {
+    await expect(
+      importCsvFile(await projectScope(viewer.actor, projectId), csvFile(`Image ID,Region\n${images[0]},North\n`)),
+    ).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+
+  it("reads its own export back unchanged, a value the export escaped as a formula ('-20) included", async () => {
+    await setAttributeValues(await projectScope(SYSTEM, projectId), [{ imageId: images[1]!, attributeId: channel, value: "-20" }]);
+    const exported = path.join(dir, "export.csv");
+    await writeAttributesCsv(await scope(), { all: true, ids: [] }, exported);
+    expect(readFileSync(exported, "utf8")).toContain(`${images[1]},Photo 1,,'-20`);
+    await db().deleteFrom("image_attribute_values").execute();
+    const report = await importCsvFile(await scope(), exported);
+    expect(report).toMatchObject({ outcome: "success", rows: 3, values: 2 });
+    expect(await values()).toEqual([`${images[0]}/Channel=Store`, `${images[1]}/Channel=-20`]);
+  });
+
+  it("takes a header cell as a name first and a smart name only when no name matches; refuses a smart name two share", async () => {
+    const system = await projectScope(SYSTEM, projectId);
+    // "Channel" is Channel's name and also Shade's smart name: the name wins.
+    const shade = await createAttribute(system, { name: "Shade", code: "Channel", type: 3 });
+    await createAttribute(system, { name: "Tone_a", code: "tone", type: 3 });
+    await createAttribute(system, { name: "Tone_b", code: "TONE", type: 3 });
+    try {
+      const report = await importCsvFile(await scope(), csvFile(`Image ID,Channel\n${images[2]},Kiosk\n`));
+      expect(report.outcome).toBe("success");
+      expect(await values()).toContain(`${images[2]}/Channel=Kiosk`);
+      const ambiguous = await checkCsv(await scope(), csvFile(`Image ID,tone\n${images[2]},Warm\n`));
+      expect(ambiguous.report.errors).toEqual([{ line: 1, message: '"tone" is the smart name of more than one attribute: use the name' }]);
+      const noHeader = await checkCsv(await scope(), csvFile(`${images[2]},Kiosk\n`));
+      expect(noHeader.report).toMatchObject({
+        outcome: "no-image-id",
+        errors: [{ line: 1, message: "Image ID is not present in first column for all images" }],
+      });
+      expect(shade).toBeGreaterThan(0);
+    } finally {
+      await db().deleteFrom("attributes").where("name", "in", ["Shade", "Tone_a", "Tone_b"]).execute();
+    }
+  });
+
+  it("closes the file when a bad header or a parse error stops the reading early (no descriptor left open)", async () => {
+    const open = () => readdirSync("/proc/self/fd").length;
+    const before = open();
+    const body = `${images[0]},North\n`.repeat(20_000);
+    for (let i = 0; i < 10; i++) {
+      await checkCsv(await scope(), csvFile(`Image ID,Nosuch\n${body}`));
+      await checkCsv(await scope(), csvFile(`Image ID,Region\n${images[0]},"North\n${body}`));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(open()).toBeLessThanOrEqual(before + 2);
+  });
+
+  it("leaves a large file to a job: applied, an e-mail with the summary, the stored upload removed", async () => {
+    const saved = importSettings.inlineMaxBytes;
+    importSettings.inlineMaxBytes = 10;
+    try {
+      const file = csvFile(`Image ID,Region\n${images[1]},West\n${images[2]},West\n`);
+      const answer = await importUploadedCsv(await scope(), file, "regions.csv");
+      expect("jobId" in answer).toBe(true);
+      const job = await db()
+        .selectFrom("jobs")
+        .select("payload")
+        .where("id", "=", (answer as { jobId: number }).jobId)
+        .executeTakeFirstOrThrow();
+      const key = (JSON.parse(job.payload) as { key: string }).key;
+      expect(await storage().size(key)).toBeGreaterThan(0);
+      while (await runOnce("import-test"));
+      expect(await values()).toEqual([`${images[0]}/Channel=Store`, `${images[1]}/Region=West`, `${images[2]}/Region=West`]);
+      const mail = (await listMailbox()).find((m) => m.subject.includes("regions.csv"));
+      expect(mail?.to).toBe(editor.user.email);
+      expect(mail?.text).toContain("Imported: 2 values from 2 rows.");
+      expect(await storage().size(key)).toBeNull();
+    } finally {
+      importSettings.inlineMaxBytes = saved;
+    }
+  });
+});
