@@ -45,6 +45,24 @@ const EnvSchema = z.object({
   /** Attribute exports up to this size go as an e-mail attachment; larger ones as an expiring download link. */
   EXPORT_ATTACH_MAX_BYTES: int(2 * 1024 * 1024, 0),
   EXPORT_LINK_DAYS: int(7, 1),
+  /**
+   * Host names (as written in a URL) a WSC re-import may fetch from although they resolve to a private, loopback or
+   * link-local address: an intranet source, or the tests' local server. Every other such address is refused (SSRF).
+   */
+  WSC_ALLOWED_PRIVATE_HOSTS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) =>
+          h
+            .trim()
+            .toLowerCase()
+            .replace(/^\[|\]$/g, ""),
+        )
+        .filter(Boolean),
+    ),
   MAX_CONCURRENT_REQUESTS: int(16, 1),
   MAX_QUEUED_REQUESTS: int(256, 0),
   QUEUE_WAIT_SECONDS: int(5, 1),
@@ -127,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxImageBytes: e.MAX_IMAGE_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
     attributeExport: { attachMaxBytes: e.EXPORT_ATTACH_MAX_BYTES, linkMs: e.EXPORT_LINK_DAYS * 86_400_000 },
+    wscAllowedPrivateHosts: e.WSC_ALLOWED_PRIVATE_HOSTS,
     /** Admission control (server/admission.mjs): what runs at once, what may wait and for how long, and the time limit. */
     admission: {
       concurrency: e.MAX_CONCURRENT_REQUESTS,

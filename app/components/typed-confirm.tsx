@@ -1,6 +1,9 @@
 import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
 import type { ReactNode } from "react";
+import type { ZodType, ZodTypeDef } from "zod";
+
+type ConfirmSchema = ZodType<{ confirm: string }, ZodTypeDef, { confirm: string }>;
 import { typedConfirmation } from "~/lib/schemas";
 import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 
@@ -18,6 +21,7 @@ export function TypedConfirmForm({
   lastResult,
   hidden = {},
   children,
+  ...props
 }: {
   id: string;
   word: string;
@@ -28,11 +32,16 @@ export function TypedConfirmForm({
   cancelTo: string;
   lastResult?: SubmissionResult<string[]> | null;
   hidden?: Record<string, string>;
+  /** A confirmation with messages of its own (the re-import's typed project name); the action uses the same one. */
+  schema?: ConfirmSchema;
+  /** The field's label when the schema brings its own messages. */
+  label?: string;
   children?: ReactNode;
 }) {
-  const label = message ?? `Please type ${word} to confirm`;
+  const label = props.label ?? message ?? `Please type ${word} to confirm`;
   const pending = usePending();
-  const [form, fields] = useSchemaForm(typedConfirmation(word, label), { id, lastResult, shouldValidate: "onSubmit" });
+  const schema: ConfirmSchema = props.schema ?? typedConfirmation(word, label);
+  const [form, fields] = useSchemaForm(schema, { id, lastResult, shouldValidate: "onSubmit" });
   return (
     <Form method="post" {...getFormProps(form)} className="confirm-step">
       {Object.entries(hidden).map(([name, value]) => (

@@ -300,7 +300,7 @@ export function UploadStart({
   results,
   error,
 }: {
-  project: { id: number; name: string };
+  project: { id: number; name: string; canManage: boolean };
   maxBytes: number;
   results?: UploadResultRow[] | null;
   error?: string | null;
@@ -312,6 +312,12 @@ export function UploadStart({
         <Link to={`/upload/${project.id}/attributes`} className="tile">
           Manage Attributes
         </Link>
+        {/* Re-import rebuilds the whole project: managers only (the page is a 404 to anyone else). */}
+        {project.canManage ? (
+          <Link to={`/upload/${project.id}/reimport`} className="tile">
+            Re-import
+          </Link>
+        ) : null}
         <Link to={`/upload/${project.id}/import`} className="tile">
           Import Attributes CSV
         </Link>

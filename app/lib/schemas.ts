@@ -145,6 +145,23 @@ export const typedConfirmation = (word: string, message = `Please type ${word} t
     confirm: z.string({ required_error: message }).refine((v) => v.trim() === word, message),
   });
 
+/** Re-import (spec 2 §5): the project's name typed exactly. */
+export const REIMPORT_MESSAGES = {
+  empty: "Please enter the client name",
+  mismatch: "Client name does not match, Please try again",
+  sent: "Re-import request sent",
+  sentDetail: "the re-import process is now running in the background",
+  failed: "Re-Import request failed",
+  failedDetail: "Please try again",
+} as const;
+export const reimportConfirmation = (projectName: string) =>
+  z.object({
+    confirm: z
+      .string({ required_error: REIMPORT_MESSAGES.empty })
+      .refine((v) => v.trim() !== "", REIMPORT_MESSAGES.empty)
+      .refine((v) => v.trim() === "" || v.trim() === projectName, REIMPORT_MESSAGES.mismatch),
+  });
+
 export const DELETE_WORD = "DELETE";
 export const REMOVE_WORD = "REMOVE";
 export const DeleteImageSchema = typedConfirmation(DELETE_WORD);
@@ -185,6 +202,27 @@ export const PROJECT_MESSAGES = {
   special: "Project name cannot contain ( ) & @ $ | % ~",
 } as const;
 export const ProjectNameSchema = z.object({ name: nameRules(PROJECT_MESSAGES) });
+export const WSC_SOURCE_MAX = 2000;
+export const WSC_MESSAGES = {
+  sourceRequired: "A WSC project needs its source: the address of its manifest",
+  sourceInvalid: "The source must be an http or https address",
+  sourceLength: `The source cannot be longer than ${WSC_SOURCE_MAX} characters`,
+} as const;
+/** The project edit dialog (managers): its name, and whether it is a WSC project with the manifest it comes from. */
+export const ProjectEditSchema = ProjectNameSchema.extend({
+  wsc: z
+    .literal("yes")
+    .optional()
+    .transform((v) => v === "yes"),
+  source: z
+    .string()
+    .max(WSC_SOURCE_MAX, WSC_MESSAGES.sourceLength)
+    .optional()
+    .transform((v) => v?.trim() ?? "")
+    .refine((v) => !v || (/^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v)), WSC_MESSAGES.sourceInvalid),
+}).superRefine((v, ctx) => {
+  if (v.wsc && !v.source) ctx.addIssue({ code: "custom", path: ["source"], message: WSC_MESSAGES.sourceRequired });
+});
 
 /** Add keyword (bulk): one or more keywords, comma-separated, with the edit form's rules and the spec's messages. */
 export const KeywordsSchema = z.object({

@@ -48,8 +48,11 @@ export async function addMember(projectId: number, userId: number, role: "viewer
     .execute();
 }
 
-/** Renames a project (managers): the same rules as a board name, unique among all projects. */
-export async function renameProject(scope: ProjectScope, name: string) {
+/**
+ * Saves the project edit dialog (managers): the name (the same rules as a board name, unique among all projects)
+ * and, when given, the WSC flag with its source (the manifest a re-import reads; kept when the flag is cleared).
+ */
+export async function editProject(scope: ProjectScope, name: string, wsc?: { wsc: boolean; source: string }) {
   requireManage(scope);
   const trimmed = name.trim();
   try {
@@ -61,7 +64,11 @@ export async function renameProject(scope: ProjectScope, name: string) {
         .where("id", "!=", scope.project.id)
         .executeTakeFirst();
       if (taken) throw new ConflictError("Project name already exists. Please choose another name");
-      await trx.updateTable("projects").set({ name: trimmed }).where("id", "=", scope.project.id).execute();
+      await trx
+        .updateTable("projects")
+        .set(wsc ? { name: trimmed, wsc: wsc.wsc ? 1 : 0, wsc_source: wsc.source || null } : { name: trimmed })
+        .where("id", "=", scope.project.id)
+        .execute();
       touched.project(scope.project.id);
     });
   } catch (err) {

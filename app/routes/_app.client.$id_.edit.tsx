@@ -2,12 +2,12 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { NameForm } from "~/components/name-form";
+import { ProjectForm } from "~/components/project-form";
 import { ConflictError } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
-import { ProjectNameSchema } from "~/lib/schemas";
-import { renameProject } from "~/models/projects.server";
+import { ProjectEditSchema } from "~/lib/schemas";
+import { editProject } from "~/models/projects.server";
 import { projectScope, requireManage } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
@@ -17,23 +17,25 @@ async function scopeOf(request: Request, id: string | undefined) {
   return requireManage(await projectScope(await requireActor(request), id));
 }
 
-/** The project edit dialog (managers): rename only, no Delete. */
+/** The project edit dialog (managers): name, WSC flag and source; no Delete. */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const scope = await scopeOf(request, params.id);
-  return { project: { id: scope.project.id, name: scope.project.name }, header: headerOf(scope) };
+  const { id, name, wsc, wscSource } = scope.project;
+  return { project: { id, name, wsc, source: wscSource ?? "" }, header: headerOf(scope) };
 });
 
 export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   const scope = await scopeOf(request, params.id);
-  const submission = parseWithZod(await readForm(request), { schema: ProjectNameSchema });
+  const submission = parseWithZod(await readForm(request), { schema: ProjectEditSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
-    await renameProject(scope, submission.value.name);
+    const { name, wsc, source } = submission.value;
+    await editProject(scope, name, { wsc, source });
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     return data({ result: submission.reply({ fieldErrors: { name: [err.message] } }) }, { status: 409 });
   }
-  return redirectWithToast(request, `/client/${scope.project.id}`, { kind: "success", title: "Project renamed" });
+  return redirectWithToast(request, `/client/${scope.project.id}`, { kind: "success", title: "Project saved" });
 });
 
 export default function EditProject() {
@@ -42,16 +44,7 @@ export default function EditProject() {
   return (
     <section className="confirm-page" aria-labelledby="edit-project-heading">
       <h1 id="edit-project-heading">Edit project</h1>
-      <NameForm
-        kind="project"
-        id="edit-project"
-        label="Project name"
-        defaultValue={project.name}
-        lastResult={answer?.result}
-        submit="Save"
-        pendingText="Saving…"
-        cancelTo={`/client/${project.id}`}
-      />
+      <ProjectForm defaultValue={project} lastResult={answer?.result} cancelTo={`/client/${project.id}`} />
     </section>
   );
 }

@@ -7,6 +7,9 @@ import { NotFoundError } from "~/lib/errors";
 import { page } from "~/lib/http.server";
 import { jobOf } from "~/models/jobs.server";
 import type { ImportReport } from "~/services/attribute-import.server";
+import { ReimportReportView } from "~/components/reimport-report";
+import { REIMPORT_JOB } from "~/lib/job-types";
+import type { ReimportReport } from "~/services/reimport.server";
 import { parseId } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
@@ -23,6 +26,7 @@ const LABELS: Record<string, string> = {
   keywords: "Adding keywords",
   attributes: "Assigning attributes",
   import: "Importing attributes",
+  reimport: "Re-importing the project",
 };
 
 /**
@@ -52,8 +56,9 @@ export default function JobPage() {
     action?: string;
     back?: string;
     report?: ImportReport;
+    reimport?: ReimportReport;
   } | null;
-  const action = job.type === "attributes.import" ? "import" : result?.action;
+  const action = job.type === "attributes.import" ? "import" : job.type === REIMPORT_JOB ? "reimport" : result?.action;
   const label = LABELS[action ?? ""] ?? "Working on your selection";
   return (
     <section className="confirm-page" aria-labelledby="job-heading">
@@ -64,7 +69,7 @@ export default function JobPage() {
           <meta httpEquiv="refresh" content="2" />
         </noscript>
       ) : null}
-      <h1 id="job-heading">{running ? label : job.status === "done" ? "Done" : "The action failed"}</h1>
+      <h1 id="job-heading">{running ? label : job.status === "done" && !result?.reimport?.failure ? "Done" : "The action failed"}</h1>
       {running ? (
         <>
           <p>This runs in the background; you may leave this page and come back.</p>
@@ -79,6 +84,8 @@ export default function JobPage() {
         </>
       ) : job.status === "done" && result?.report ? (
         <ImportReportView report={result.report} />
+      ) : job.status === "done" && result?.reimport ? (
+        <ReimportReportView report={result.reimport} />
       ) : job.status === "done" ? (
         <p role="status">
           {(result?.affected ?? 0).toLocaleString("en")} images changed
@@ -89,7 +96,14 @@ export default function JobPage() {
       )}
       <p>
         <Link to={result?.back ?? "/dashboard"} className="btn">
-          {action === "import" ? "Back to Import Attributes CSV" : result?.back ? "Back to the images" : "Back to dashboard"}
+          {/* Where the link goes is known once the job has answered; until then, the dashboard. */}
+          {!result?.back
+            ? "Back to dashboard"
+            : action === "import"
+              ? "Back to Import Attributes CSV"
+              : action === "reimport"
+                ? "Back to Upload"
+                : "Back to the images"}
         </Link>
       </p>
     </section>

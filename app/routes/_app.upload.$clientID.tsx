@@ -48,7 +48,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   if (query.view !== "upload" && !pending.length) throw redirect(`/upload/${project.id}`);
   const current = query.view === "edit" ? (pending.find((i) => i.id === query.image) ?? pending[0]!) : null;
   return {
-    project: { id: project.id, name: project.name },
+    project: { id: project.id, name: project.name, canManage: scope.can.manage },
     view: query.view,
     pending: pending.map((i) => ({ id: i.id, title: i.title, thumb: mediaUrl(i.id, i.thumb_key) })),
     current,

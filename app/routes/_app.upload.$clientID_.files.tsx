@@ -18,7 +18,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Upload
  */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const scope = await uploadScope(request, params.clientID);
-  return { project: { id: scope.project.id, name: scope.project.name }, maxBytes: config().maxImageBytes };
+  return { project: { id: scope.project.id, name: scope.project.name, canManage: scope.can.manage }, maxBytes: config().maxImageBytes };
 });
 
 export const action = page(async ({ request, params }: ActionFunctionArgs) => {

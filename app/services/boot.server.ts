@@ -11,6 +11,7 @@ import "./mail.server";
 import "./bulk.server";
 import "./attribute-export.server";
 import "./attribute-import.server";
+import "./reimport.server";
 import "./sharing.server";
 
 export interface Services {

@@ -69,6 +69,7 @@ export const SCENARIOS = {
   attrExport: { totp: false },
   attrImport: { totp: false },
   attrImport2: { totp: false },
+  reimport: { totp: false },
 } as const;
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
 export const TERMS_PENDING: Scenario[] = ["terms"];
@@ -110,9 +111,10 @@ export const BOARD_PROJECT: Scenario[] = [
   "attrExport",
   "attrImport",
   "attrImport2",
+  "reimport",
 ];
 /** Workshop scenarios whose user manages the project (attributes are a manager's to change). */
-export const WORKSHOP_MANAGERS: Scenario[] = ["searchFilters", "searchFresh", "attrManage"];
+export const WORKSHOP_MANAGERS: Scenario[] = ["searchFilters", "searchFresh", "attrManage", "reimport"];
 /** searchSmart's workshop keywords, by image (Workshop 1..6), on top of shelf / aisle. */
 export const SMART_KEYWORDS = [["soda", "grocery aisle"], ["soda"], ["chocolate"], ["grocery aisle"], [], ["shopper"]];
 export const boardsProject = (scenario: Scenario, project: string) => `Boards ${scenario} ${project}`;

@@ -141,3 +141,11 @@ export async function sessionCookie(userId: number): Promise<string> {
   if (!cookie) throw new Error("no session cookie");
   return cookie.split(";")[0]!;
 }
+
+/** A page's text as a person reads it: React's comment markers gone, quotes and ampersands unescaped. */
+export const pageText = async (res: Response) =>
+  (await res.text())
+    .replace(/<!-- -->/g, "")
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");

@@ -12,10 +12,9 @@ import { ATTRIBUTE_MESSAGES } from "~/lib/attribute-rules";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
-import { signIn } from "~/sessions.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
-import { startServer, type RunningServer } from "../helpers/server";
+import { pageText, sessionCookie, startServer, type RunningServer } from "../helpers/server";
 
 /**
  * Manage Attributes, the panel's Assign / Remove and bulk Assign Attributes over real HTTP against the built server,
@@ -24,13 +23,7 @@ import { startServer, type RunningServer } from "../helpers/server";
  */
 const SESSION_SECRET = "attributes-http-secret-0123456789abcdef";
 
-/** The page's text as a person reads it (React escapes quotes in HTML). */
-const read = async (res: Response) =>
-  (await res.text())
-    .replace(/<!-- -->/g, "")
-    .replace(/&#x27;|&#39;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, "&");
+const read = pageText;
 
 describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
   let t: TestDatabase;
@@ -93,16 +86,8 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
       ["manager", manager],
       ["editor", editor],
       ["viewer", viewer],
-    ] as const) {
-      const res = await signIn(
-        new Request("http://127.0.0.1/login"),
-        { ip: "127.0.0.1", userAgent: "attributes test" },
-        user.user.id,
-        "/",
-        "test",
-      );
-      cookies[who] = res.headers.get("Set-Cookie")!.split(";")[0]!;
-    }
+    ] as const)
+      cookies[who] = await sessionCookie(user.user.id);
     server = await startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, SESSION_SECRET });
   }, 90_000);
   afterAll(async () => {

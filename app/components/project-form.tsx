@@ -1,0 +1,55 @@
+import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
+import { Form, Link } from "@remix-run/react";
+import { ProjectEditSchema, WSC_SOURCE_MAX } from "~/lib/schemas";
+import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
+
+/**
+ * The project edit dialog (managers): the name, and the WSC flag with the source a re-import reads (spec 2:
+ * a WSC project's manifest of image URLs, titles, keywords and WSC attributes). A plain form.
+ */
+export function ProjectForm({
+  defaultValue,
+  lastResult,
+  cancelTo,
+}: {
+  defaultValue: { name: string; wsc: boolean; source: string };
+  lastResult?: SubmissionResult<string[]> | null;
+  cancelTo: string;
+}) {
+  const pending = usePending();
+  const [form, fields] = useSchemaForm(ProjectEditSchema, {
+    id: "edit-project",
+    lastResult,
+    defaultValue: { name: defaultValue.name, wsc: defaultValue.wsc ? "yes" : undefined, source: defaultValue.source },
+  });
+  return (
+    <Form method="post" {...getFormProps(form)}>
+      <FormError id={form.errorId} errors={form.errors} />
+      <Field
+        label="Project name"
+        field={fields.name}
+        hint="3 to 64 characters, without ( ) & @ $ | % ~."
+        inputProps={{ maxLength: 64, autoComplete: "off" }}
+      />
+      <div className="field field-check">
+        <input {...getInputProps(fields.wsc, { type: "checkbox", value: "yes" })} />
+        <label htmlFor={fields.wsc.id}>WSC project (its images come from a web source)</label>
+      </div>
+      <Field
+        label="WSC source"
+        type="url"
+        field={fields.source}
+        hint="The address of the manifest (JSON or CSV) that lists the images; Re-import reads it."
+        inputProps={{ maxLength: WSC_SOURCE_MAX, autoComplete: "off", placeholder: "https://" }}
+      />
+      <div className="form-actions">
+        <SubmitButton pending={pending} pendingText="Saving…">
+          Save
+        </SubmitButton>
+        <Link to={cancelTo} className="btn">
+          Cancel
+        </Link>
+      </div>
+    </Form>
+  );
+}

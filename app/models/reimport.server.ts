@@ -1,0 +1,155 @@
+import { sql } from "kysely";
+import { db, dialect } from "~/db/connection.server";
+import { ConflictError } from "~/lib/errors";
+import { REIMPORT_JOB } from "~/lib/job-types";
+import { enqueueJob } from "./jobs.server";
+import { assertObjectsStored, lockObjects } from "./objects.server";
+import { requireManage, type ProjectScope } from "./scope.server";
+import { write } from "./write.server";
+
+/** The SQL of Re-import (spec 2: the upload page's Re-import tile): one job per project at a time, and its writes. */
+export { REIMPORT_JOB };
+export interface ReimportJob {
+  userId: number;
+  projectId: number;
+  /** "wsc": the project's web source is read again; "files": derivatives and index rebuilt from the originals. */
+  kind: "wsc" | "files";
+}
+
+export const REIMPORT_RUNNING = "A re-import of this project is already running.";
+
+/**
+ * Queues the project's re-import, unless one is queued or running (409). The check and the insert share a
+ * transaction that holds the project's row (PostgreSQL) or the write lock (SQLite), so two clicks make one job.
+ */
+export async function queueReimport(scope: ProjectScope, kind: ReimportJob["kind"]): Promise<number> {
+  requireManage(scope);
+  const projectId = scope.project.id;
+  return write(async (trx) => {
+    if (dialect() === "postgres") await sql`select id from projects where id = ${projectId} for update`.execute(trx);
+    const pending = await trx
+      .selectFrom("jobs")
+      .select("payload")
+      .where("type", "=", REIMPORT_JOB)
+      .where("status", "in", ["queued", "running"])
+      .execute();
+    if (pending.some((j) => (JSON.parse(j.payload) as ReimportJob).projectId === projectId)) throw new ConflictError(REIMPORT_RUNNING);
+    const payload: ReimportJob = { userId: scope.actor.id, projectId, kind };
+    return enqueueJob(REIMPORT_JOB, payload, { ownerUserId: scope.actor.id, maxAttempts: 1 }, trx);
+  });
+}
+
+/** A page of the project's live images by id (keyset), with what re-deriving them needs. */
+export async function imagesToRefresh(scope: ProjectScope, afterId: number, limit: number) {
+  return db()
+    .selectFrom("images")
+    .select(["id", "storage_key", "checksum", "rotation", "width", "height", "mime_type", "size_bytes"])
+    .where("project_id", "=", scope.project.id)
+    .where("deleted_at", "is", null)
+    .where("id", ">", afterId)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+export const countProjectImages = async (scope: ProjectScope) =>
+  Number(
+    (
+      await db()
+        .selectFrom("images")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("project_id", "=", scope.project.id)
+        .where("deleted_at", "is", null)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/**
+ * After an image's derivatives were made again: the file facts read from the original (they may have been wrong)
+ * and the derivative keys, checked as stored under the object lock like every write that refers to objects.
+ */
+export async function refreshImageFiles(
+  scope: ProjectScope,
+  image: { id: number; checksum: string },
+  facts: { thumbKey: string; previewKey: string; width: number; height: number; mimeType: string; sizeBytes: number },
+) {
+  requireManage(scope);
+  await write(async (trx, touched) => {
+    await lockObjects(trx, image.checksum);
+    await assertObjectsStored(trx, [facts.thumbKey, facts.previewKey]);
+    const changed = await trx
+      .updateTable("images")
+      .set({
+        thumb_key: facts.thumbKey,
+        preview_key: facts.previewKey,
+        width: facts.width,
+        height: facts.height,
+        mime_type: facts.mimeType,
+        size_bytes: facts.sizeBytes,
+      })
+      .where("id", "=", image.id)
+      .where("project_id", "=", scope.project.id)
+      .where((eb) =>
+        eb.or([
+          eb("thumb_key", "!=", facts.thumbKey),
+          eb("preview_key", "!=", facts.previewKey),
+          eb("width", "!=", facts.width),
+          eb("height", "!=", facts.height),
+          eb("mime_type", "!=", facts.mimeType),
+          eb("size_bytes", "!=", facts.sizeBytes),
+        ]),
+      )
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows)) {
+      touched.project(scope.project.id);
+      await touched.boardsHolding([image.id]);
+    }
+  });
+}
+
+/**
+ * Rebuilds the search index rows of these images: naming the indexed columns in an UPDATE fires the index
+ * triggers (FTS5 on SQLite: the row's entry deleted and written again; PostgreSQL: its tsvector recomputed).
+ */
+export async function reindexImages(scope: ProjectScope, ids: number[]) {
+  if (!ids.length) return;
+  requireManage(scope);
+  await write(async (trx) => {
+    await trx
+      .updateTable("images")
+      .set((eb) => ({
+        title: eb.ref("title"),
+        description: eb.ref("description"),
+        keywords: eb.ref("keywords"),
+        ocr_text: eb.ref("ocr_text"),
+        original_name: eb.ref("original_name"),
+      }))
+      .where("project_id", "=", scope.project.id)
+      .where("id", "in", ids)
+      .execute();
+  });
+}
+
+/** The project's live image holding this file, if any (a WSC re-import finds duplicates by checksum). */
+export async function imageWithChecksum(scope: ProjectScope, checksum: string) {
+  return db()
+    .selectFrom("images")
+    .selectAll()
+    .where("project_id", "=", scope.project.id)
+    .where("checksum", "=", checksum)
+    .where("deleted_at", "is", null)
+    .orderBy("id")
+    .executeTakeFirst();
+}
+
+/** The project's attributes by lower-case name, with their type (WSC values go to type 1 only). */
+export async function attributesByName(scope: ProjectScope) {
+  const rows = await db().selectFrom("attributes").select(["id", "name", "type"]).where("project_id", "=", scope.project.id).execute();
+  return new Map(rows.map((r) => [r.name.toLowerCase(), r]));
+}
+
+/** Every value an image holds, by attribute id (active or not: a re-import compares before it writes). */
+export async function attributeValuesOf(imageId: number) {
+  const rows = await db().selectFrom("image_attribute_values").select(["attribute_id", "value"]).where("image_id", "=", imageId).execute();
+  return new Map(rows.map((r) => [r.attribute_id, r.value]));
+}

@@ -1,0 +1,213 @@
+import sharp from "sharp";
+import { config } from "~/config.server";
+import { sha256 } from "~/lib/crypto.server";
+import { getErrorMessage } from "~/lib/errors";
+import { log } from "~/lib/log.server";
+import { FetchRefused, safeFetch } from "~/lib/safe-fetch.server";
+import { cleanFileName, titleFromFileName } from "~/lib/schemas";
+import { ManifestUnreadable, parseManifest, shownUrl, type ManifestEntry } from "~/lib/wsc-manifest";
+import { createAttribute, setAttributeValues } from "~/models/attributes.server";
+import { updateImage } from "~/models/image-edits.server";
+import { parseImage } from "~/models/images.server";
+import { setJobProgress } from "~/models/jobs.server";
+import { ObjectMissing } from "~/models/objects.server";
+import {
+  attributesByName,
+  attributeValuesOf,
+  countProjectImages,
+  imagesToRefresh,
+  imageWithChecksum,
+  queueReimport,
+  refreshImageFiles,
+  reindexImages,
+  REIMPORT_JOB,
+  type ReimportJob,
+} from "~/models/reimport.server";
+import type { ProjectScope } from "~/models/scope.server";
+import { resumeScope } from "./bulk.server";
+import { ImageRejected, storeDerivatives } from "./image-files.server";
+import { addImageFile } from "./ingest.server";
+import { registerJob } from "./jobs.server";
+import { readObject, storage } from "./storage.server";
+
+/**
+ * Re-import (spec 2): a normal project's images are derived again from their originals (thumbnail, preview, the
+ * file facts and the search index); a WSC project's manifest is read again from its source and its images fetched,
+ * each through the checks of an upload, duplicates found by checksum, WSC (type 1) attributes created or updated.
+ */
+export function startReimport(scope: ProjectScope) {
+  return queueReimport(scope, scope.project.wsc && scope.project.wscSource ? "wsc" : "files");
+}
+
+/** Images re-derived per page of the walk. */
+const PAGE = 50;
+/** Problems a report lists, at most (the count says how many there were). */
+export const REPORT_CAP = 100;
+/** The largest manifest read. */
+export const MANIFEST_MAX_BYTES = 20 * 1024 * 1024;
+
+export interface ReimportReport {
+  kind: ReimportJob["kind"];
+  /** wsc: images new to the project. */
+  added: number;
+  /** wsc: images already in the project (same file) whose details or attributes changed; files: images derived again whose facts (size, pixels) were wrong. */
+  updated: number;
+  /** wsc: images already in the project, nothing to change; files: images derived again, facts already right. */
+  unchanged: number;
+  /** Entries or images that could not be taken; `problems` says why (the first REPORT_CAP). */
+  refused: number;
+  problems: { where: string; message: string }[];
+  /** Set when nothing could be done: the source could not be read. */
+  failure?: string;
+}
+
+const emptyReport = (kind: ReimportJob["kind"]): ReimportReport => ({ kind, added: 0, updated: 0, unchanged: 0, refused: 0, problems: [] });
+function refuse(report: ReimportReport, where: string, message: string) {
+  report.refused += 1;
+  if (report.problems.length < REPORT_CAP) report.problems.push({ where, message });
+}
+
+/** Every live image: derivatives made again from the original, facts read from it, index rows rebuilt. */
+export async function rederiveProject(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>) {
+  const report = emptyReport("files");
+  const total = await countProjectImages(scope);
+  let done = 0;
+  let after = 0;
+  for (;;) {
+    const page = await imagesToRefresh(scope, after, PAGE);
+    if (!page.length) break;
+    for (const image of page) {
+      try {
+        const original = await readObject(storage(), image.storage_key, Number.MAX_SAFE_INTEGER);
+        if (!original) throw new ObjectMissing(image.storage_key);
+        const meta = await sharp(original, { limitInputPixels: false }).metadata();
+        const keys = await storeDerivatives(original, image.checksum, image.rotation);
+        const facts = {
+          ...keys,
+          width: meta.width ?? image.width,
+          height: meta.height ?? image.height,
+          mimeType: image.mime_type,
+          sizeBytes: original.length,
+        };
+        const same = facts.width === image.width && facts.height === image.height && facts.sizeBytes === image.size_bytes;
+        await refreshImageFiles(scope, image, facts);
+        report[same ? "unchanged" : "updated"] += 1;
+      } catch (err) {
+        const message = err instanceof ObjectMissing ? "The original file is missing from storage." : getErrorMessage(err);
+        refuse(report, `Image ${image.id}`, message);
+      }
+    }
+    await reindexImages(
+      scope,
+      page.map((i) => i.id),
+    );
+    after = page[page.length - 1]!.id;
+    done += page.length;
+    await progress(Math.min(done, total), Math.max(total, done));
+  }
+  return report;
+}
+
+/** The project's source read again; every entry fetched, checked and added or matched by checksum. */
+export async function importWscSource(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>) {
+  const report = emptyReport("wsc");
+  const source = scope.project.wscSource;
+  if (!source) throw new ManifestUnreadable("The project has no WSC source.");
+  const allowedPrivateHosts = config().wscAllowedPrivateHosts;
+  const manifest = await safeFetch(source, { allowedPrivateHosts, maxBytes: MANIFEST_MAX_BYTES });
+  const { entries, problems } = parseManifest(manifest.body, manifest.contentType);
+  for (const p of problems) refuse(report, `Entry ${p.line}`, p.message);
+  const attributeIds = await wscAttributes(scope, entries, report);
+  const total = entries.length;
+  let done = 0;
+  for (const entry of entries) {
+    const where = `Entry ${entry.line} (${shownUrl(entry.url)})`;
+    try {
+      const file = await safeFetch(entry.url, { allowedPrivateHosts, maxBytes: config().maxImageBytes });
+      const outcome = await addOrUpdate(scope, entry, file.body, attributeIds);
+      report[outcome] += 1;
+    } catch (err) {
+      if (err instanceof FetchRefused || err instanceof ImageRejected) refuse(report, where, err.message);
+      else {
+        log.warn("wsc entry failed", { projectId: scope.project.id, line: entry.line, error: getErrorMessage(err) });
+        refuse(report, where, "The image could not be stored.");
+      }
+    }
+    done += 1;
+    if (done % 10 === 0 || done === total) await progress(done, total);
+  }
+  return report;
+}
+
+/**
+ * The attribute of each name the manifest uses: an existing WSC (type 1) attribute, or a new one. A name taken by a
+ * user or system attribute is not overwritten: its values are left out and the report says so once.
+ */
+async function wscAttributes(scope: ProjectScope, entries: ManifestEntry[], report: ReimportReport) {
+  const names = new Map<string, string>();
+  for (const e of entries)
+    for (const name of Object.keys(e.attributes)) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+  const existing = await attributesByName(scope);
+  const ids = new Map<string, number>();
+  for (const [lower, name] of names) {
+    const found = existing.get(lower);
+    if (found && found.type !== 1) {
+      if (report.problems.length < REPORT_CAP)
+        report.problems.push({
+          where: `Attribute ${name}`,
+          message: "A project attribute of this name is not a WSC attribute; its values were left out.",
+        });
+      continue;
+    }
+    ids.set(lower, found ? found.id : await createAttribute(scope, { name, type: 1 }));
+  }
+  return ids;
+}
+
+async function addOrUpdate(scope: ProjectScope, entry: ManifestEntry, body: Buffer, attributeIds: Map<string, number>) {
+  const values = (imageId: number) =>
+    Object.entries(entry.attributes)
+      .filter(([name]) => attributeIds.has(name.toLowerCase()))
+      .map(([name, value]) => ({ imageId, attributeId: attributeIds.get(name.toLowerCase())!, value }));
+  const existing = await imageWithChecksum(scope, sha256(body));
+  if (existing) {
+    // The same file again: its details follow the source where the source gives them.
+    const image = parseImage(existing);
+    const next = {
+      title: entry.title || image.title,
+      description: entry.description || image.description,
+      keywords: entry.keywords.length ? entry.keywords : image.keywords,
+      ocrText: image.ocr_text,
+    };
+    const version = await updateImage(scope, image, next);
+    const current = await attributeValuesOf(image.id);
+    const changed = values(image.id).filter((v) => current.get(v.attributeId) !== v.value);
+    await setAttributeValues(scope, changed);
+    return version !== null || changed.length ? "updated" : "unchanged";
+  }
+  const name = cleanFileName(decodeURIComponent(new URL(entry.url).pathname.split("/").pop() || "image"));
+  const id = await addImageFile(scope, body, {
+    title: entry.title || titleFromFileName(name),
+    description: entry.description,
+    keywords: entry.keywords,
+    ocrText: "",
+    originalName: name,
+  });
+  await setAttributeValues(scope, values(id));
+  return "added";
+}
+
+registerJob(REIMPORT_JOB, async (payload: ReimportJob, job) => {
+  const { scope } = await resumeScope({ userId: payload.userId, scope: { kind: "project", id: payload.projectId }, filter: "" });
+  if (scope.kind !== "project") throw new Error("A re-import works on a project");
+  const progress = (done: number, total: number) => setJobProgress(job.id, done, total);
+  let report: ReimportReport;
+  try {
+    report = payload.kind === "wsc" ? await importWscSource(scope, progress) : await rederiveProject(scope, progress);
+  } catch (err) {
+    // The source itself could not be read: the report says why (the refusal's words: no stack, no query string).
+    if (!(err instanceof FetchRefused || err instanceof ManifestUnreadable)) throw err;
+    report = { ...emptyReport(payload.kind), failure: `The WSC source could not be read. ${err.message}` };
+  }
+  return { action: "reimport", reimport: report, back: `/upload/${payload.projectId}` };
+});
