@@ -154,7 +154,8 @@ async function checkedAddresses(url: URL, allowed: ReadonlySet<string>): Promise
   if (!addresses.length) throw new FetchRefused(`Refused: could not find ${host}`);
   const blocked = addresses.find((a) => isBlockedAddress(a.address));
   if (blocked && !allowed.has(host))
-    throw new FetchRefused(`Refused: ${host} is a private address${blocked.address === host ? "" : ` (${blocked.address})`}`);
+    // The address itself is not named: a report must not map the inside of the network for whoever reads it.
+    throw new FetchRefused(`Refused: ${host} is a private address`);
   return addresses;
 }
 

@@ -30,6 +30,12 @@ export interface ManifestProblem {
 }
 
 export const MANIFEST_MAX_ENTRIES = 10_000;
+/** Columns of a CSV manifest, and attribute names in a whole manifest, at most (each name becomes an attribute). */
+export const MANIFEST_MAX_ATTRIBUTES = 64;
+const tooMany = (n: number) =>
+  new ManifestUnreadable(
+    `The manifest lists ${n.toLocaleString("en")} images or more; at most ${MANIFEST_MAX_ENTRIES.toLocaleString("en")} are read.`,
+  );
 
 export class ManifestUnreadable extends Error {}
 
@@ -46,9 +52,10 @@ export function parseManifest(body: Buffer, contentType: string | null): { entri
   const text = body.toString("utf8").replace(/^\uFEFF/, "");
   const looksJson = /json/i.test(contentType ?? "") || /^\s*[[{]/.test(text);
   const raw = looksJson ? jsonEntries(text) : csvEntries(text);
-  if (raw.length > MANIFEST_MAX_ENTRIES)
+  const names = new Set(raw.flatMap((r) => Object.keys(r.attributes).map((k) => normalAttributeName(k).toLowerCase())));
+  if (names.size > MANIFEST_MAX_ATTRIBUTES)
     throw new ManifestUnreadable(
-      `The manifest lists ${raw.length.toLocaleString("en")} images; at most ${MANIFEST_MAX_ENTRIES.toLocaleString("en")} are read.`,
+      `The manifest uses ${names.size.toLocaleString("en")} attribute names; at most ${MANIFEST_MAX_ATTRIBUTES} are read.`,
     );
   const entries: ManifestEntry[] = [];
   const problems: ManifestProblem[] = [];
@@ -69,6 +76,7 @@ function jsonEntries(text: string): RawEntry[] {
   }
   const list = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.images) ? doc.images : null;
   if (!list) throw new ManifestUnreadable('The manifest holds no list of images (an array, or an object with "images").');
+  if (list.length > MANIFEST_MAX_ENTRIES) throw tooMany(list.length);
   return list.map((item: unknown, i: number) => {
     const o = isObject(item) ? item : {};
     return {
@@ -87,25 +95,32 @@ const KNOWN = new Set(["url", "title", "description", "keywords"]);
 function csvEntries(text: string): RawEntry[] {
   let rows: string[][];
   try {
-    rows = parse(text, { skip_empty_lines: true, relax_column_count: true, trim: true }) as string[][];
+    // Read no further than one row past the limit (so "too many" is known): a hostile file cannot make the parse large.
+    rows = parse(text, { skip_empty_lines: true, relax_column_count: true, trim: true, to_line: MANIFEST_MAX_ENTRIES + 2 }) as string[][];
   } catch {
     throw new ManifestUnreadable("The manifest could not be read as CSV.");
   }
   const [header, ...data] = rows;
   const names = (header ?? []).map((h) => h.trim());
+  if (names.length > KNOWN.size + MANIFEST_MAX_ATTRIBUTES)
+    throw new ManifestUnreadable(
+      `The manifest has ${names.length.toLocaleString("en")} columns; at most ${KNOWN.size + MANIFEST_MAX_ATTRIBUTES} are read.`,
+    );
+  if (data.length > MANIFEST_MAX_ENTRIES) throw tooMany(data.length);
   const column = (name: string) => names.findIndex((h) => h.toLowerCase() === name);
-  if (column("url") < 0) throw new ManifestUnreadable("The manifest's first row names no url column.");
+  const at = { url: column("url"), title: column("title"), description: column("description"), keywords: column("keywords") };
+  if (at.url < 0) throw new ManifestUnreadable("The manifest's first row names no url column.");
+  // Column positions worked out once, not per row.
+  const attributeColumns = names.flatMap((name, c) => (KNOWN.has(name.toLowerCase()) ? [] : [[name, c] as const]));
   return data.map((row, i) => {
     const attributes: Record<string, unknown> = {};
-    names.forEach((name, c) => {
-      if (!KNOWN.has(name.toLowerCase()) && row[c]) attributes[name] = row[c];
-    });
+    for (const [name, c] of attributeColumns) if (row[c]) attributes[name] = row[c];
     return {
       line: i + 2,
-      url: row[column("url")],
-      title: row[column("title")],
-      description: row[column("description")],
-      keywords: row[column("keywords")],
+      url: row[at.url],
+      title: row[at.title],
+      description: row[at.description],
+      keywords: row[at.keywords],
       attributes,
     };
   });
@@ -129,10 +144,14 @@ function checkEntry(item: RawEntry): ManifestEntry | string {
   const keywordError = keywordProblem(keywords);
   if (keywordError) return keywordError;
   const attributes: Record<string, string> = {};
+  const seen = new Set<string>();
   for (const [rawName, rawValue] of Object.entries(item.attributes)) {
     const name = normalAttributeName(rawName);
     const nameError = attributeNameProblem(name);
     if (nameError) return `Attribute "${rawName.slice(0, 40)}": ${nameError}`;
+    // Names are one attribute in any case: "Colour" and "colour" in one entry would be two values for one.
+    if (seen.has(name.toLowerCase())) return `Attribute "${name}" is given twice.`;
+    seen.add(name.toLowerCase());
     const value = textOf(rawValue);
     if (!value) continue;
     const valueError = attributeValueProblem(value);

@@ -44,6 +44,14 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
   return db()
     .transaction()
     .execute(async (trx) => {
+      // A job whose worker died on its last allowed attempt is failed, not run again (a re-import must not run twice).
+      await trx
+        .updateTable("jobs")
+        .set({ status: "failed", last_error: "The worker running it stopped.", locked_at: null, locked_by: null, updated_at: now })
+        .where("status", "=", "running")
+        .where("locked_at", "<", now - JOB_LEASE_MS)
+        .where((eb) => eb("attempts", ">=", eb.ref("max_attempts")))
+        .execute();
       let q = trx
         .selectFrom("jobs")
         .select("id")
@@ -86,6 +94,17 @@ export async function completeJob(id: number, result?: unknown) {
       result: result === undefined ? null : JSON.stringify(result),
     })
     .where("id", "=", id)
+    .execute();
+}
+
+/** Keeps a running job's lease while its worker is alive (renewed on a timer by the runner). */
+export async function renewJobLease(id: number, workerId: string) {
+  await db()
+    .updateTable("jobs")
+    .set({ locked_at: Date.now() })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .where("locked_by", "=", workerId)
     .execute();
 }
 

@@ -70,7 +70,7 @@ export const countProjectImages = async (scope: ProjectScope) =>
  */
 export async function refreshImageFiles(
   scope: ProjectScope,
-  image: { id: number; checksum: string },
+  image: { id: number; checksum: string; rotation: number },
   facts: { thumbKey: string; previewKey: string; width: number; height: number; mimeType: string; sizeBytes: number },
 ) {
   requireManage(scope);
@@ -89,6 +89,8 @@ export async function refreshImageFiles(
       })
       .where("id", "=", image.id)
       .where("project_id", "=", scope.project.id)
+      // Turned meanwhile: the turn made its own derivatives; these (of the old rotation) are not its.
+      .where("rotation", "=", image.rotation)
       .where((eb) =>
         eb.or([
           eb("thumb_key", "!=", facts.thumbKey),
@@ -144,7 +146,11 @@ export async function imageWithChecksum(scope: ProjectScope, checksum: string) {
 
 /** The project's attributes by lower-case name, with their type (WSC values go to type 1 only). */
 export async function attributesByName(scope: ProjectScope) {
-  const rows = await db().selectFrom("attributes").select(["id", "name", "type"]).where("project_id", "=", scope.project.id).execute();
+  const rows = await db()
+    .selectFrom("attributes")
+    .select(["id", "name", "type", "active"])
+    .where("project_id", "=", scope.project.id)
+    .execute();
   return new Map(rows.map((r) => [r.name.toLowerCase(), r]));
 }
 

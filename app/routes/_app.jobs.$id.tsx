@@ -13,9 +13,14 @@ import type { ReimportReport } from "~/services/reimport.server";
 import { parseId } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  { title: `${data && data.job.status !== "done" && data.job.status !== "failed" ? "Working…" : "Done"} | Koala` },
-];
+export const meta: MetaFunction<typeof loader> = ({ data }) => {
+  const job = data?.job;
+  const failed =
+    job?.status === "failed" || Boolean((job?.result as unknown as { reimport?: { failure?: string } } | null)?.reimport?.failure);
+  return [
+    { title: `${!job ? "Job" : job.status === "queued" || job.status === "running" ? "Working…" : failed ? "Failed" : "Done"} | Koala` },
+  ];
+};
 
 const LABELS: Record<string, string> = {
   add: "Adding images to a board",

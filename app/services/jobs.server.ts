@@ -2,15 +2,21 @@ import { hostname } from "node:os";
 import { randomToken } from "~/lib/crypto.server";
 import { log } from "~/lib/log.server";
 import type { Job } from "~/db/schema";
-import { claimJob, completeJob, enqueueJob, failJob } from "~/models/jobs.server";
+import { claimJob, completeJob, enqueueJob, failJob, JOB_LEASE_MS, renewJobLease } from "~/models/jobs.server";
 
 /** A job's work. What it returns is kept as the job's result (for the person who started it). */
 export type JobHandler = (payload: any, job: Job) => Promise<unknown>;
 const handlers = new Map<string, JobHandler>();
+/** Types that may run for hours (a WSC re-import): never more than one slot of a runner, so short jobs keep moving. */
+const longTypes = new Set<string>();
 
-export function registerJob(type: string, handler: JobHandler) {
+export function registerJob(type: string, handler: JobHandler, opts: { long?: boolean } = {}) {
   handlers.set(type, handler);
+  if (opts.long) longTypes.add(type);
 }
+
+/** A running job's lease is renewed this often, so a long handler is never taken for a dead worker's. */
+const RENEW_MS = Math.floor(JOB_LEASE_MS / 5);
 
 const wakers = new Set<() => void>();
 
@@ -31,11 +37,19 @@ export function wakeRunners() {
   for (const wake of wakers) wake();
 }
 
-/** Runs one claimed job; returns false when there was nothing due. */
-export async function runOnce(workerId: string): Promise<boolean> {
-  const job = await claimJob(workerId, [...handlers.keys()]);
+/** Runs one claimed job (of any type, or only the short ones); returns false when there was nothing due. */
+export async function runOnce(workerId: string, opts: { shortOnly?: boolean } = {}): Promise<boolean> {
+  const types = [...handlers.keys()].filter((t) => !(opts.shortOnly && longTypes.has(t)));
+  const job = await claimJob(workerId, types);
   if (!job) return false;
   const handler = handlers.get(job.type)!;
+  const renew = setInterval(
+    () =>
+      void renewJobLease(job.id, workerId).catch((err: unknown) =>
+        log.warn("job lease not renewed", { id: job.id, error: err instanceof Error ? err.message : String(err) }),
+      ),
+    RENEW_MS,
+  );
   try {
     const result = await handler(JSON.parse(job.payload), job);
     await completeJob(job.id, result ?? undefined);
@@ -44,6 +58,8 @@ export async function runOnce(workerId: string): Promise<boolean> {
     const message = err instanceof Error ? err.message : String(err);
     log.warn("job failed", { id: job.id, type: job.type, attempt: job.attempts, error: message });
     await failJob(job, message);
+  } finally {
+    clearInterval(renew);
   }
   return true;
 }
@@ -64,11 +80,12 @@ export function startRunner(opts: { pollMs?: number; concurrency?: number } = {}
   const wake = () => sleeping?.();
   wakers.add(wake);
 
-  const loop = async () => {
+  // The first slot takes any job; the others only short ones (see registerJob's `long`).
+  const loop = async (_: unknown, slot: number) => {
     while (!stopped) {
       let worked = false;
       try {
-        worked = await runOnce(workerId);
+        worked = await runOnce(workerId, { shortOnly: slot > 0 });
       } catch (err) {
         log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
       }

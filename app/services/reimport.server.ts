@@ -1,7 +1,8 @@
 import sharp from "sharp";
 import { config } from "~/config.server";
 import { sha256 } from "~/lib/crypto.server";
-import { getErrorMessage } from "~/lib/errors";
+import { MAX_ACTIVE_ATTRIBUTES } from "~/lib/attribute-rules";
+import { ConflictError, getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { FetchRefused, safeFetch } from "~/lib/safe-fetch.server";
 import { cleanFileName, titleFromFileName } from "~/lib/schemas";
@@ -23,7 +24,7 @@ import {
   REIMPORT_JOB,
   type ReimportJob,
 } from "~/models/reimport.server";
-import type { ProjectScope } from "~/models/scope.server";
+import { requireManage, type ProjectScope } from "~/models/scope.server";
 import { resumeScope } from "./bulk.server";
 import { ImageRejected, storeDerivatives } from "./image-files.server";
 import { addImageFile } from "./ingest.server";
@@ -36,15 +37,18 @@ import { readObject, storage } from "./storage.server";
  * each through the checks of an upload, duplicates found by checksum, WSC (type 1) attributes created or updated.
  */
 export function startReimport(scope: ProjectScope) {
-  return queueReimport(scope, scope.project.wsc && scope.project.wscSource ? "wsc" : "files");
+  return queueReimport(scope, kindOf(scope));
 }
+const kindOf = (scope: ProjectScope): ReimportJob["kind"] => (scope.project.wsc && scope.project.wscSource ? "wsc" : "files");
 
 /** Images re-derived per page of the walk. */
 const PAGE = 50;
 /** Problems a report lists, at most (the count says how many there were). */
 export const REPORT_CAP = 100;
-/** The largest manifest read. */
-export const MANIFEST_MAX_BYTES = 20 * 1024 * 1024;
+/** The largest manifest read (10,000 entries of about 500 bytes; it is parsed in memory). */
+export const MANIFEST_MAX_BYTES = 5 * 1024 * 1024;
+/** A WSC re-import stops after this long and says how far it came; run again, it finds what it took by checksum. */
+export const wscBudget = { ms: 2 * 60 * 60 * 1000 };
 
 export interface ReimportReport {
   kind: ReimportJob["kind"];
@@ -93,8 +97,12 @@ export async function rederiveProject(scope: ProjectScope, progress: (done: numb
         await refreshImageFiles(scope, image, facts);
         report[same ? "unchanged" : "updated"] += 1;
       } catch (err) {
-        const message = err instanceof ObjectMissing ? "The original file is missing from storage." : getErrorMessage(err);
-        refuse(report, `Image ${image.id}`, message);
+        if (err instanceof ObjectMissing) refuse(report, `Image ${image.id}`, "The original file is missing from storage.");
+        else if (err instanceof ImageRejected) refuse(report, `Image ${image.id}`, err.message);
+        else {
+          log.warn("re-derive failed", { imageId: image.id, error: getErrorMessage(err) });
+          refuse(report, `Image ${image.id}`, "Its files could not be made again.");
+        }
       }
     }
     await reindexImages(
@@ -116,11 +124,21 @@ export async function importWscSource(scope: ProjectScope, progress: (done: numb
   const allowedPrivateHosts = config().wscAllowedPrivateHosts;
   const manifest = await safeFetch(source, { allowedPrivateHosts, maxBytes: MANIFEST_MAX_BYTES });
   const { entries, problems } = parseManifest(manifest.body, manifest.contentType);
-  for (const p of problems) refuse(report, `Entry ${p.line}`, p.message);
-  const attributeIds = await wscAttributes(scope, entries, report);
   const total = entries.length;
+  await progress(0, total);
+  // Attribute notes first: the report's cap must not drop them behind the entries' problems.
+  const attributeIds = await wscAttributes(scope, entries, report);
+  for (const p of problems) refuse(report, `Entry ${p.line}`, p.message);
+  const stopAt = Date.now() + wscBudget.ms;
   let done = 0;
   for (const entry of entries) {
+    if (Date.now() > stopAt) {
+      report.problems.unshift({
+        where: "Time limit",
+        message: `Stopped after ${Math.round(wscBudget.ms / 60_000)} minutes with ${(total - done).toLocaleString("en")} entries not reached; run Re-import again to go on (images already taken are found by checksum).`,
+      });
+      break;
+    }
     const where = `Entry ${entry.line} (${shownUrl(entry.url)})`;
     try {
       const file = await safeFetch(entry.url, { allowedPrivateHosts, maxBytes: config().maxImageBytes });
@@ -147,19 +165,30 @@ async function wscAttributes(scope: ProjectScope, entries: ManifestEntry[], repo
   const names = new Map<string, string>();
   for (const e of entries)
     for (const name of Object.keys(e.attributes)) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
-  const existing = await attributesByName(scope);
+  const note = (name: string, message: string) => {
+    if (report.problems.length < REPORT_CAP) report.problems.push({ where: `Attribute ${name}`, message });
+  };
+  let existing = await attributesByName(scope);
   const ids = new Map<string, number>();
   for (const [lower, name] of names) {
-    const found = existing.get(lower);
-    if (found && found.type !== 1) {
-      if (report.problems.length < REPORT_CAP)
-        report.problems.push({
-          where: `Attribute ${name}`,
-          message: "A project attribute of this name is not a WSC attribute; its values were left out.",
-        });
+    let found = existing.get(lower);
+    if (!found) {
+      try {
+        await createAttribute(scope, { name, type: 1 });
+      } catch (err) {
+        // Someone created it meanwhile: take it as it is now.
+        if (!(err instanceof ConflictError)) throw err;
+      }
+      existing = await attributesByName(scope);
+      found = existing.get(lower)!;
+      if (found.type === 1 && !found.active)
+        note(name, `Created inactive: the project already has ${MAX_ACTIVE_ATTRIBUTES} active attributes.`);
+    }
+    if (found.type !== 1) {
+      note(name, "A project attribute of this name is not a WSC attribute; its values were left out.");
       continue;
     }
-    ids.set(lower, found ? found.id : await createAttribute(scope, { name, type: 1 }));
+    ids.set(lower, found.id);
   }
   return ids;
 }
@@ -185,7 +214,14 @@ async function addOrUpdate(scope: ProjectScope, entry: ManifestEntry, body: Buff
     await setAttributeValues(scope, changed);
     return version !== null || changed.length ? "updated" : "unchanged";
   }
-  const name = cleanFileName(decodeURIComponent(new URL(entry.url).pathname.split("/").pop() || "image"));
+  const last = new URL(entry.url).pathname.split("/").pop() || "image";
+  let decoded = last;
+  try {
+    decoded = decodeURIComponent(last);
+  } catch {
+    // A malformed escape: the name as written.
+  }
+  const name = cleanFileName(decoded);
   const id = await addImageFile(scope, body, {
     title: entry.title || titleFromFileName(name),
     description: entry.description,
@@ -197,17 +233,33 @@ async function addOrUpdate(scope: ProjectScope, entry: ManifestEntry, body: Buff
   return "added";
 }
 
-registerJob(REIMPORT_JOB, async (payload: ReimportJob, job) => {
-  const { scope } = await resumeScope({ userId: payload.userId, scope: { kind: "project", id: payload.projectId }, filter: "" });
-  if (scope.kind !== "project") throw new Error("A re-import works on a project");
-  const progress = (done: number, total: number) => setJobProgress(job.id, done, total);
-  let report: ReimportReport;
-  try {
-    report = payload.kind === "wsc" ? await importWscSource(scope, progress) : await rederiveProject(scope, progress);
-  } catch (err) {
-    // The source itself could not be read: the report says why (the refusal's words: no stack, no query string).
-    if (!(err instanceof FetchRefused || err instanceof ManifestUnreadable)) throw err;
-    report = { ...emptyReport(payload.kind), failure: `The WSC source could not be read. ${err.message}` };
-  }
-  return { action: "reimport", reimport: report, back: `/upload/${payload.projectId}` };
-});
+registerJob(
+  REIMPORT_JOB,
+  async (payload: ReimportJob, job) => {
+    const ref = { userId: payload.userId, scope: { kind: "project" as const, id: payload.projectId }, filter: "" };
+    const { scope: resumed } = await resumeScope(ref);
+    if (resumed.kind !== "project") throw new Error("A re-import works on a project");
+    // Who may, and which kind, as they are now (a manager since demoted; a WSC flag since cleared).
+    const scope = requireManage(resumed);
+    const kind = kindOf(scope);
+    const progress = (done: number, total: number) => setJobProgress(job.id, done, total);
+    let report: ReimportReport;
+    try {
+      report = kind === "wsc" ? await importWscSource(scope, progress) : await rederiveProject(scope, progress);
+    } catch (err) {
+      if (err instanceof FetchRefused || err instanceof ManifestUnreadable)
+        // The source itself could not be read: the report says why (the refusal's words: no stack, no query string).
+        report = { ...emptyReport(kind), failure: `The WSC source could not be read. ${err.message}` };
+      else {
+        log.error("re-import stopped", { projectId: payload.projectId, error: getErrorMessage(err) });
+        report = {
+          ...emptyReport(kind),
+          failure:
+            "The re-import stopped part-way; what it had done stays (images already taken are found again by checksum). Please try again.",
+        };
+      }
+    }
+    return { action: "reimport", reimport: report, back: `/upload/${payload.projectId}` };
+  },
+  { long: true },
+);

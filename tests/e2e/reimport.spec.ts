@@ -15,7 +15,7 @@ const jobsOf = async (db: DB, email: string) =>
       .execute()
   ).length;
 
-test("re-import a project by keyboard: the client name typed exactly (the spec's two messages), then the job's progress and its report", async ({
+test("re-import a project by keyboard: the client name typed exactly (the spec's two messages), then the job's page until it is done, with its report", async ({
   page,
   signIn,
   db,

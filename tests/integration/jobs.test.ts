@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
-import { backoffMs, claimJob, enqueueJob, getJob } from "~/models/jobs.server";
+import { backoffMs, claimJob, enqueueJob, getJob, renewJobLease } from "~/models/jobs.server";
 import { queue, registerJob, runOnce, startRunner } from "~/services/jobs.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 
@@ -56,6 +56,64 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
       .where("id", "=", id)
       .execute();
     expect((await claimJob("other", [type]))?.id).toBe(id);
+  });
+
+  it("fails a job whose worker died on its last allowed attempt instead of running it again", async () => {
+    const type = `once-${dialect}`;
+    const id = await enqueueJob(type, {}, { maxAttempts: 1 });
+    expect((await claimJob("dead", [type]))?.id).toBe(id);
+    await db()
+      .updateTable("jobs")
+      .set({ locked_at: Date.now() - 10 * 60_000 })
+      .where("id", "=", id)
+      .execute();
+    expect(await claimJob("other", [type])).toBeNull();
+    expect(await getJob(id)).toMatchObject({ status: "failed", attempts: 1, last_error: "The worker running it stopped." });
+  });
+
+  it("renews a running job's lease for its own worker only", async () => {
+    const type = `renew-${dialect}`;
+    const id = await enqueueJob(type, {});
+    await claimJob("alive", [type]);
+    const old = Date.now() - 4 * 60_000;
+    await db().updateTable("jobs").set({ locked_at: old }).where("id", "=", id).execute();
+    await renewJobLease(id, "someone-else");
+    expect((await getJob(id))!.locked_at).toBe(old);
+    await renewJobLease(id, "alive");
+    expect((await getJob(id))!.locked_at).toBeGreaterThan(Date.now() - 5_000);
+  });
+
+  it("runs one long job at a time and keeps the runner's other slot for short jobs", async () => {
+    const started: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    registerJob(
+      `long-${dialect}`,
+      async ({ n }: { n: number }) => {
+        started.push(n);
+        await gate;
+      },
+      { long: true },
+    );
+    const short: number[] = [];
+    registerJob(`short-${dialect}`, async ({ n }: { n: number }) => void short.push(n));
+    const first = await queue(`long-${dialect}`, { n: 1 });
+    const second = await queue(`long-${dialect}`, { n: 2 });
+    const runner = startRunner({ pollMs: 20, concurrency: 2 });
+    try {
+      await expect.poll(() => started.length, { timeout: 15_000, interval: 20 }).toBe(1);
+      await queue(`short-${dialect}`, { n: 3 });
+      await expect.poll(() => short, { timeout: 15_000, interval: 20 }).toEqual([3]);
+      // The free slot took the short job and left the second long one waiting.
+      expect(started).toEqual([1]);
+      expect((await getJob(second))!.status).toBe("queued");
+      release();
+      await expect.poll(async () => (await getJob(second))!.status, { timeout: 15_000, interval: 20 }).toBe("done");
+      expect((await getJob(first))!.status).toBe("done");
+    } finally {
+      release();
+      await runner.stop();
+    }
   });
 
   it("runs queued work in the background runner and clears the payload when done", async () => {

@@ -14,7 +14,7 @@ import { projectScope, withFilter } from "~/models/scope.server";
 import { addImageFile } from "~/services/ingest.server";
 import { runOnce } from "~/services/jobs.server";
 import type { ReimportReport } from "~/services/reimport.server";
-import { startReimport } from "~/services/reimport.server";
+import { startReimport, wscBudget } from "~/services/reimport.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
@@ -34,6 +34,7 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
   const files = new Map<string, { type: string; body: Buffer | string }>();
   let manager: Awaited<ReturnType<typeof makeUser>>;
   let editor: Awaited<ReturnType<typeof makeUser>>;
+  let viewer: Awaited<ReturnType<typeof makeUser>>;
   let projectId: number;
   const scope = () => projectScope(manager.actor, projectId);
 
@@ -60,7 +61,7 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     t = await freshDatabase(dialect, { MAX_IMAGE_BYTES: String(MAX_IMAGE_BYTES), WSC_ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
     manager = await makeUser();
     editor = await makeUser();
-    const viewer = await makeUser();
+    viewer = await makeUser();
     const project = await makeProject([
       { actor: manager.actor, role: "manager" },
       { actor: editor.actor, role: "editor" },
@@ -127,7 +128,8 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
           { url: `http://localhost:${(web.address() as AddressInfo).port}/red.jpg` },
           { url: `${base}/moved.jpg` },
           { url: "file:///etc/passwd" },
-          { url: `${base}/missing.jpg` },
+          { url: `${base}/missing.jpg?sig=s3cret-entry` },
+          { url: `${base}/blue.png`, attributes: { Colour: "Blue", colour: "Navy" } },
           { title: "No address" },
         ],
       }),
@@ -139,7 +141,7 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     expect(report.kind).toBe("wsc");
     expect(report.added).toBe(2);
     expect(report.updated).toBe(1);
-    expect(report.refused).toBe(9);
+    expect(report.refused).toBe(10);
     const problems = report.problems.map((p) => `${p.where}: ${p.message}`);
     expect(problems.sort()).toEqual(
       [
@@ -147,12 +149,13 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
         `Entry 5 (${base}/huge.jpg): Refused: the file is larger than 200 KB`,
         "Entry 6 (http://10.0.0.1/x.jpg): Refused: 10.0.0.1 is a private address",
         "Entry 7 (http://169.254.169.254/latest/meta-data/): Refused: 169.254.169.254 is a private address",
-        `Entry 8 (${base.replace("127.0.0.1", "localhost")}/red.jpg): Refused: localhost is a private address (127.0.0.1)`,
+        `Entry 8 (${base.replace("127.0.0.1", "localhost")}/red.jpg): Refused: localhost is a private address`,
         // A redirect from the allowed host to a private one is checked again, and refused.
-        `Entry 9 (${base}/moved.jpg): Refused: localhost is a private address (127.0.0.1)`,
+        `Entry 9 (${base}/moved.jpg): Refused: localhost is a private address`,
         "Entry 10: Only http and https addresses are allowed.",
         `Entry 11 (${base}/missing.jpg): Refused: the server answered 404`,
-        "Entry 12: No image URL.",
+        'Entry 12: Attribute "colour" is given twice.',
+        "Entry 13: No image URL.",
         "Attribute Shelf: A project attribute of this name is not a WSC attribute; its values were left out.",
       ].sort(),
     );
@@ -173,7 +176,7 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
       .executeTakeFirstOrThrow();
     expect(await storage().size(stored.storage_key)).toBe(blue.length);
     expect(await storage().size(stored.thumb_key)).toBeGreaterThan(0);
-    // Nothing in the report carries the source's query string.
+    // Nothing in the report carries a query string, the source's or an entry's (tokens live there).
     expect(JSON.stringify(report)).not.toContain("s3cret");
 
     // A second run finds every image by its checksum: nothing added, the duplicate's title goes back and forth.
@@ -181,6 +184,25 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     expect(again.added).toBe(0);
     expect(again.updated + again.unchanged).toBe(3);
     expect((await images()).length).toBe(2);
+  });
+
+  it("stops a WSC re-import at its time limit and says how many entries it did not reach", async () => {
+    files.set("/a.jpg", { type: "image/jpeg", body: await jpeg(30, 30, "#00aa00") });
+    files.set("/two.json", { type: "application/json", body: JSON.stringify([{ url: `${base}/a.jpg` }, { url: `${base}/a.jpg?2` }]) });
+    await asWsc("/two.json");
+    const saved = wscBudget.ms;
+    wscBudget.ms = -1;
+    try {
+      const report = await reportOf(await startReimport(await scope()).then(async (id) => (await runJobs(), id)));
+      expect(report).toMatchObject({ added: 0, refused: 0 });
+      expect(report.problems[0]).toEqual({
+        where: "Time limit",
+        message:
+          "Stopped after 0 minutes with 2 entries not reached; run Re-import again to go on (images already taken are found by checksum).",
+      });
+    } finally {
+      wscBudget.ms = saved;
+    }
   });
 
   it("reads a CSV manifest: url, title and keywords columns, every other column a WSC attribute", async () => {
@@ -275,6 +297,7 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     await runJobs();
     await expect(queueReimport(s, "files")).resolves.toBeGreaterThan(0);
     await expect(queueReimport(await projectScope(editor.actor, projectId), "files")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(queueReimport(await projectScope(viewer.actor, projectId), "files")).rejects.toBeInstanceOf(NotFoundError);
     const count = await db()
       .selectFrom("jobs")
       .select((eb) => eb.fn.countAll().as("n"))
