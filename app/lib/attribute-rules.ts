@@ -33,6 +33,7 @@ export const ATTRIBUTE_MESSAGES = {
   removeConfirm: "Please type 'REMOVE' to remove attribute",
   removed: "Attribute Removed",
   removeFailed: "Attribute could not be removed.",
+  nameReserved: "Title, Keywords and Image ID are the CSV's own columns: please choose another name",
 } as const;
 
 /** Import Attributes CSV (spec 2 §5, §8): the dialogs' titles and texts. */
@@ -62,11 +63,16 @@ const SMART_NAME_BAD = /[\s,"\-‐‑‒–—―−]/;
 /** A typed attribute name as stored: trimmed, inner spaces as underscores. */
 export const normalAttributeName = (raw: string) => raw.trim().replace(/\s+/g, "_");
 
+const RESERVED = new Set(["title", "keywords", "image_id"]);
+
 /** The first broken rule of an attribute name (already normalised), or null. */
 export function attributeNameProblem(name: string): string | null {
   if (!name) return ATTRIBUTE_MESSAGES.nameBlank;
   if (name.length > ATTRIBUTE_NAME_MAX) return ATTRIBUTE_MESSAGES.nameLength;
   if (SPECIAL.test(name)) return ATTRIBUTE_MESSAGES.nameSpecial;
+  // The export writes these columns itself and the import reads them as such: an attribute of the name would be
+  // read back as the image's title (or refused as a column given twice).
+  if (RESERVED.has(name.toLowerCase())) return ATTRIBUTE_MESSAGES.nameReserved;
   return null;
 }
 
