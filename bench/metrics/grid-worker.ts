@@ -1,6 +1,5 @@
-import path from "node:path";
-import { appEnv, type Dataset } from "../lib/datasets";
-import { run } from "../lib/proc";
+import { runDatasetWorker } from "../lib/worker";
+import type { Dataset } from "../lib/datasets";
 import type { Summary } from "../lib/stats";
 import type { Context } from "../lib/types";
 
@@ -23,17 +22,7 @@ export async function runGridWorker(
   mode: "first" | "deep" | "search" | "facets",
   opts: { rounds: number; batch: number; warmup: number; q?: string },
 ): Promise<GridWorkerOutput> {
-  const args = JSON.stringify({ mode, ...opts, projectId: ds.projectId, email: ds.email });
-  const out = await run(
-    ctx.cores.server,
-    path.join(ctx.root, "node_modules/.bin/tsx"),
-    [path.join(ctx.root, "bench/workers/grid-loader.ts"), args],
-    {
-      cwd: ctx.root,
-      env: { ...process.env, ...appEnv(ds) },
-    },
-  );
-  return JSON.parse(out.trim().split("\n").pop()!) as GridWorkerOutput;
+  return runDatasetWorker<GridWorkerOutput>(ctx, ds, "grid-loader.ts", { mode, ...opts, projectId: ds.projectId, email: ds.email });
 }
 
 export const datasetLabel = (name: string) =>

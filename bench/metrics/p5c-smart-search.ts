@@ -1,6 +1,5 @@
-import path from "node:path";
-import { appEnv } from "../lib/datasets";
-import { run } from "../lib/proc";
+import { runDatasetWorker } from "../lib/worker";
+
 import { median, type Summary } from "../lib/stats";
 import type { Metric } from "../lib/types";
 
@@ -17,31 +16,14 @@ export const p5c: Metric = {
   needs: ["sqlite-100k"],
   async run(ctx) {
     const ds = await ctx.dataset("sqlite-100k");
-    const out = JSON.parse(
-      (
-        await run(
-          ctx.cores.server,
-          process.execPath,
-          [
-            "--expose-gc",
-            path.join(ctx.root, "node_modules/tsx/dist/cli.mjs"),
-            path.join(ctx.root, "bench/workers/smart-search.ts"),
-            JSON.stringify({ rounds: ctx.rounds(7), projectId: ds.projectId, email: ds.email }),
-          ],
-          { cwd: ctx.root, env: { ...process.env, ...appEnv(ds) } },
-        )
-      )
-        .trim()
-        .split("\n")
-        .pop()!,
-    ) as {
+    const out = await runDatasetWorker<{
       rounds: { a: Summary; b: Summary; paraphrases: Summary }[];
       firstMs: number;
       vocabularyMs: number;
       vocabularySize: number;
       rssBeforeMb: number;
       rssAfterMb: number;
-    };
+    }>(ctx, ds, "smart-search.ts", { rounds: ctx.rounds(7), projectId: ds.projectId, email: ds.email }, ["--expose-gc"]);
     const ratios = out.rounds.map((r) => r.a.p50 / r.b.p50);
     const ratio = median(ratios);
     const smartP50 = median(out.rounds.map((r) => r.a.p50));

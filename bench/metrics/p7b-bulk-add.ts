@@ -1,6 +1,6 @@
 import path from "node:path";
-import { appEnv } from "../lib/datasets";
-import { run } from "../lib/proc";
+import { runDatasetWorker } from "../lib/worker";
+
 import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
 
@@ -17,22 +17,12 @@ export const p7b: Metric = {
   needs: ["sqlite-100k"],
   async run(ctx) {
     const ds = await ctx.dataset("sqlite-100k");
-    const args = JSON.stringify({
+    const { count, rounds } = await runDatasetWorker<{ count: number; rounds: { a: number; b: number }[] }>(ctx, ds, "bulk-add.ts", {
       rounds: ctx.rounds(7),
       projectId: ds.projectId,
       email: ds.email,
       workDir: path.join(ctx.cache, "bulk-add"),
     });
-    const out = await run(
-      ctx.cores.server,
-      path.join(ctx.root, "node_modules/.bin/tsx"),
-      [path.join(ctx.root, "bench/workers/bulk-add.ts"), args],
-      {
-        cwd: ctx.root,
-        env: { ...process.env, ...appEnv(ds) },
-      },
-    );
-    const { count, rounds } = JSON.parse(out.trim().split("\n").pop()!) as { count: number; rounds: { a: number; b: number }[] };
     rounds.forEach((r, i) => ctx.log(`    round ${i + 1}: bulk Add ${r.a.toFixed(0)} ms, bare INSERT … SELECT ${r.b.toFixed(0)} ms`));
     const ratios = rounds.map((r) => r.a / r.b);
     const ratio = median(ratios);

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { appEnv } from "../lib/datasets";
-import { run } from "../lib/proc";
+import { runDatasetWorker } from "../lib/worker";
+
 import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
 
@@ -17,21 +17,15 @@ export const p9: Metric = {
   needs: ["sqlite-1m"],
   async run(ctx) {
     const ds = await ctx.dataset("sqlite-1m");
-    const args = JSON.stringify({ rounds: ctx.rounds(3), projectId: ds.projectId, workDir: path.join(ctx.cache, "attribute-import") });
-    const out = await run(
-      ctx.cores.server,
-      path.join(ctx.root, "node_modules/.bin/tsx"),
-      [path.join(ctx.root, "bench/workers/attribute-import.ts"), args],
-      {
-        cwd: ctx.root,
-        env: { ...process.env, ...appEnv(ds) },
-      },
-    );
-    const { rows, bytes, rounds } = JSON.parse(out.trim().split("\n").pop()!) as {
+    const { rows, bytes, rounds } = await runDatasetWorker<{
       rows: number;
       bytes: number;
       rounds: { a: number; b: number; peakMb: number }[];
-    };
+    }>(ctx, ds, "attribute-import.ts", {
+      rounds: ctx.rounds(3),
+      projectId: ds.projectId,
+      workDir: path.join(ctx.cache, "attribute-import"),
+    });
     rounds.forEach((r, i) =>
       ctx.log(`    round ${i + 1}: import ${r.a.toFixed(0)} ms (peak +${r.peakMb.toFixed(0)} MB), bare ${r.b.toFixed(0)} ms`),
     );

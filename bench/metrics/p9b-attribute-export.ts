@@ -1,6 +1,6 @@
 import path from "node:path";
-import { appEnv } from "../lib/datasets";
-import { run } from "../lib/proc";
+import { runDatasetWorker } from "../lib/worker";
+
 import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
 
@@ -17,26 +17,12 @@ export const p9b: Metric = {
   needs: ["sqlite-100k"],
   async run(ctx) {
     const ds = await ctx.dataset("sqlite-100k");
-    const args = JSON.stringify({
-      rounds: ctx.rounds(5),
-      projectId: ds.projectId,
-      email: ds.email,
-      workDir: path.join(ctx.cache, "attribute-export"),
-    });
-    const out = await run(
-      ctx.cores.server,
-      path.join(ctx.root, "node_modules/.bin/tsx"),
-      [path.join(ctx.root, "bench/workers/attribute-export.ts"), args],
-      {
-        cwd: ctx.root,
-        env: { ...process.env, ...appEnv(ds) },
-      },
+    const { rows, bytes, rounds } = await runDatasetWorker<{ rows: number; bytes: number; rounds: { a: number; b: number }[] }>(
+      ctx,
+      ds,
+      "attribute-export.ts",
+      { rounds: ctx.rounds(5), projectId: ds.projectId, email: ds.email, workDir: path.join(ctx.cache, "attribute-export") },
     );
-    const { rows, bytes, rounds } = JSON.parse(out.trim().split("\n").pop()!) as {
-      rows: number;
-      bytes: number;
-      rounds: { a: number; b: number }[];
-    };
     rounds.forEach((r, i) => ctx.log(`    round ${i + 1}: export ${r.a.toFixed(0)} ms, bare ${r.b.toFixed(0)} ms`));
     // rows/s of the product over rows/s of the bare side: the bare time over the product's.
     const ratios = rounds.map((r) => r.b / r.a);
