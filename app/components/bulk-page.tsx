@@ -1,10 +1,10 @@
 import { getFormProps, type SubmissionResult } from "@conform-to/react";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { BoardOption } from "~/models/boards.server";
 import { BulkTargetSchema, DELETE_WORD, KeywordsSchema, NEW_BOARD, REMOVE_WORD } from "~/lib/schemas";
-import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
+import { CancelLink, Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 import { AssignAttributeSchema } from "~/lib/attribute-rules";
 import { AssignAttributeFields, NoUserAttributes } from "./assign-attribute-fields";
 import { TypedConfirmForm } from "./typed-confirm";
@@ -101,14 +101,6 @@ function SharedConfirm({ errors }: { errors?: string[] | null }) {
   );
 }
 
-function Cancel({ to }: { to: string }) {
-  return (
-    <Link to={to} className="btn">
-      Cancel
-    </Link>
-  );
-}
-
 function DownloadForm({ page }: { page: PageData }) {
   const hydrated = useHydrated();
   const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null);
@@ -119,7 +111,7 @@ function DownloadForm({ page }: { page: PageData }) {
         <p className="form-error" role="alert">
           You can only download {page.maxDownload} images at a time
         </p>
-        <Cancel to={page.back} />
+        <CancelLink to={page.back} />
       </>
     );
 
@@ -176,7 +168,7 @@ function DownloadForm({ page }: { page: PageData }) {
         <button type="submit" className="btn btn-primary">
           Download {images(page.count)}
         </button>
-        <Cancel to={page.back} />
+        <CancelLink to={page.back} />
       </div>
     </form>
   );
@@ -190,7 +182,7 @@ function DataForm({ page }: { page: PageData }) {
         <button type="submit" className="btn btn-primary">
           Download data of {images(page.count)}
         </button>
-        <Cancel to={page.back} />
+        <CancelLink to={page.back} />
       </div>
     </form>
   );
@@ -205,7 +197,7 @@ function ExportForm({ page }: { page: PageData }) {
         <SubmitButton pending={pending} pendingText="Sending…">
           Email attributes of {images(page.count)}
         </SubmitButton>
-        <Cancel to={page.back} />
+        <CancelLink to={page.back} />
       </div>
     </Form>
   );
@@ -258,7 +250,7 @@ function TargetForm({ page, lastResult }: { page: PageData; lastResult?: Submiss
         <SubmitButton pending={pending} pendingText="Working…">
           {verb} {images(page.count)}
         </SubmitButton>
-        <Cancel to={page.back} />
+        <CancelLink to={page.back} />
       </div>
     </Form>
   );
@@ -280,7 +272,7 @@ function KeywordsForm({ page, lastResult }: { page: PageData; lastResult?: Submi
         <SubmitButton pending={pending} pendingText="Adding…">
           Add to {images(page.count)}
         </SubmitButton>
-        <Cancel to={page.back} />
+        <CancelLink to={page.back} />
       </div>
     </Form>
   );
@@ -301,7 +293,7 @@ function AssignForm({ page, lastResult }: { page: PageData; lastResult?: Submiss
         <SubmitButton pending={pending} pendingText="Assigning…">
           Assign to {images(page.count)}
         </SubmitButton>
-        <Cancel to={page.back} />
+        <CancelLink to={page.back} />
       </div>
     </Form>
   );
@@ -318,7 +310,7 @@ function DeleteSteps({ page, lastResult }: { page: PageData; lastResult?: Submis
           <button type="submit" className="btn btn-danger">
             Yes, delete
           </button>
-          <Cancel to={page.back} />
+          <CancelLink to={page.back} />
         </div>
       </Form>
     );

@@ -1,6 +1,6 @@
 import { getInputProps, getTextareaProps, useForm, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { useNavigation } from "@remix-run/react";
+import { Link, useNavigation } from "@remix-run/react";
 import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from "react";
 import type { z, ZodTypeAny } from "zod";
 
@@ -125,5 +125,14 @@ export function SubmitButton({
     <button type="submit" className={className} {...props} disabled={pending || props.disabled}>
       {pending ? pendingText : children}
     </button>
+  );
+}
+
+/** The Cancel of a form: back to where the person came from (a link, so it works without JavaScript). */
+export function CancelLink({ to }: { to: string }) {
+  return (
+    <Link to={to} className="btn">
+      Cancel
+    </Link>
   );
 }

@@ -1,9 +1,9 @@
 import { getFormProps, type SubmissionResult } from "@conform-to/react";
-import { Form, Link } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import { useState } from "react";
 import { mediaUrl } from "~/lib/media";
 import { ImageEditSchema, LIMITS } from "~/lib/schemas";
-import { Field, FormError, SubmitButton, TextareaField, usePending, useSchemaForm } from "./forms";
+import { CancelLink, Field, FormError, SubmitButton, TextareaField, usePending, useSchemaForm } from "./forms";
 
 export interface EditableImage {
   id: number;
@@ -112,9 +112,7 @@ export function ImageEditForm({
         <SubmitButton name="intent" value="save" pending={pending} pendingText="Saving…">
           {submitLabel}
         </SubmitButton>
-        <Link to={cancelTo} className="btn">
-          Cancel
-        </Link>
+        <CancelLink to={cancelTo} />
       </div>
     </Form>
   );

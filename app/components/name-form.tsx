@@ -1,7 +1,7 @@
 import { getFormProps } from "@conform-to/react";
-import { Form, Link } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import type { SubmissionResult } from "@conform-to/react";
-import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
+import { CancelLink, Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 import { BoardNameSchema, ProjectNameSchema } from "~/lib/schemas";
 
 /** The naming rules both schemas share, as the field's hint. */
@@ -48,9 +48,7 @@ export function NameForm({
         <SubmitButton pending={pending} pendingText={pendingText}>
           {submit}
         </SubmitButton>
-        <Link to={cancelTo} className="btn">
-          Cancel
-        </Link>
+        <CancelLink to={cancelTo} />
       </div>
     </Form>
   );

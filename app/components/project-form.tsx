@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
-import { Form, Link } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import { ProjectEditSchema, WSC_SOURCE_MAX } from "~/lib/schemas";
-import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
+import { CancelLink, Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 
 /**
  * The project edit dialog (managers): the name, and the WSC flag with the source a re-import reads (spec 2:
@@ -46,9 +46,7 @@ export function ProjectForm({
         <SubmitButton pending={pending} pendingText="Saving…">
           Save
         </SubmitButton>
-        <Link to={cancelTo} className="btn">
-          Cancel
-        </Link>
+        <CancelLink to={cancelTo} />
       </div>
     </Form>
   );

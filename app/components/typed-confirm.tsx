@@ -1,11 +1,11 @@
 import { getFormProps, type SubmissionResult } from "@conform-to/react";
-import { Form, Link } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { ZodType, ZodTypeDef } from "zod";
 
 type ConfirmSchema = ZodType<{ confirm: string }, ZodTypeDef, { confirm: string }>;
 import { typedConfirmation } from "~/lib/schemas";
-import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
+import { CancelLink, Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 
 /**
  * The one typed confirmation (DELETE, REMOVE, …): a form whose field must hold the word, checked in the browser
@@ -54,9 +54,7 @@ export function TypedConfirmForm({
         <SubmitButton className="btn btn-danger" pending={pending} pendingText={pendingText}>
           {submitLabel}
         </SubmitButton>
-        <Link to={cancelTo} className="btn">
-          Cancel
-        </Link>
+        <CancelLink to={cancelTo} />
       </div>
     </Form>
   );

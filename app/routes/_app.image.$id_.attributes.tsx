@@ -1,10 +1,10 @@
 import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { AssignAttributeFields, NoUserAttributes } from "~/components/assign-attribute-fields";
-import { FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { CancelLink, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
 import { ATTRIBUTE_MESSAGES, AssignAttributeSchema } from "~/lib/attribute-rules";
 import { ConflictError, getErrorMessage, HttpError } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
@@ -76,9 +76,7 @@ export default function AssignAttribute() {
             <SubmitButton pending={pending} pendingText="Assigning…">
               Assign
             </SubmitButton>
-            <Link to={back} className="btn">
-              Cancel
-            </Link>
+            <CancelLink to={back} />
           </div>
         </Form>
       ) : (

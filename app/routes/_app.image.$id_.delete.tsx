@@ -1,8 +1,8 @@
 import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { Field, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { CancelLink, Field, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { getErrorMessage } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
@@ -66,9 +66,7 @@ export default function DeleteImage() {
             <button type="submit" className="btn btn-danger" autoFocus>
               Yes, delete
             </button>
-            <Link to={`/image/${image.id}`} className="btn">
-              Cancel
-            </Link>
+            <CancelLink to={`/image/${image.id}`} />
           </div>
         </Form>
       ) : (
@@ -80,9 +78,7 @@ export default function DeleteImage() {
             <SubmitButton className="btn btn-danger" pending={pending} pendingText="Deleting…">
               Delete image
             </SubmitButton>
-            <Link to={`/image/${image.id}`} className="btn">
-              Cancel
-            </Link>
+            <CancelLink to={`/image/${image.id}`} />
           </div>
         </Form>
       )}

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { SubmitButton, usePending } from "~/components/forms";
+import { CancelLink, SubmitButton, usePending } from "~/components/forms";
 import { getErrorMessage, HttpError } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
@@ -98,9 +98,7 @@ export default function PinImage() {
         </Form>
       )}
       <p>
-        <Link to={back} className="btn">
-          Cancel
-        </Link>
+        <CancelLink to={back} />
       </p>
     </section>
   );
