@@ -7,6 +7,7 @@ import { inRange, type IdRange } from "./bulk.server";
 import { selectedImageIds, type Picked } from "./grid.server";
 import { requireEdit, requireManage, type MemberScope, type ProjectScope } from "./scope.server";
 import { isUniqueViolation, write, type Trx } from "./write.server";
+import { requireLiveImage } from "./images.server";
 
 export type AttributeType = 1 | 2 | 3;
 
@@ -250,13 +251,7 @@ export async function assignAttribute(
   await userAttributeOf(scope, input.attributeId);
   const now = Date.now();
   await write(async (trx, touched) => {
-    const image = await trx
-      .selectFrom("images")
-      .select("id")
-      .where("id", "=", imageId)
-      .where("project_id", "=", scope.project.id)
-      .executeTakeFirst();
-    if (!image) throw new NotFoundError("Image not found");
+    await requireLiveImage(trx, scope.project.id, imageId);
     const existing = await trx
       .selectFrom("image_attribute_values")
       .select("value")

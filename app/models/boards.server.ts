@@ -7,6 +7,7 @@ import { recordedAs, type Actor } from "./actor";
 import { permissionsOf, requireEdit, visibleProjectIds, type BoardScope, type ProjectScope } from "./scope.server";
 import { reviewCounts, type ReviewCounts } from "./shares.server";
 import { isUniqueViolation, write, type Trx } from "./write.server";
+import { requireLiveImage } from "./images.server";
 
 export type BoardSummary = Pick<Board, "id" | "project_id" | "title" | "cover_image_id" | "is_client_board" | "updated_at">;
 
@@ -153,14 +154,7 @@ export async function pinImage(scope: ProjectScope, imageId: number, boardId: st
   if (board.clientBoard) throw new InvalidError("Images are added to a client-level board from the board itself.");
   const now = Date.now();
   return write(async (trx, touched) => {
-    const image = await trx
-      .selectFrom("images")
-      .select("id")
-      .where("id", "=", imageId)
-      .where("project_id", "=", scope.project.id)
-      .where("deleted_at", "is", null)
-      .executeTakeFirst();
-    if (!image) throw new NotFoundError("Image not found");
+    await requireLiveImage(trx, scope.project.id, imageId);
     const added = await trx
       .insertInto("board_images")
       .values({ board_id: board.id, image_id: imageId, added_by: recordedAs(scope.actor), added_at: now })

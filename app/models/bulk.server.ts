@@ -1,5 +1,6 @@
 import { sql, type SelectQueryBuilder } from "kysely";
 import { db, dialect } from "~/db/connection.server";
+import type { Image } from "~/db/schema";
 import { InvalidError, NotFoundError } from "~/lib/errors";
 import { recordedAs } from "./actor";
 import { boardOfProject, refreshCover } from "./boards.server";
@@ -316,44 +317,31 @@ export async function addKeywordsBulk(
   }, at);
 }
 
+const SELECTION_COLUMNS = [
+  "id",
+  "title",
+  "description",
+  "keywords",
+  "ocr_text",
+  "original_name",
+  "mime_type",
+  "storage_key",
+  "size_bytes",
+  "created_at",
+] as const;
+
 /** The rows a download or data export reads: at most `limit`, in grid-independent id order, after `afterId`. */
 export async function selectionRows(scope: GridScope, picked: Picked, opts: { afterId?: number; limit: number }) {
   // The selection's own query walked by id (not `id IN (selection)`, which rebuilds the whole set for every page).
   const rows = await pickedImages(scope, picked)
     .clearSelect()
-    .select(
-      (
-        [
-          "id",
-          "title",
-          "description",
-          "keywords",
-          "ocr_text",
-          "original_name",
-          "mime_type",
-          "storage_key",
-          "size_bytes",
-          "created_at",
-        ] as const
-      ).map((c) => sql.ref<string>(`images.${c}`).as(c)),
-    )
+    .select(SELECTION_COLUMNS.map((c) => sql.ref<string>(`images.${c}`).as(c)))
     .where(sql.ref("images.id"), ">", opts.afterId ?? 0)
     .clearOrderBy()
     .orderBy(sql.ref("images.id"))
     .limit(opts.limit)
     .execute();
-  return rows as unknown as {
-    id: number;
-    title: string;
-    description: string;
-    keywords: string;
-    ocr_text: string;
-    original_name: string;
-    mime_type: string;
-    storage_key: string;
-    size_bytes: number;
-    created_at: number;
-  }[];
+  return rows as unknown as Pick<Image, (typeof SELECTION_COLUMNS)[number]>[];
 }
 
 /**

@@ -5,7 +5,8 @@ import { recordedAs, type Actor } from "./actor";
 import { assertObjectsStored, lockObjects } from "./objects.server";
 import { requireEdit, type MemberScope, type ProjectScope } from "./scope.server";
 import { claimPendingUpload, getPendingUpload } from "./uploads.server";
-import { write } from "./write.server";
+import { write, type Trx } from "./write.server";
+import { NotFoundError } from "~/lib/errors";
 
 export interface StoredImageFile {
   storageKey: string;
@@ -66,6 +67,21 @@ export interface InsertOptions {
 }
 
 class AlreadyRegistered extends Error {}
+
+/**
+ * Inside a write: the image is a live one of the project, or 404 (it may have been deleted since the caller's scope
+ * was resolved).
+ */
+export async function requireLiveImage(trx: Trx, projectId: number, imageId: number) {
+  const image = await trx
+    .selectFrom("images")
+    .select("id")
+    .where("id", "=", imageId)
+    .where("project_id", "=", projectId)
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+  if (!image) throw new NotFoundError("Image not found");
+}
 
 /** The scope's live images among `ids`, in the order of `ids` (missing ones left out). */
 export async function imagesByIds(scope: MemberScope, ids: number[]): Promise<ImageRecord[]> {

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBoard } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
-import { signIn } from "~/sessions.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
-import { startServer, type RunningServer } from "../helpers/server";
+import { sessionCookie, startServer, type RunningServer } from "../helpers/server";
 
 /**
  * POST /search/smart (spec 1's call) over real HTTP against the built server: the spec's answer for a member (a
@@ -41,14 +40,7 @@ describe.each(dialects)("POST /search/smart (%s)", (dialect) => {
     const theirs = await projectScope(stranger.actor, foreign.id);
     const secret = await insertImage(theirs, await storedFakeFile(2), meta("Secret", ["Kombucha"]));
     foreignBoardId = (await createBoard(theirs, { title: "Theirs", imageIds: [secret] })).id;
-    const signedIn = await signIn(
-      new Request("http://127.0.0.1/login"),
-      { ip: "127.0.0.1", userAgent: "smart test" },
-      viewer.user.id,
-      "/",
-      "test",
-    );
-    viewerCookie = signedIn.headers.get("Set-Cookie")!.split(";")[0]!;
+    viewerCookie = await sessionCookie(viewer.user.id);
     server = await startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, SESSION_SECRET, SMART_SEARCH_EMBEDDINGS: "false" });
   }, 90_000);
   afterAll(async () => {
