@@ -17,7 +17,7 @@ export function FreshnessCheck({ pagesUrl, version, filters = null }: { pagesUrl
     const check = async () => {
       if (document.visibilityState !== "visible") return;
       try {
-        const res = await fetch(`${pagesUrl}&check=version`, { credentials: "same-origin" });
+        const res = await fetch(`${pagesUrl}&check=version&v=${encodeURIComponent(version)}`, { credentials: "same-origin" });
         if (!res.ok) return;
         const body = (await res.json()) as { version: string; filters?: string | null };
         setNewer({ version: body.version, filters: body.filters ?? null });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBoard } from "~/models/boards.server";
+import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
 import { signIn } from "~/sessions.server";
@@ -36,7 +37,7 @@ describe.each(dialects)("GET /api/grid (%s)", (dialect) => {
     t = await freshDatabase(dialect, { SESSION_SECRET });
     owner = await makeUser();
     const stranger = await makeUser();
-    const project = await makeProject([{ actor: owner.actor }]);
+    const project = await makeProject([{ actor: owner.actor, role: "manager" }]);
     const foreign = await makeProject([{ actor: stranger.actor }]);
     projectId = project.id;
     foreignProjectId = foreign.id;
@@ -106,6 +107,18 @@ describe.each(dialects)("GET /api/grid (%s)", (dialect) => {
     expect(((await (await get(`project=${projectId}&check=version`)).json()) as { version: string }).version).not.toBe(version);
     // A board has a version of its own.
     expect((await get(`board=${boardId}&check=version`)).status).toBe(200);
+  });
+
+  it("check=version counts no facets while the tab's version is current; a stale tab gets the filters' fingerprint", async () => {
+    const scope = await projectScope(owner.actor, projectId);
+    const attributeId = await createAttribute(scope, { name: "Region", type: 3 });
+    const image = await insertImage(scope, await storedFakeFile(502), meta("with a region"));
+    await setAttributeValues(scope, [{ imageId: image, attributeId, value: "North" }]);
+    const { version } = (await (await get(`project=${projectId}&check=version`)).json()) as { version: string };
+    const current = (await (await get(`project=${projectId}&check=version&v=${version}`)).json()) as { filters: string | null };
+    expect(current.filters).toBeNull();
+    const stale = (await (await get(`project=${projectId}&check=version&v=1`)).json()) as { filters: string | null };
+    expect(typeof stale.filters).toBe("string");
   });
 
   // Written to the intended behaviour (issue 9, item 9): a JSON 404 with the spec's message, no stack in the log.

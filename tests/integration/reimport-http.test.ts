@@ -18,6 +18,7 @@ describe.each(dialects)("re-import over HTTP (%s)", (dialect) => {
   const cookies: Record<"manager" | "editor" | "viewer", string> = { manager: "", editor: "", viewer: "" };
   let projectId: number;
   let projectName: string;
+  let foreign: { id: number; name: string };
   const post = (url: string, fields: Record<string, string>, who: keyof typeof cookies = "manager") =>
     fetch(`${server.base}${url}`, {
       method: "POST",
@@ -41,6 +42,7 @@ describe.each(dialects)("re-import over HTTP (%s)", (dialect) => {
     ]);
     projectId = p.id;
     projectName = p.name;
+    foreign = await makeProject([]);
     for (const who of ["manager", "editor", "viewer"] as const) cookies[who] = await sessionCookie(users[who].user.id);
     // No job runner in the server: the queued job stays queued, so "one at a time" is seen over HTTP.
     server = await startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, SESSION_SECRET, JOB_RUNNER: "off" });
@@ -50,7 +52,7 @@ describe.each(dialects)("re-import over HTTP (%s)", (dialect) => {
     await t.drop();
   });
 
-  it("shows the Re-import tile and page to managers only; editors and viewers get the project's 404 and start nothing", async () => {
+  it("shows the Re-import tile and page to managers only; editors, viewers, other projects and unknown ids get a 404 and start nothing", async () => {
     expect(await read(await get(`/upload/${projectId}`))).toContain(`href="/upload/${projectId}/reimport"`);
     expect(await read(await get(`/upload/${projectId}`, "editor"))).not.toContain("/reimport");
     const page = await read(await get(`/upload/${projectId}/reimport`));
@@ -59,6 +61,11 @@ describe.each(dialects)("re-import over HTTP (%s)", (dialect) => {
     for (const who of ["editor", "viewer"] as const) {
       expect((await get(`/upload/${projectId}/reimport`, who)).status).toBe(404);
       expect((await post(`/upload/${projectId}/reimport`, { confirm: projectName }, who)).status).toBe(404);
+    }
+    // A project the manager is not a member of, one that does not exist, and an id that is not one.
+    for (const id of [foreign.id, 987654, "1e3"]) {
+      const res = await post(`/upload/${id}/reimport`, { confirm: foreign.name });
+      expect(res.status, String(id)).toBe(404);
     }
     expect(await jobs()).toBe(0);
   });
