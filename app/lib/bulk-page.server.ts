@@ -1,7 +1,7 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
-import { assignableAttributes } from "~/models/attributes.server";
+import { assignableAttribute, assignableAttributes, NotAssignable } from "~/models/attributes.server";
 import { recordAudit } from "~/models/audit.server";
 import { boardOfProject, boardsOfProject, createBoard } from "~/models/boards.server";
 import type { BulkOutcome, Picked } from "~/models/bulk.server";
@@ -209,11 +209,12 @@ export async function bulkPageAction(request: Request, scope: MemberScope, rawOp
     const submission = parseWithZod(form, { schema: AssignAttributeSchema });
     if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
     const { attribute, value, replace, confirmShared } = submission.value;
-    if (!(await assignableAttributes(scope)).some((c) => c.id === attribute))
-      return data(
-        { result: submission.reply({ fieldErrors: { attribute: [ATTRIBUTE_MESSAGES.pickAttribute] } }), error: null },
-        { status: 400 },
-      );
+    try {
+      await assignableAttribute(scope, attribute);
+    } catch (err) {
+      if (!(err instanceof NotAssignable)) throw err;
+      return data({ result: submission.reply({ fieldErrors: { attribute: [err.message] } }), error: null }, { status: 400 });
+    }
     if (scope.kind === "board" && scope.board.clientBoard && confirmShared !== "yes")
       return data({ result: submission.reply({ fieldErrors: { confirmShared: [SHARED_BOARD_WARNING] } }), error: null }, { status: 400 });
     action = { op, attributeId: attribute, value, replace: replace === "yes" };

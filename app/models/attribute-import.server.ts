@@ -1,4 +1,5 @@
 import { db } from "~/db/connection.server";
+import { InvalidError } from "~/lib/errors";
 import { recordedAs } from "./actor";
 import { requireEdit, type ProjectScope } from "./scope.server";
 import { write } from "./write.server";
@@ -21,6 +22,16 @@ export async function importValues(scope: ProjectScope, batch: ValueBatch): Prom
   const at = Date.now();
   const by = recordedAs(scope.actor);
   return write(async (trx, touched) => {
+    // The model holds the project's boundary itself: only user attributes of this project take values here.
+    const attributeIds = [...new Set(batch.map((v) => v.attributeId))];
+    const own = await trx
+      .selectFrom("attributes")
+      .select("id")
+      .where("project_id", "=", scope.project.id)
+      .where("type", "=", 3)
+      .where("id", "in", attributeIds)
+      .execute();
+    if (own.length !== attributeIds.length) throw new InvalidError("Attribute outside the project");
     const ids = [...new Set(batch.map((v) => v.imageId))];
     const present = new Set(
       (await trx.selectFrom("images").select("id").where("project_id", "=", scope.project.id).where("id", "in", ids).execute()).map(

@@ -53,6 +53,27 @@ export async function userAttributeOf(scope: MemberScope, attributeId: number) {
   return row;
 }
 
+/** The attribute a value is assigned to is not an active user attribute of the project: the field's own message. */
+export class NotAssignable extends InvalidError {
+  constructor() {
+    super(ATTRIBUTE_MESSAGES.pickAttribute);
+    this.name = "NotAssignable";
+  }
+}
+
+/**
+ * For a form's answer: the attribute a value is posted for is an active user attribute of the project, or the field's
+ * own message (any other id). The models check again (404 for another project's or a non-user attribute).
+ */
+export async function assignableAttribute(scope: MemberScope, attributeId: number) {
+  const row = await attributeOf(db(), scope, attributeId).catch((err: unknown) => {
+    if (err instanceof NotFoundError) throw new NotAssignable();
+    throw err;
+  });
+  if (row.type !== 3 || !row.active) throw new NotAssignable();
+  return row;
+}
+
 const activeCount = async (trx: Trx, projectId: number) =>
   Number(
     (
@@ -175,7 +196,7 @@ export async function updateAttributes(scope: ProjectScope, changes: AttributeCh
       if ((await activeCount(trx, projectId)) > MAX_ACTIVE_ATTRIBUTES) throw new InvalidError(ATTRIBUTE_MESSAGES.activeLimit);
       // Filters and the panel name attributes: every open grid of the project learns of it.
       touched.project(projectId);
-      await touched.boardsHoldingAny(trx.selectFrom("images").select("id").where("project_id", "=", projectId));
+      await touched.boardsOfProject(projectId);
       return real.length;
     });
   } catch (err) {
@@ -248,7 +269,8 @@ export async function assignAttribute(
   input: { attributeId: number; value: string; replace: boolean },
 ) {
   requireEdit(scope);
-  await userAttributeOf(scope, input.attributeId);
+  // Another project's or a non-user attribute is not found; a deactivated one (hidden everywhere) takes no values.
+  if (!(await userAttributeOf(scope, input.attributeId)).active) throw new NotAssignable();
   const now = Date.now();
   await write(async (trx, touched) => {
     await requireLiveImage(trx, scope.project.id, imageId);
@@ -306,7 +328,8 @@ export async function assignAttributeBulk(
   range?: IdRange,
 ): Promise<{ affected: number; skipped: number }> {
   requireEdit(scope);
-  await userAttributeOf(scope, input.attributeId);
+  // Another project's or a non-user attribute is not found; a deactivated one (hidden everywhere) takes no values.
+  if (!(await userAttributeOf(scope, input.attributeId)).active) throw new NotAssignable();
   const at = Date.now();
   return write(async (trx, touched) => {
     const ids = inRange(selectedImageIds(scope, picked), range);

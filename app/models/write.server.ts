@@ -33,6 +33,12 @@ export class Touched {
     }
     return this;
   }
+  /** Every board of a project (what the project's attributes are named in: every board's filters change). */
+  async boardsOfProject(projectId: number) {
+    const rows = await this.trx.selectFrom("boards").select("id").where("project_id", "=", projectId).execute();
+    for (const r of rows) this.boards.add(r.id);
+    return this;
+  }
   /** Every board holding any image of a subquery (set-based: a large selection is never read into memory). */
   async boardsHoldingAny(imageIds: SelectQueryBuilder<any, any, { id: number }>) {
     const rows = await this.trx.selectFrom("board_images").select("board_id").distinct().where("image_id", "in", imageIds).execute();

@@ -11,7 +11,7 @@ import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
 import { mediaUrl } from "~/lib/media";
-import { assignableAttributes, assignAttribute } from "~/models/attributes.server";
+import { assignableAttribute, assignableAttributes, assignAttribute, NotAssignable } from "~/models/attributes.server";
 import { imageAttributes } from "~/models/images.server";
 import { imageScope, requireEdit } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
@@ -41,11 +41,12 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   const submission = parseWithZod(await readForm(request), { schema: AssignAttributeSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const { attribute, value, replace } = submission.value;
-  if (!(await assignableAttributes(scope)).some((c) => c.id === attribute))
-    return data({ result: submission.reply({ fieldErrors: { attribute: [ATTRIBUTE_MESSAGES.pickAttribute] } }) }, { status: 400 });
   try {
+    await assignableAttribute(scope, attribute);
     await assignAttribute(scope, image.id, { attributeId: attribute, value, replace: replace === "yes" });
   } catch (err) {
+    if (err instanceof NotAssignable)
+      return data({ result: submission.reply({ fieldErrors: { attribute: [err.message] } }) }, { status: 400 });
     if (err instanceof ConflictError) return data({ result: submission.reply({ fieldErrors: { value: [err.message] } }) }, { status: 409 });
     if (err instanceof HttpError) throw err;
     log.error("attribute assign failed", { imageId: image.id, error: getErrorMessage(err) });
