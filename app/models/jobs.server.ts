@@ -44,36 +44,39 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
   return db()
     .transaction()
     .execute(async (trx) => {
-      // A job whose worker died on its last allowed attempt is failed, not run again (a re-import must not run twice).
-      await trx
-        .updateTable("jobs")
-        .set({ status: "failed", last_error: "The worker running it stopped.", locked_at: null, locked_by: null, updated_at: now })
-        .where("status", "=", "running")
-        .where("locked_at", "<", now - JOB_LEASE_MS)
-        .where((eb) => eb("attempts", ">=", eb.ref("max_attempts")))
-        .execute();
-      let q = trx
-        .selectFrom("jobs")
-        .select("id")
-        .where((eb) =>
-          eb.or([
-            eb.and([eb("status", "=", "queued"), eb("run_at", "<=", now)]),
-            eb.and([eb("status", "=", "running"), eb("locked_at", "<", now - JOB_LEASE_MS)]),
-          ]),
-        )
-        .orderBy("run_at")
-        .orderBy("id")
-        .limit(1);
-      if (types?.length) q = q.where("type", "in", types);
-      if (dialect() === "postgres") q = q.forUpdate().skipLocked();
-      const next = await q.executeTakeFirst();
-      if (!next) return null;
-      return trx
-        .updateTable("jobs")
-        .set({ status: "running", locked_at: now, locked_by: workerId, attempts: sql`attempts + 1`, updated_at: now })
-        .where("id", "=", next.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      for (;;) {
+        let q = trx
+          .selectFrom("jobs")
+          .select(["id", "status", "attempts", "max_attempts"])
+          .where((eb) =>
+            eb.or([
+              eb.and([eb("status", "=", "queued"), eb("run_at", "<=", now)]),
+              eb.and([eb("status", "=", "running"), eb("locked_at", "<", now - JOB_LEASE_MS)]),
+            ]),
+          )
+          .orderBy("run_at")
+          .orderBy("id")
+          .limit(1);
+        if (types?.length) q = q.where("type", "in", types);
+        if (dialect() === "postgres") q = q.forUpdate().skipLocked();
+        const next = await q.executeTakeFirst();
+        if (!next) return null;
+        // Its worker died on the last allowed attempt: failed, not run again (a re-import must not run twice).
+        if (next.status === "running" && next.attempts >= next.max_attempts) {
+          await trx
+            .updateTable("jobs")
+            .set({ status: "failed", last_error: "The worker running it stopped.", locked_at: null, locked_by: null, updated_at: now })
+            .where("id", "=", next.id)
+            .execute();
+          continue;
+        }
+        return trx
+          .updateTable("jobs")
+          .set({ status: "running", locked_at: now, locked_by: workerId, attempts: sql`attempts + 1`, updated_at: now })
+          .where("id", "=", next.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      }
     });
 }
 
