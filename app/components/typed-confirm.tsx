@@ -1,9 +1,6 @@
 import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
-import type { ZodType, ZodTypeDef } from "zod";
-
-type ConfirmSchema = ZodType<{ confirm: string }, ZodTypeDef, { confirm: string }>;
 import { typedConfirmation } from "~/lib/schemas";
 import { CancelLink, Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 
@@ -20,8 +17,9 @@ export function TypedConfirmForm({
   cancelTo,
   lastResult,
   hidden = {},
+  empty,
+  label,
   children,
-  ...props
 }: {
   id: string;
   word: string;
@@ -32,16 +30,14 @@ export function TypedConfirmForm({
   cancelTo: string;
   lastResult?: SubmissionResult<string[]> | null;
   hidden?: Record<string, string>;
-  /** A confirmation with messages of its own (the re-import's typed project name); the action uses the same one. */
-  schema?: ConfirmSchema;
-  /** The field's label when the schema brings its own messages. */
+  /** What an empty field is told, when it differs from `message` (the re-import's typed project name). */
+  empty?: string;
+  /** The field's label, when it differs from `message`. */
   label?: string;
   children?: ReactNode;
 }) {
-  const label = props.label ?? message ?? `Please type ${word} to confirm`;
   const pending = usePending();
-  const schema: ConfirmSchema = props.schema ?? typedConfirmation(word, label);
-  const [form, fields] = useSchemaForm(schema, { id, lastResult, shouldValidate: "onSubmit" });
+  const [form, fields] = useSchemaForm(typedConfirmation(word, message, empty), { id, lastResult, shouldValidate: "onSubmit" });
   return (
     <Form method="post" {...getFormProps(form)} className="confirm-step">
       {Object.entries(hidden).map(([name, value]) => (
@@ -49,7 +45,11 @@ export function TypedConfirmForm({
       ))}
       {children}
       <FormError id={form.errorId} errors={form.errors} />
-      <Field label={label} field={fields.confirm} inputProps={{ autoComplete: "off", autoFocus: true }} />
+      <Field
+        label={label ?? message ?? `Please type ${word} to confirm`}
+        field={fields.confirm}
+        inputProps={{ autoComplete: "off", autoFocus: true }}
+      />
       <div className="form-actions">
         <SubmitButton className="btn btn-danger" pending={pending} pendingText={pendingText}>
           {submitLabel}

@@ -140,9 +140,16 @@ export const titleFromFileName = (name: string) =>
     .slice(0, LIMITS.title);
 
 /** A typed confirmation: the field `confirm` must hold the word (spec: 'Please type DELETE to confirm'). */
-export const typedConfirmation = (word: string, message = `Please type ${word} to confirm`) =>
+/**
+ * A typed confirmation: the field must hold `word` (trimmed). `empty` is what an empty field is told (the re-import's
+ * 'Please enter the client name'); by default the same as a wrong word.
+ */
+export const typedConfirmation = (word: string, message = `Please type ${word} to confirm`, empty = message) =>
   z.object({
-    confirm: z.string({ required_error: message }).refine((v) => v.trim() === word, message),
+    confirm: z
+      .string({ required_error: empty })
+      .refine((v) => v.trim() !== "", empty)
+      .refine((v) => v.trim() === "" || v.trim() === word, message),
   });
 
 /** Re-import (spec 2 §5): the project's name typed exactly. */
@@ -154,14 +161,6 @@ export const REIMPORT_MESSAGES = {
   failed: "Re-Import request failed",
   failedDetail: "Please try again",
 } as const;
-export const reimportConfirmation = (projectName: string) =>
-  z.object({
-    confirm: z
-      .string({ required_error: REIMPORT_MESSAGES.empty })
-      .refine((v) => v.trim() !== "", REIMPORT_MESSAGES.empty)
-      .refine((v) => v.trim() === "" || v.trim() === projectName, REIMPORT_MESSAGES.mismatch),
-  });
-
 export const DELETE_WORD = "DELETE";
 export const REMOVE_WORD = "REMOVE";
 export const DeleteImageSchema = typedConfirmation(DELETE_WORD);

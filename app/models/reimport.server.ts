@@ -52,18 +52,6 @@ export async function imagesToRefresh(scope: ProjectScope, afterId: number, limi
     .execute();
 }
 
-export const countProjectImages = async (scope: ProjectScope) =>
-  Number(
-    (
-      await db()
-        .selectFrom("images")
-        .select((eb) => eb.fn.countAll().as("n"))
-        .where("project_id", "=", scope.project.id)
-        .where("deleted_at", "is", null)
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
-
 /**
  * After an image's derivatives were made again: the file facts read from the original (they may have been wrong)
  * and the derivative keys, checked as stored under the object lock like every write that refers to objects.
@@ -116,7 +104,7 @@ export async function refreshImageFiles(
 export async function reindexImages(scope: ProjectScope, ids: number[]) {
   if (!ids.length) return;
   requireManage(scope);
-  await write(async (trx) => {
+  await write(async (trx, touched) => {
     await trx
       .updateTable("images")
       .set((eb) => ({
@@ -129,6 +117,9 @@ export async function reindexImages(scope: ProjectScope, ids: number[]) {
       .where("project_id", "=", scope.project.id)
       .where("id", "in", ids)
       .execute();
+    // What a search finds may change: cached totals and ETags follow the version.
+    touched.project(scope.project.id);
+    await touched.boardsHolding(ids);
   });
 }
 
@@ -142,20 +133,4 @@ export async function imageWithChecksum(scope: ProjectScope, checksum: string) {
     .where("deleted_at", "is", null)
     .orderBy("id")
     .executeTakeFirst();
-}
-
-/** The project's attributes by lower-case name, with their type (WSC values go to type 1 only). */
-export async function attributesByName(scope: ProjectScope) {
-  const rows = await db()
-    .selectFrom("attributes")
-    .select(["id", "name", "type", "active"])
-    .where("project_id", "=", scope.project.id)
-    .execute();
-  return new Map(rows.map((r) => [r.name.toLowerCase(), r]));
-}
-
-/** Every value an image holds, by attribute id (active or not: a re-import compares before it writes). */
-export async function attributeValuesOf(imageId: number) {
-  const rows = await db().selectFrom("image_attribute_values").select(["attribute_id", "value"]).where("image_id", "=", imageId).execute();
-  return new Map(rows.map((r) => [r.attribute_id, r.value]));
 }

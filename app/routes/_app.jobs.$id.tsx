@@ -8,7 +8,7 @@ import { page } from "~/lib/http.server";
 import { jobOf } from "~/models/jobs.server";
 import type { ImportReport } from "~/services/attribute-import.server";
 import { ReimportReportView } from "~/components/reimport-report";
-import { REIMPORT_JOB } from "~/lib/job-types";
+import { IMPORT_JOB, REIMPORT_JOB } from "~/lib/job-types";
 import type { ReimportReport } from "~/services/reimport.server";
 import { parseId } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
@@ -63,7 +63,7 @@ export default function JobPage() {
     report?: ImportReport;
     reimport?: ReimportReport;
   } | null;
-  const action = job.type === "attributes.import" ? "import" : job.type === REIMPORT_JOB ? "reimport" : result?.action;
+  const action = job.type === IMPORT_JOB ? "import" : job.type === REIMPORT_JOB ? "reimport" : result?.action;
   const label = LABELS[action ?? ""] ?? "Working on your selection";
   return (
     <section className="confirm-page" aria-labelledby="job-heading">

@@ -1,4 +1,4 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { CsvImportForm, ImportReportView } from "~/components/csv-import";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
@@ -6,11 +6,10 @@ import { CSV_MESSAGES } from "~/lib/attribute-rules";
 import { CsvRefused, receiveCsvUpload } from "~/lib/csv-upload.server";
 import { getErrorMessage, HttpError } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
-import { combineHeaders, page, redirectWithToast } from "~/lib/http.server";
+import { page, redirectWithToast } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
 import { uploadScope } from "~/lib/upload-form.server";
 import { importUploadedCsv, tempCsvPath } from "~/services/attribute-import.server";
-import { flashToast } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Import Attributes CSV · ${data?.project.name ?? "Project"} | Koala` },
@@ -46,14 +45,12 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
     log.error("attribute import failed", { projectId: scope.project.id, error: getErrorMessage(err) });
     return data({ refused: { title: CSV_MESSAGES.importError, detail: CSV_MESSAGES.failed }, report: null }, { status: 500 });
   }
-  if ("jobId" in answer) {
-    const toast = await flashToast(request, {
+  if ("jobId" in answer)
+    throw await redirectWithToast(request, `/jobs/${answer.jobId}`, {
       kind: "success",
       title: "Import started",
       description: "The file is processed in the background; an e-mail follows when it is done.",
     });
-    throw redirect(`/jobs/${answer.jobId}`, { headers: combineHeaders({ "Set-Cookie": toast }) });
-  }
   const { report } = answer;
   if (report.outcome === "success")
     throw await redirectWithToast(request, `/upload/${scope.project.id}/import`, {

@@ -1,17 +1,17 @@
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { TypedConfirmForm } from "~/components/typed-confirm";
 import { ConflictError, getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
-import { combineHeaders, page, readForm } from "~/lib/http.server";
+import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
-import { REIMPORT_MESSAGES, reimportConfirmation } from "~/lib/schemas";
+import { REIMPORT_MESSAGES, typedConfirmation } from "~/lib/schemas";
 import { shownUrl } from "~/lib/wsc-manifest";
 import { projectScope, requireManage } from "~/models/scope.server";
 import { startReimport } from "~/services/reimport.server";
-import { flashToast, requireActor } from "~/sessions.server";
+import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Re-import · ${data?.project.name ?? "Project"} | Koala` }];
 
@@ -33,7 +33,9 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
  */
 export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   const scope = await scopeOf(request, params.clientID);
-  const submission = parseWithZod(await readForm(request), { schema: reimportConfirmation(scope.project.name) });
+  const submission = parseWithZod(await readForm(request), {
+    schema: typedConfirmation(scope.project.name, REIMPORT_MESSAGES.mismatch, REIMPORT_MESSAGES.empty),
+  });
   if (submission.status !== "success") return data({ result: submission.reply(), failed: null }, { status: 400 });
   let jobId: number;
   try {
@@ -44,8 +46,11 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
     log.error("re-import not queued", { projectId: scope.project.id, error: getErrorMessage(err) });
     return data({ result: null, failed: REIMPORT_MESSAGES.failed }, { status: 500 });
   }
-  const toast = await flashToast(request, { kind: "success", title: REIMPORT_MESSAGES.sent, description: REIMPORT_MESSAGES.sentDetail });
-  throw redirect(`/jobs/${jobId}`, { headers: combineHeaders({ "Set-Cookie": toast }) });
+  throw await redirectWithToast(request, `/jobs/${jobId}`, {
+    kind: "success",
+    title: REIMPORT_MESSAGES.sent,
+    description: REIMPORT_MESSAGES.sentDetail,
+  });
 });
 
 export default function Reimport() {
@@ -77,7 +82,8 @@ export default function Reimport() {
       <TypedConfirmForm
         id="reimport"
         word={project.name}
-        schema={reimportConfirmation(project.name)}
+        message={REIMPORT_MESSAGES.mismatch}
+        empty={REIMPORT_MESSAGES.empty}
         label="Type the client name to confirm"
         submitLabel="Re-import"
         pendingText="Sending…"

@@ -13,7 +13,8 @@ import { imagesOfProject, importValues, type ValueBatch } from "~/models/attribu
 import { attributesOf } from "~/models/attributes.server";
 import { setJobProgress } from "~/models/jobs.server";
 import type { ProjectScope } from "~/models/scope.server";
-import { resumeScope } from "./bulk.server";
+import { IMPORT_JOB } from "~/lib/job-types";
+import { resumeProjectScope } from "./bulk.server";
 import { queue, registerJob } from "./jobs.server";
 import { deliver } from "./mail.server";
 import { objectKey, storage } from "./storage.server";
@@ -222,7 +223,6 @@ export async function importCsvFile(
   return { ...report, values: report.values - skipped };
 }
 
-export const IMPORT_JOB = "attributes.import";
 interface ImportJob {
   userId: number;
   projectId: number;
@@ -263,7 +263,7 @@ export async function tempCsvPath() {
 const plural = (n: number, word: string) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
 
 /** The report as plain text (the job's e-mail). */
-export function reportText(report: ImportReport): string {
+function reportText(report: ImportReport): string {
   if (report.outcome === "success") return `Imported: ${plural(report.values, "value")} from ${plural(report.rows, "row")}.`;
   const lines = report.errors.map((e) => `Line ${e.line}: ${e.message}`);
   const more = report.errorCount > report.errors.length ? [`… and ${plural(report.errorCount - report.errors.length, "more error")}.`] : [];
@@ -273,12 +273,7 @@ export function reportText(report: ImportReport): string {
 registerJob(IMPORT_JOB, async (payload: ImportJob, job) => {
   const file = await tempCsvPath();
   try {
-    const { user, scope: project } = await resumeScope({
-      userId: payload.userId,
-      scope: { kind: "project", id: payload.projectId },
-      filter: "",
-    });
-    if (project.kind !== "project") throw new Error("An import works on a project");
+    const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId);
     const object = await storage().get(payload.key);
     if (!object) throw new Error("The uploaded file is gone");
     await pipeline(object.stream, createWriteStream(file, { mode: 0o600 }));

@@ -117,6 +117,13 @@ export async function resumeScope(ref: SelectionJobRef) {
   return { scope, user };
 }
 
+/** A job on a whole project (an import, a re-import): the project's scope for the person who started it, as it is now. */
+export async function resumeProjectScope(userId: number, projectId: number) {
+  const { user, scope } = await resumeScope({ userId, scope: { kind: "project", id: projectId }, filter: "" });
+  if (scope.kind !== "project") throw new Error("A project job works on a project");
+  return { user, scope };
+}
+
 /** The job re-resolves the scope, then works through the selection. */
 registerJob(BULK_JOB, async (payload: BulkJob, job) => {
   const { scope } = await resumeScope(payload);

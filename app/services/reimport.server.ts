@@ -7,15 +7,14 @@ import { log } from "~/lib/log.server";
 import { FetchRefused, safeFetch } from "~/lib/safe-fetch.server";
 import { cleanFileName, titleFromFileName } from "~/lib/schemas";
 import { ManifestUnreadable, parseManifest, shownUrl, type ManifestEntry } from "~/lib/wsc-manifest";
-import { createAttribute, setAttributeValues } from "~/models/attributes.server";
+import { attributesOf, createAttribute, setAttributeValues } from "~/models/attributes.server";
+import { attributeValuesOf } from "~/models/bulk.server";
+import { gridTotal } from "~/models/grid.server";
 import { updateImage } from "~/models/image-edits.server";
 import { parseImage } from "~/models/images.server";
 import { setJobProgress } from "~/models/jobs.server";
 import { ObjectMissing } from "~/models/objects.server";
 import {
-  attributesByName,
-  attributeValuesOf,
-  countProjectImages,
   imagesToRefresh,
   imageWithChecksum,
   queueReimport,
@@ -25,7 +24,7 @@ import {
   type ReimportJob,
 } from "~/models/reimport.server";
 import { requireManage, type ProjectScope } from "~/models/scope.server";
-import { resumeScope } from "./bulk.server";
+import { resumeProjectScope } from "./bulk.server";
 import { ImageRejected, storeDerivatives } from "./image-files.server";
 import { addImageFile } from "./ingest.server";
 import { registerJob } from "./jobs.server";
@@ -44,9 +43,9 @@ const kindOf = (scope: ProjectScope): ReimportJob["kind"] => (scope.project.wsc 
 /** Images re-derived per page of the walk. */
 const PAGE = 50;
 /** Problems a report lists, at most (the count says how many there were). */
-export const REPORT_CAP = 100;
+const REPORT_CAP = 100;
 /** The largest manifest read (10,000 entries of about 500 bytes; it is parsed in memory). */
-export const MANIFEST_MAX_BYTES = 5 * 1024 * 1024;
+const MANIFEST_MAX_BYTES = 5 * 1024 * 1024;
 /** A WSC re-import stops after this long and says how far it came; run again, it finds what it took by checksum. */
 export const wscBudget = { ms: 2 * 60 * 60 * 1000 };
 
@@ -72,9 +71,9 @@ function refuse(report: ReimportReport, where: string, message: string) {
 }
 
 /** Every live image: derivatives made again from the original, facts read from it, index rows rebuilt. */
-export async function rederiveProject(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>) {
+async function rederiveProject(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>) {
   const report = emptyReport("files");
-  const total = await countProjectImages(scope);
+  const total = await gridTotal({ ...scope, filter: undefined });
   let done = 0;
   let after = 0;
   for (;;) {
@@ -117,7 +116,7 @@ export async function rederiveProject(scope: ProjectScope, progress: (done: numb
 }
 
 /** The project's source read again; every entry fetched, checked and added or matched by checksum. */
-export async function importWscSource(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>) {
+async function importWscSource(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>) {
   const report = emptyReport("wsc");
   const source = scope.project.wscSource;
   if (!source) throw new ManifestUnreadable("The project has no WSC source.");
@@ -168,7 +167,8 @@ async function wscAttributes(scope: ProjectScope, entries: ManifestEntry[], repo
   const note = (name: string, message: string) => {
     if (report.problems.length < REPORT_CAP) report.problems.push({ where: `Attribute ${name}`, message });
   };
-  let existing = await attributesByName(scope);
+  const byName = async () => new Map((await attributesOf(scope)).map((a) => [a.name.toLowerCase(), a]));
+  let existing = await byName();
   const ids = new Map<string, number>();
   for (const [lower, name] of names) {
     let found = existing.get(lower);
@@ -179,7 +179,7 @@ async function wscAttributes(scope: ProjectScope, entries: ManifestEntry[], repo
         // Someone created it meanwhile: take it as it is now.
         if (!(err instanceof ConflictError)) throw err;
       }
-      existing = await attributesByName(scope);
+      existing = await byName();
       found = existing.get(lower)!;
       if (found.type === 1 && !found.active)
         note(name, `Created inactive: the project already has ${MAX_ACTIVE_ATTRIBUTES} active attributes.`);
@@ -209,7 +209,7 @@ async function addOrUpdate(scope: ProjectScope, entry: ManifestEntry, body: Buff
       ocrText: image.ocr_text,
     };
     const version = await updateImage(scope, image, next);
-    const current = await attributeValuesOf(image.id);
+    const current = new Map((await attributeValuesOf([image.id])).map((v) => [v.attribute_id, v.value]));
     const changed = values(image.id).filter((v) => current.get(v.attributeId) !== v.value);
     await setAttributeValues(scope, changed);
     return version !== null || changed.length ? "updated" : "unchanged";
@@ -236,9 +236,7 @@ async function addOrUpdate(scope: ProjectScope, entry: ManifestEntry, body: Buff
 registerJob(
   REIMPORT_JOB,
   async (payload: ReimportJob, job) => {
-    const ref = { userId: payload.userId, scope: { kind: "project" as const, id: payload.projectId }, filter: "" };
-    const { scope: resumed } = await resumeScope(ref);
-    if (resumed.kind !== "project") throw new Error("A re-import works on a project");
+    const { scope: resumed } = await resumeProjectScope(payload.userId, payload.projectId);
     // Who may, and which kind, as they are now (a manager since demoted; a WSC flag since cleared).
     const scope = requireManage(resumed);
     const kind = kindOf(scope);

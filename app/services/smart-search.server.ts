@@ -12,7 +12,7 @@ import { remoteTags } from "./smart/remote.server";
  * vocabulary, which the person sees as chips, edits, and the grid is found by (grid.server ranks by tags held).
  * Local and offline by default; an OpenAI-compatible service when configured, with the local answer as fallback.
  */
-export interface SmartAnswer {
+interface SmartAnswer {
   description: string;
   tags: string[];
   /** Why each tag was proposed (local provider); empty for a service's answer. */

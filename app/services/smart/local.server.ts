@@ -18,7 +18,7 @@ export interface Reason {
   from: string;
 }
 
-export interface LocalOptions {
+interface LocalOptions {
   embeddings: boolean;
   /** Where tag vectors come from: the database-backed store by default (tests give an in-memory one). */
   vectorsOf?: (keys: string[]) => Promise<Map<string, Float32Array>>;

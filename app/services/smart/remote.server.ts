@@ -7,7 +7,7 @@ import { z } from "zod";
  * Any failure (network, status, time-out, an answer that is not that JSON) throws: the caller falls back to the
  * local provider and says 'Failed to connect to server'.
  */
-export interface RemoteOptions {
+interface RemoteOptions {
   baseUrl: string;
   apiKey?: string;
   model: string;
@@ -17,7 +17,7 @@ export interface RemoteOptions {
 const Answer = z.object({ description: z.string().max(2000).default(""), tags: z.array(z.string().max(200)).max(50) });
 const Completion = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string() }) })).min(1) });
 
-export const MAX_CANDIDATES = 400;
+const MAX_CANDIDATES = 400;
 
 export async function remoteTags(phrase: string, candidates: string[], opts: RemoteOptions): Promise<z.infer<typeof Answer>> {
   const response = await fetch(`${opts.baseUrl}/chat/completions`, {
