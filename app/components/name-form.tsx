@@ -2,17 +2,16 @@ import { getFormProps } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import type { SubmissionResult } from "@conform-to/react";
 import { CancelLink, Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
-import { BoardNameSchema, ProjectNameSchema } from "~/lib/schemas";
+import { BoardNameSchema } from "~/lib/schemas";
 
-/** The naming rules both schemas share, as the field's hint. */
-const NAME_HINT = "3 to 64 characters, without ( ) & @ $ | % ~.";
+/** The naming rules of boards and projects, as the field's hint. */
+export const NAME_HINT = "3 to 64 characters, without ( ) & @ $ | % ~.";
 
 /**
- * The one-field form that names a board or a project (create board, rename board, rename project): the shared
- * schema's rules on both sides, Save with a pending state, Cancel back to where the person came from.
+ * The one-field form that names a board (create, rename): the shared schema's rules on both sides, Save with a
+ * pending state, Cancel back to where the person came from. (A project's edit has more fields: ProjectForm.)
  */
-export function NameForm({
-  kind,
+export function BoardNameForm({
   id,
   label,
   defaultValue,
@@ -22,7 +21,6 @@ export function NameForm({
   cancelTo,
   autoFocus = false,
 }: {
-  kind: "board" | "project";
   id: string;
   label: string;
   defaultValue?: string;
@@ -33,13 +31,12 @@ export function NameForm({
   autoFocus?: boolean;
 }) {
   const pending = usePending();
-  const [form, fields] = useSchemaForm(kind === "board" ? BoardNameSchema : ProjectNameSchema, {
+  const [form, fields] = useSchemaForm(BoardNameSchema, {
     id,
     lastResult,
-    defaultValue: defaultValue === undefined ? undefined : kind === "board" ? { title: defaultValue } : { name: defaultValue },
+    defaultValue: defaultValue === undefined ? undefined : { title: defaultValue },
   });
-  // The two schemas differ only in the field's name: a board's `title`, a project's `name`.
-  const field = (fields as Record<string, Parameters<typeof Field>[0]["field"]>)[kind === "board" ? "title" : "name"]!;
+  const field = fields.title;
   return (
     <Form method="post" {...getFormProps(form)}>
       <FormError id={form.errorId} errors={form.errors} />

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, type SubmissionResult } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import { ProjectEditSchema, WSC_SOURCE_MAX } from "~/lib/schemas";
+import { NAME_HINT } from "./name-form";
 import { CancelLink, Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 
 /**
@@ -25,12 +26,7 @@ export function ProjectForm({
   return (
     <Form method="post" {...getFormProps(form)}>
       <FormError id={form.errorId} errors={form.errors} />
-      <Field
-        label="Project name"
-        field={fields.name}
-        hint="3 to 64 characters, without ( ) & @ $ | % ~."
-        inputProps={{ maxLength: 64, autoComplete: "off" }}
-      />
+      <Field label="Project name" field={fields.name} hint={NAME_HINT} inputProps={{ maxLength: 64, autoComplete: "off" }} />
       <div className="field field-check">
         <input {...getInputProps(fields.wsc, { type: "checkbox", value: "yes" })} />
         <label htmlFor={fields.wsc.id}>WSC project (its images come from a web source)</label>

@@ -292,9 +292,9 @@ export interface ObjectsTable {
   updated_at: number;
 }
 
-/** Smart search: a tag's sentence-encoder vector (512 float32s), by folded tag. */
 /** An attribute export too large to attach: its stored CSV, whose it is, and until when its link works. */
 export interface AttributeExportsTable {
+  /** The SHA-256 of the link's random token (the token itself is only in the e-mail). */
   id: string;
   user_id: number;
   project_id: number;
@@ -305,6 +305,7 @@ export interface AttributeExportsTable {
   expires_at: number;
 }
 
+/** Smart search: a tag's sentence-encoder vector (512 float32s), by folded tag. */
 export interface TagVectorsTable {
   tag: string;
   vector: Uint8Array;

@@ -24,7 +24,7 @@ export const ATTRIBUTE_MESSAGES = {
   pickAttribute: "Please select an Attribute Name",
   valueRequired: "Please enter a value",
   valueBlank: "Value cannot be blank",
-  valueShort: "Value cannot be shorter than 1 character",
+  // The spec's 'Value cannot be shorter than 1 character' cannot arise: a value is trimmed and an empty one is blank.
   valueLength: "Value cannot be longer than 64 characters",
   valueSpecial: "Value cannot contain special characters",
   assigned: "Attributes successfully assigned",
@@ -84,7 +84,6 @@ export function smartNameProblem(code: string): string | null {
 /** The first broken rule of a value (trimmed), or null. */
 export function attributeValueProblem(value: string): string | null {
   if (!value) return ATTRIBUTE_MESSAGES.valueBlank;
-  if (value.length < 1) return ATTRIBUTE_MESSAGES.valueShort;
   if (value.length > ATTRIBUTE_VALUE_MAX) return ATTRIBUTE_MESSAGES.valueLength;
   if (SPECIAL.test(value)) return ATTRIBUTE_MESSAGES.valueSpecial;
   return null;

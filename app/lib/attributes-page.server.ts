@@ -15,7 +15,7 @@ import { attributesOf, createAttribute, updateAttributes, type AttributeChange }
 import { requireManage, type ProjectScope } from "~/models/scope.server";
 
 /** The Manage Attributes list as posted without change tracking: one row per attribute id. */
-export interface PostedRow {
+interface PostedRow {
   id: number;
   name: string;
   code: string;
@@ -25,7 +25,7 @@ export interface PostedRow {
 const text = (v: FormDataEntryValue | null, max: number) => (typeof v === "string" ? v.slice(0, max) : "");
 
 /** The rows of the Save form (`id` repeated; `name-<id>`, `code-<id>`, `active-<id>` per row), at most 500. */
-export function postedRows(form: FormData): PostedRow[] {
+function postedRows(form: FormData): PostedRow[] {
   const ids = [...new Set(form.getAll("id").map((v) => Number(v)))].filter((n) => Number.isSafeInteger(n) && n > 0).slice(0, 500);
   return ids.map((id) => ({
     id,

@@ -49,7 +49,6 @@ export function api<A>(handler: Handler<A, Response>): Handler<A, Response> {
   };
 }
 
-/** Throws an HttpError (default 400) with the message unless the condition holds. */
 const FORM_TYPES = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
 
 /** The posted form. A body of another type answers 415, one that cannot be read 400: never a 500. */

@@ -24,14 +24,14 @@ export interface ManifestEntry {
   attributes: Record<string, string>;
 }
 
-export interface ManifestProblem {
+interface ManifestProblem {
   line: number;
   message: string;
 }
 
-export const MANIFEST_MAX_ENTRIES = 10_000;
+const MANIFEST_MAX_ENTRIES = 10_000;
 /** Columns of a CSV manifest, and attribute names in a whole manifest, at most (each name becomes an attribute). */
-export const MANIFEST_MAX_ATTRIBUTES = 64;
+const MANIFEST_MAX_ATTRIBUTES = 64;
 const tooMany = (n: number) =>
   new ManifestUnreadable(
     `The manifest lists ${n.toLocaleString("en")} images or more; at most ${MANIFEST_MAX_ENTRIES.toLocaleString("en")} are read.`,

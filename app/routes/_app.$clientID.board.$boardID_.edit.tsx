@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { NameForm } from "~/components/name-form";
+import { BoardNameForm } from "~/components/name-form";
 import { ConflictError, getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
@@ -46,8 +46,7 @@ export default function EditBoard() {
   return (
     <section className="confirm-page" aria-labelledby="edit-board-heading">
       <h1 id="edit-board-heading">Edit board</h1>
-      <NameForm
-        kind="board"
+      <BoardNameForm
         id="edit-board"
         label="Board name"
         defaultValue={board.title}

@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { NameForm } from "~/components/name-form";
+import { BoardNameForm } from "~/components/name-form";
 import { ConflictError, getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/lib/header.server";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
@@ -48,8 +48,7 @@ export default function NewBoard() {
   return (
     <section className="confirm-page" aria-labelledby="new-board-heading">
       <h1 id="new-board-heading">Create a board in {project.name}</h1>
-      <NameForm
-        kind="board"
+      <BoardNameForm
         id="new-board"
         label="Board name"
         lastResult={answer?.result}

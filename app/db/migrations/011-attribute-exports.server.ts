@@ -3,7 +3,7 @@ import type { Dialect } from "../connection.server";
 
 /**
  * Attribute exports too large to attach to their e-mail: the stored CSV, whose it is, and until when its link works
- * (housekeeping removes the row and the object after that). The id is the link's random token.
+ * (housekeeping removes the row and the object after that). The id is the SHA-256 of the link's random token.
  */
 export function attributeExports(dialect: Dialect): Migration {
   const time = dialect === "postgres" ? "bigint" : "integer";
