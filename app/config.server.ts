@@ -40,6 +40,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: int(15 * 60, 1),
   RATE_LIMIT_PER_ADDRESS: int(5, 1),
   RATE_LIMIT_PER_IP: int(50, 1),
+  REGISTRATIONS_PER_IP: int(5, 1),
   MAX_IMAGE_BYTES: int(50 * 1024 * 1024, 1),
   MAX_IMAGE_PIXELS: int(50_000_000, 1),
   /** Attribute exports up to this size go as an e-mail attachment; larger ones as an expiring download link. */
@@ -141,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       windowMs: e.RATE_LIMIT_WINDOW_SECONDS * 1000,
       perAddress: e.RATE_LIMIT_PER_ADDRESS,
       perIp: e.RATE_LIMIT_PER_IP,
+      registrationsPerIp: e.REGISTRATIONS_PER_IP,
     },
     maxImageBytes: e.MAX_IMAGE_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,

@@ -62,6 +62,9 @@ async function sessionId(request: Request): Promise<string | null> {
   return sessionIdFromCookie(request.headers.get("Cookie"));
 }
 
+/** The request's session id (profile: which session is "this device"), or null. */
+export const currentSessionId = sessionId;
+
 async function sessionIdFromCookie(cookieHeader: string | null): Promise<string | null> {
   const value = await cookieJar().session.parse(cookieHeader);
   return typeof value === "string" && value.length > 20 ? value : null;

@@ -1,16 +1,16 @@
 import { Link } from "@remix-run/react";
 import { initialsOf } from "~/lib/initials";
-import { mediaUrl } from "~/lib/media";
+import { logoUrl, mediaUrl } from "~/lib/media";
 import { Icon } from "./icons";
 import type { BoardCard as BoardCardData } from "~/models/boards.server";
 
 /** A project ("client") card: its initials in a circle (or its logo) and its name. */
-export function ProjectCard({ id, name }: { id: number; name: string }) {
+export function ProjectCard({ id, name, logoKey }: { id: number; name: string; logoKey: string | null }) {
   const initials = initialsOf(name);
   return (
     <Link to={`/client/${id}`} className="card project-card">
       <span className="project-initials" aria-hidden="true">
-        {initials}
+        {logoKey ? <img className="card-logo" src={logoUrl(id, logoKey)} alt="" /> : initials}
       </span>
       <span className="card-title">{name}</span>
     </Link>

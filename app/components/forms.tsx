@@ -1,7 +1,7 @@
-import { getInputProps, getTextareaProps, useForm, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
+import { getInputProps, getSelectProps, getTextareaProps, useForm, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { Link, useNavigation } from "@remix-run/react";
-import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from "react";
+import type { ButtonHTMLAttributes, FormEvent, InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from "react";
 import type { z, ZodTypeAny } from "zod";
 
 /**
@@ -16,6 +16,8 @@ export function useSchemaForm<Schema extends ZodTypeAny>(
     lastResult?: SubmissionResult<string[]> | null;
     defaultValue?: Partial<z.input<Schema>>;
     shouldValidate?: "onBlur" | "onSubmit";
+    /** After a valid submit, before it is sent (a confirm step may stop it with `event.preventDefault()`). */
+    onValidSubmit?: (event: FormEvent<HTMLFormElement>, value: z.output<Schema>) => void;
   },
 ) {
   return useForm<z.input<Schema>, z.output<Schema>>({
@@ -25,6 +27,11 @@ export function useSchemaForm<Schema extends ZodTypeAny>(
     shouldValidate: options.shouldValidate ?? "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    onSubmit: options.onValidSubmit
+      ? (event, { submission }) => {
+          if (submission?.status === "success") options.onValidSubmit!(event, submission.value);
+        }
+      : undefined,
   });
 }
 
@@ -78,6 +85,32 @@ export function Field({
         {...inputProps}
         aria-describedby={describedBy(field, hint ? `${field.id}-hint` : undefined)}
       />
+    </FieldShell>
+  );
+}
+
+/** A labelled select of given options, wired like Field. */
+export function SelectField({
+  label,
+  field,
+  options,
+  placeholder = "Select…",
+}: {
+  label: string;
+  field: AnyField;
+  options: { value: string; label: string }[];
+  placeholder?: string;
+}) {
+  return (
+    <FieldShell label={label} field={field}>
+      <select {...getSelectProps(field)} aria-describedby={describedBy(field)}>
+        <option value="">{placeholder}</option>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
     </FieldShell>
   );
 }

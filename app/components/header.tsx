@@ -13,6 +13,8 @@ export interface HeaderContext {
   title: string;
   projectId: number;
   projectName: string;
+  /** The project's logo (the circle shows its initials without one). */
+  projectLogo: string | null;
   kind: "project" | "board";
   /** What the actor may do here: a viewer sees no upload, edit or create icons. */
   can: { edit: boolean; manage: boolean };
@@ -23,7 +25,7 @@ export interface HeaderContext {
 }
 
 export interface HeaderProps {
-  user: { name: string; surname: string; email: string };
+  user: { name: string; surname: string; email: string; role: "user" | "admin" };
   theme: Theme;
   context: HeaderContext | null;
 }
@@ -84,7 +86,13 @@ export function Header({ user, theme, context }: HeaderProps) {
           aria-label={context ? `${initialsOf(context.projectName)}: all projects` : "All projects"}
           title="All projects"
         >
-          {context ? initialsOf(context.projectName) : <span aria-hidden="true">▦</span>}
+          {context?.projectLogo ? (
+            <img src={context.projectLogo} alt="" />
+          ) : context ? (
+            initialsOf(context.projectName)
+          ) : (
+            <span aria-hidden="true">▦</span>
+          )}
         </Link>
         <details className="profile-menu" ref={menu}>
           <summary aria-label={`${initials}: profile menu for ${user.name} ${user.surname}`}>
@@ -98,6 +106,14 @@ export function Header({ user, theme, context }: HeaderProps) {
               <span>{user.email}</span>
             </p>
             <ul>
+              <li>
+                <Link to="/profile">Profile Settings</Link>
+              </li>
+              {user.role === "admin" ? (
+                <li>
+                  <Link to="/admin">Admin</Link>
+                </li>
+              ) : null}
               <li>
                 <Link to="/all-boards">View All Boards</Link>
               </li>

@@ -9,6 +9,7 @@ import { sharing } from "./migrations/008-sharing.server";
 import { keywordSearch } from "./migrations/009-keyword-search.server";
 import { tagVectors } from "./migrations/010-tag-vectors.server";
 import { attributeExports } from "./migrations/011-attribute-exports.server";
+import { accounts } from "./migrations/012-accounts.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -22,6 +23,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "009-keyword-search": keywordSearch(dialect),
     "010-tag-vectors": tagVectors(dialect),
     "011-attribute-exports": attributeExports(dialect),
+    "012-accounts": accounts(dialect),
   };
 }
 

@@ -24,6 +24,8 @@ export interface UsersTable {
   password_hash: string | null;
   totp_secret: string | null;
   totp_last_step: number | null;
+  /** A secret shown for enrolment, until its first code confirms it (then it becomes totp_secret). */
+  totp_pending_secret: string | null;
   terms_acknowledged_at: number | null;
   created_at: number;
   updated_at: number;
@@ -221,6 +223,13 @@ export interface RegistrationsTable {
   sim_use: string;
   status: "submitted" | "approved" | "rejected";
   created_at: number;
+  ip: string | null;
+  decided_at: number | null;
+  decided_by: number | null;
+  /** The reason given with a rejection (it is e-mailed to the applicant). */
+  reason: string | null;
+  /** The account an approval made. */
+  user_id: number | null;
 }
 
 export interface CountriesTable {
@@ -347,4 +356,6 @@ export type Project = Selectable<ProjectsTable>;
 export type Board = Selectable<BoardsTable>;
 export type Image = Selectable<ImagesTable>;
 export type Job = Selectable<JobsTable>;
+export type Registration = Selectable<RegistrationsTable>;
+export type AuditEntry = Selectable<AuditLogTable>;
 export type { ColumnType };

@@ -1,4 +1,5 @@
 import type { HeaderContext } from "~/components/header";
+import { logoUrl } from "~/lib/media";
 import type { MemberScope } from "~/models/scope.server";
 
 /** What a page about a project or board puts in its loader data for the header (the deepest one wins). */
@@ -6,6 +7,7 @@ export const headerOf = (scope: MemberScope): HeaderContext => ({
   title: scope.kind === "board" ? scope.board.title : scope.project.name,
   projectId: scope.project.id,
   projectName: scope.project.name,
+  projectLogo: scope.project.logoKey ? logoUrl(scope.project.id, scope.project.logoKey) : null,
   kind: scope.kind,
   can: { edit: scope.can.edit, manage: scope.can.manage },
   editTo:

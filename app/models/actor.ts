@@ -1,3 +1,5 @@
+import { NotFoundError } from "~/lib/errors";
+
 /** A signed-in person (or the system), as the models see them. Every read or write of user data starts from one. */
 export interface Actor {
   id: number;
@@ -7,3 +9,8 @@ export interface Actor {
 /** The command line and seeds: full rights, recorded as no user in created_by / changed_by columns. */
 export const SYSTEM: Actor = { id: 0, role: "admin" };
 export const recordedAs = (actor: Actor): number | null => (actor.id === SYSTEM.id ? null : actor.id);
+
+/** The admin console's guard, in every admin model function: anyone else is told the page does not exist. */
+export function requireAdmin(actor: Actor): void {
+  if (actor.role !== "admin") throw new NotFoundError("Page not found");
+}

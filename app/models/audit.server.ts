@@ -1,16 +1,7 @@
 import { db, type DB } from "~/db/connection.server";
-
-export type AuditAction =
-  | "sign_in.success"
-  | "sign_in.failure"
-  | "sign_in.rate_limited"
-  | "sign_in.link_sent"
-  | "sign_out"
-  | "terms.accepted"
-  | "bulk.download"
-  | "share.created"
-  | "share.opened"
-  | "share.revoked";
+import type { AuditAction } from "~/lib/audit-actions";
+import { requireAdmin, type Actor } from "./actor";
+import { normaliseEmail } from "./users.server";
 
 /** Appends to the audit log. `detail` must never hold secrets (tokens, passwords, codes). */
 export async function recordAudit(
@@ -39,4 +30,38 @@ export async function recordAudit(
 
 export async function auditEntries(limit = 50) {
   return db().selectFrom("audit_log").selectAll().orderBy("id", "desc").limit(limit).execute();
+}
+
+export const AUDIT_PAGE = 50;
+
+export interface AuditFilter {
+  /** An e-mail address: the entries that person did. */
+  user?: string;
+  action?: string;
+  /** Days, YYYY-MM-DD, UTC, both inclusive. */
+  from?: string;
+  to?: string;
+}
+
+const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
+
+/** The admin console's audit log: filtered by who, what and when, newest first, keyset-paged on id. */
+export async function auditPage(actor: Actor, filter: AuditFilter, before?: number) {
+  requireAdmin(actor);
+  let q = db()
+    .selectFrom("audit_log as a")
+    .leftJoin("users as u", "u.id", "a.actor_user_id")
+    .select(["a.id", "a.at", "a.action", "a.subject", "a.ip", "a.detail", "u.email"])
+    .orderBy("a.id", "desc")
+    .limit(AUDIT_PAGE + 1);
+  if (filter.user) q = q.where("u.email", "=", normaliseEmail(filter.user));
+  if (filter.action) q = q.where("a.action", "=", filter.action);
+  if (filter.from && !Number.isNaN(dayStart(filter.from))) q = q.where("a.at", ">=", dayStart(filter.from));
+  if (filter.to && !Number.isNaN(dayStart(filter.to))) q = q.where("a.at", "<", dayStart(filter.to) + 86_400_000);
+  if (before) q = q.where("a.id", "<", before);
+  const rows = await q.execute();
+  return {
+    rows: rows.slice(0, AUDIT_PAGE).map((r) => ({ ...r, at: Number(r.at) })),
+    next: rows.length > AUDIT_PAGE ? rows[AUDIT_PAGE - 1]!.id : null,
+  };
 }

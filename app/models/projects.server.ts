@@ -1,8 +1,9 @@
 import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Project } from "~/db/schema";
-import { ConflictError } from "~/lib/errors";
-import type { Actor } from "./actor";
+import { ConflictError, NotFoundError } from "~/lib/errors";
+import { requireAdmin, type Actor } from "./actor";
+import { recordAudit } from "./audit.server";
 import { requireManage, visibleProjectIds, type ProjectScope } from "./scope.server";
 import { isUniqueViolation, write } from "./write.server";
 
@@ -75,4 +76,90 @@ export async function editProject(scope: ProjectScope, name: string, wsc?: { wsc
     if (isUniqueViolation(err)) throw new ConflictError("Project name already exists. Please choose another name");
     throw err;
   }
+}
+
+/** The admin console's projects: every project with its number of members. */
+export async function allProjects(actor: Actor) {
+  requireAdmin(actor);
+  return db()
+    .selectFrom("projects as p")
+    .leftJoin("project_members as m", "m.project_id", "p.id")
+    .select(["p.id", "p.name", "p.logo_key", "p.wsc", (eb) => eb.fn.count<number>("m.user_id").as("members")])
+    .groupBy(["p.id", "p.name", "p.logo_key", "p.wsc"])
+    .orderBy("p.name")
+    .execute();
+}
+
+/** Creates a project from the admin console (a name as a project edit takes it, unique in any case). */
+export async function adminCreateProject(actor: Actor, name: string, ip: string | null): Promise<number> {
+  requireAdmin(actor);
+  const trimmed = name.trim();
+  try {
+    return await write(async (trx) => {
+      const taken = await trx
+        .selectFrom("projects")
+        .select("id")
+        .where(sql<boolean>`lower(name) = ${trimmed.toLowerCase()}`)
+        .executeTakeFirst();
+      if (taken) throw new ConflictError("Project name already exists. Please choose another name");
+      const now = Date.now();
+      const row = await trx
+        .insertInto("projects")
+        .values({ name: trimmed, wsc: 0, wsc_source: null, logo_key: null, created_at: now, updated_at: now })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      await recordAudit(
+        { action: "project.created", actorUserId: actor.id, subject: `project:${row.id}`, ip, detail: { name: trimmed } },
+        trx,
+      );
+      return row.id;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError("Project name already exists. Please choose another name");
+    throw err;
+  }
+}
+
+/** A project's members with their roles (the admin console's project page). */
+export async function projectMembers(scope: ProjectScope) {
+  requireManage(scope);
+  return db()
+    .selectFrom("project_members as m")
+    .innerJoin("users as u", "u.id", "m.user_id")
+    .select(["u.id", "u.email", "u.name", "u.surname", "u.status", "m.role"])
+    .where("m.project_id", "=", scope.project.id)
+    .orderBy("u.email")
+    .execute();
+}
+
+/**
+ * Points the project at a stored logo (or none) and returns the key it had, which the caller deletes when no
+ * project uses it any more (keys are content hashes, so two projects may share one).
+ */
+export async function setProjectLogo(actor: Actor, projectId: number, key: string | null, ip: string | null) {
+  requireAdmin(actor);
+  return write(async (trx, touched) => {
+    const before = await trx.selectFrom("projects").select("logo_key").where("id", "=", projectId).executeTakeFirst();
+    if (!before) throw new NotFoundError("Project not found");
+    await trx.updateTable("projects").set({ logo_key: key }).where("id", "=", projectId).execute();
+    touched.project(projectId);
+    await recordAudit(
+      { action: "project.logo_changed", actorUserId: actor.id, subject: `project:${projectId}`, ip, detail: { removed: key === null } },
+      trx,
+    );
+    const stillUsed =
+      before.logo_key && (await trx.selectFrom("projects").select("id").where("logo_key", "=", before.logo_key).executeTakeFirst());
+    return before.logo_key && !stillUsed ? before.logo_key : null;
+  });
+}
+
+/** The logo key of a project the actor can see (the logo route). */
+export async function projectLogoKey(actor: Actor, projectId: number): Promise<string | null> {
+  const row = await db()
+    .selectFrom("projects")
+    .select("logo_key")
+    .where("id", "=", projectId)
+    .where("id", "in", visibleProjectIds(actor))
+    .executeTakeFirst();
+  return row?.logo_key ?? null;
 }

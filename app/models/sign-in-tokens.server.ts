@@ -3,6 +3,8 @@ import { randomToken, sha256 } from "~/lib/crypto.server";
 
 export const MAGIC_LINK_TTL_MS = 10 * 60_000;
 export const TOTP_CHALLENGE_TTL_MS = 5 * 60_000;
+/** The link an approval or an admin e-mails: the person may read it hours later. */
+export const WELCOME_LINK_TTL_MS = 72 * 3_600_000;
 
 type Purpose = "magic_link" | "totp_challenge";
 
@@ -36,7 +38,8 @@ async function issue(userId: number, purpose: Purpose, ttlMs: number, redirectTo
   return token;
 }
 
-export const issueMagicLink = (userId: number, redirectTo: string | null) => issue(userId, "magic_link", MAGIC_LINK_TTL_MS, redirectTo);
+export const issueMagicLink = (userId: number, redirectTo: string | null, ttlMs = MAGIC_LINK_TTL_MS) =>
+  issue(userId, "magic_link", ttlMs, redirectTo);
 export const issueTotpChallenge = (userId: number, redirectTo: string | null) =>
   issue(userId, "totp_challenge", TOTP_CHALLENGE_TTL_MS, redirectTo);
 

@@ -21,7 +21,7 @@ export default function AllClients() {
         <ul className="client-grid">
           {projects.map((p) => (
             <li key={p.id}>
-              <ProjectCard id={p.id} name={p.name} />
+              <ProjectCard id={p.id} name={p.name} logoKey={p.logo_key} />
             </li>
           ))}
         </ul>

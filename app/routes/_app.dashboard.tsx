@@ -75,7 +75,7 @@ export default function Dashboard() {
             <ul className={`cards layout-${layout}`}>
               {projects.map((p) => (
                 <li key={p.id}>
-                  <ProjectCard id={p.id} name={p.name} />
+                  <ProjectCard id={p.id} name={p.name} logoKey={p.logo_key} />
                 </li>
               ))}
             </ul>

@@ -200,7 +200,7 @@ export async function requestMagicLink(email: string, redirectTo: string | null,
         ? "Your registration is still waiting for approval; you will get an e-mail once it is approved."
         : status === "disabled"
           ? "The account for this address is disabled. Please contact your administrator."
-          : "There is no Koala account for this address. To ask for one, please contact your Koala administrator.";
+          : `There is no Koala account for this address. To ask for one, apply at ${appUrl}/pending`;
     await sendMail({
       to: normaliseEmail(email),
       subject: "Koala sign-in",

@@ -9,12 +9,16 @@ import { createAttribute, setAttributeValues } from "~/models/attributes.server"
 import { SYSTEM } from "~/models/actor";
 import { projectScope } from "~/models/scope.server";
 import { addMember, createProject } from "~/models/projects.server";
+import { submitRegistration } from "~/models/registrations.server";
 import { createUser, findUserByEmail } from "~/models/users.server";
+import { db } from "~/db/connection.server";
 import { IN_STORE, MARKETING, MOMENTS, PEOPLE, PRODUCTS, SETTINGS } from "./demo-vocabulary";
 import { storeImageFile } from "./image-files.server";
 
 export const DEMO_EMAIL = "demo@koala.example";
 export const DEMO_PASSWORD = "koala-demo-2026";
+/** The demo's administrator (the admin console at /admin), same password; signs in by e-mailed link. */
+export const DEMO_ADMIN_EMAIL = "admin@koala.example";
 
 /** A deterministic pseudo-random sequence, so every fresh demo library is the same. */
 export function seeded(seed: number) {
@@ -187,6 +191,7 @@ export async function seedDemo(opts: SeedOptions = {}) {
     }
     say(`  ${name}: ${perProject} images, 3 boards`);
   }
+  await seedDemoAccounts();
   say(
     [
       "",
@@ -196,10 +201,65 @@ export async function seedDemo(opts: SeedOptions = {}) {
       `  (authenticator URI: ${otpauthUri(secret, DEMO_EMAIL)})`,
       `  The current code: npm run koala -- totp-code --email ${DEMO_EMAIL}`,
       `  Or sign in with the e-mailed link: the local mailbox is at /dev/mailbox.`,
+      `  The admin console (/admin): sign in as ${DEMO_ADMIN_EMAIL} with the e-mailed link.`,
+      `  Two applications wait for approval there; /pending takes new ones.`,
       `  Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       "",
     ].join("\n"),
   );
+}
+
+/** The demo's admin and two applications waiting in the admin console's queue. */
+async function seedDemoAccounts() {
+  await createUser({
+    email: DEMO_ADMIN_EMAIL,
+    name: "Demo",
+    surname: "Admin",
+    role: "admin",
+    status: "active",
+    password_hash: await hashPassword(DEMO_PASSWORD),
+    country_code: "GB",
+    language_code: "en",
+  });
+  const applicants = [
+    {
+      name: "Thandi",
+      surname: "Mokoena",
+      email: "thandi.mokoena@example.com",
+      country: "ZA",
+      tz: "Africa/Johannesburg",
+      org: "Insights",
+      client: "Acme Beverages",
+    },
+    {
+      name: "Liam",
+      surname: "Walsh",
+      email: "liam.walsh@example.com",
+      country: "IE",
+      tz: "Europe/Dublin",
+      org: "Analytics",
+      client: "Northwind Retail",
+    },
+  ];
+  for (const a of applicants) {
+    const tz = await db().selectFrom("timezones").select(["id"]).where("name", "=", a.tz).executeTakeFirst();
+    await submitRegistration(
+      {
+        name: a.name,
+        surname: a.surname,
+        email: a.email,
+        country_code: a.country,
+        mobile: "821234567",
+        country: a.country,
+        timezone: String(tz?.id ?? 1),
+        org_unit: a.org,
+        language: "en",
+        client: a.client,
+        sim_use: "Shelf and packaging studies for the client's quarterly review.",
+      },
+      null,
+    );
+  }
 }
 
 /**

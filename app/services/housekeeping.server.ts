@@ -7,6 +7,7 @@ import { pruneSessions } from "~/models/sessions.server";
 import { pruneSignInTokens } from "~/models/sign-in-tokens.server";
 import { sweepExpiredExports } from "./attribute-export.server";
 import { resumeStalledPurges, sweepExpiredUploads } from "./ingest.server";
+import { ensureRegistrationDigest } from "./accounts.server";
 import { ensureReviewDigest } from "./sharing.server";
 import { FileStorage, storage } from "./storage.server";
 
@@ -20,6 +21,7 @@ export async function runHousekeeping() {
   await sweepExpiredUploads();
   await resumeStalledPurges();
   await ensureReviewDigest();
+  await ensureRegistrationDigest();
   await sweepExpiredExports();
   const store = storage();
   if (store instanceof FileStorage) await store.sweepTemporaryFiles();

@@ -166,3 +166,21 @@ export async function storeImageFile(buf: Buffer): Promise<StoredImageFile> {
     checksum: hash,
   };
 }
+
+/** A project logo: checked like any image, cut to a 256-pixel square WebP, stored under its content hash. */
+export async function storeLogo(buf: Buffer): Promise<string> {
+  await checkImage(buf);
+  let logo: Buffer;
+  try {
+    logo = await sharp(buf, { failOn: "error", limitInputPixels: config().maxImagePixels })
+      .rotate()
+      .resize(256, 256, { fit: "cover" })
+      .webp({ quality: 85 })
+      .toBuffer();
+  } catch {
+    throw new ImageRejected("The image could not be read; it may be damaged or truncated.");
+  }
+  const key = objectKey("logos", sha256(logo), "webp");
+  if ((await storage().size(key)) !== logo.length) await storage().put(key, logo);
+  return key;
+}

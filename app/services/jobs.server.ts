@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { randomToken } from "~/lib/crypto.server";
 import { log } from "~/lib/log.server";
 import type { Job } from "~/db/schema";
-import { claimJob, completeJob, enqueueJob, failJob, JOB_LEASE_MS, renewJobLease } from "~/models/jobs.server";
+import { claimJob, completeJob, enqueueJob, failJob, hasPendingJob, JOB_LEASE_MS, renewJobLease } from "~/models/jobs.server";
 
 /** A job's work. What it returns is kept as the job's result (for the person who started it). */
 export type JobHandler = (payload: any, job: Job) => Promise<unknown>;
@@ -13,6 +13,25 @@ const longTypes = new Set<string>();
 export function registerJob(type: string, handler: JobHandler, opts: { long?: boolean } = {}) {
   handlers.set(type, handler);
   if (opts.long) longTypes.add(type);
+}
+
+const nextDay = (now: number) => Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
+
+/**
+ * Work done once a day, just after midnight UTC (the digests): the job queues its next run itself. Returns what
+ * housekeeping calls every hour to make sure one is queued (after a first start, or a run that failed for good).
+ */
+export function registerDailyJob(type: string, work: () => Promise<unknown>) {
+  registerJob(type, async () => {
+    await work();
+    await queue(type, {}, { runAt: nextDay(Date.now()) });
+  });
+  return async function ensureQueued() {
+    if (await hasPendingJob(type)) return;
+    await queue(type, {}, { runAt: nextDay(Date.now()) }).catch((err: unknown) =>
+      log.warn("daily job not queued", { type, error: String(err) }),
+    );
+  };
 }
 
 /** A running job's lease is renewed this often, so a long handler is never taken for a dead worker's. */

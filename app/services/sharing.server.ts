@@ -1,12 +1,10 @@
 import { config } from "~/config.server";
 import { escapeHtml } from "~/lib/html";
-import { log } from "~/lib/log.server";
-import { hasPendingJob } from "~/models/jobs.server";
 import type { BoardScope } from "~/models/scope.server";
 import { createShareLinks, markDigested, pendingDigests, type LinkOptions, type NewLink } from "~/models/shares.server";
 import { findUserById } from "~/models/users.server";
 import { sendMail } from "./mail.server";
-import { queue, registerJob } from "./jobs.server";
+import { registerDailyJob } from "./jobs.server";
 
 const whenText = (at: number | null) =>
   at === null
@@ -38,8 +36,6 @@ export async function shareBoardByEmail(scope: BoardScope, recipients: string[],
 export const DIGEST_JOB = "reviews.digest";
 
 /** Midnight UTC after `now`: the digest goes out once a day. */
-const nextDay = (now: number) => Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
-
 /**
  * The daily digest: each board owner gets one e-mail with the review activity on their board since the last
  * digest (not one mail per click). The job queues its next run itself; housekeeping makes sure one is queued.
@@ -66,15 +62,5 @@ export async function sendReviewDigests(now = Date.now()) {
   }
 }
 
-registerJob(DIGEST_JOB, async () => {
-  await sendReviewDigests();
-  await queue(DIGEST_JOB, {}, { runAt: nextDay(Date.now()) });
-});
-
 /** Housekeeping: the daily digest is always queued once. */
-export async function ensureReviewDigest() {
-  if (await hasPendingJob(DIGEST_JOB)) return;
-  await queue(DIGEST_JOB, {}, { runAt: nextDay(Date.now()) }).catch((err: unknown) =>
-    log.warn("digest not queued", { error: String(err) }),
-  );
-}
+export const ensureReviewDigest = registerDailyJob(DIGEST_JOB, () => sendReviewDigests());

@@ -38,7 +38,12 @@ const KEY = /^[a-z]+\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}(-[a-z0-9]+)?\.[a-z0
 export const isValidKey = (key: string) => KEY.test(key);
 
 /** `originals/ab/cd/<sha256>.jpg`: sharded so no folder grows huge. */
-export function objectKey(kind: "originals" | "thumbs" | "previews" | "uploads" | "exports", hash: string, ext: string, variant?: string) {
+export function objectKey(
+  kind: "originals" | "thumbs" | "previews" | "uploads" | "exports" | "logos",
+  hash: string,
+  ext: string,
+  variant?: string,
+) {
   return `${kind}/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}${variant ? `-${variant}` : ""}.${ext}`;
 }
 

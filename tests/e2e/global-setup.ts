@@ -54,6 +54,7 @@ export default async function globalSetup() {
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     DEMO_SEED: "off",
     RATE_LIMIT_PER_IP: "100000",
+    REGISTRATIONS_PER_IP: "100000",
     LOG_LEVEL: "warn",
   });
 

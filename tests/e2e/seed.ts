@@ -30,6 +30,7 @@ import {
   WORKSHOP_ATTRIBUTES,
   SMART_KEYWORDS,
   VIEWERS,
+  ADMINS,
   WORKSHOP_MANAGERS,
   type Scenario,
 } from "./users";
@@ -76,6 +77,7 @@ for (const p of PROJECTS)
       name: "E2E",
       surname: scenario,
       status: "active",
+      role: ADMINS.includes(scenario as Scenario) ? "admin" : "user",
       password_hash: hash,
       totp_secret: totp ? TOTP_SECRET : null,
       terms_acknowledged_at: TERMS_PENDING.includes(scenario as Scenario) ? null : Date.now(),

@@ -85,6 +85,8 @@ test("keyboard only: sign in, open the profile menu and log out", async ({ page 
   await page.keyboard.press("Enter");
   await expect(page.getByRole("link", { name: "View All Boards" })).toBeVisible();
   await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "Profile Settings" })).toBeFocused();
+  await page.keyboard.press("Tab");
   await expect(page.getByRole("link", { name: "View All Boards" })).toBeFocused();
   await page.keyboard.press("Tab");
   await page.keyboard.press("Tab");

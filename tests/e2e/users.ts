@@ -70,7 +70,14 @@ export const SCENARIOS = {
   attrImport: { totp: false },
   attrImport2: { totp: false },
   reimport: { totp: false },
+  admin: { totp: false },
+  profile: { totp: false },
+  totpEnrol: { totp: false },
+  sessions: { totp: false },
+  disabled: { totp: false },
 } as const;
+/** Scenarios whose user has the global admin role (the admin console). */
+export const ADMINS: Scenario[] = ["admin"];
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
 export const TERMS_PENDING: Scenario[] = ["terms"];
 /** Scenarios whose user is not a member of the e2e project. */

@@ -1,0 +1,157 @@
+import { z } from "zod";
+import { EMAIL_PATTERN, mfaCode } from "./schemas";
+
+/**
+ * Forms of accounts: registration (spec 2 §5), the profile, the password, TOTP and the admin console. Shared by the
+ * browser (Conform) and the server. Conform reads an empty field as missing, so every text is optional here and the
+ * rules say what is owed.
+ */
+export const REGISTRATION_MESSAGES = {
+  empty: "*Please fill in all fields",
+  email: "*Invalid email format",
+  mobile: "*Invalid mobile format",
+} as const;
+
+/** Spec 2 §5's maximum lengths (the others are ours: codes and names of the reference lists). */
+export const REGISTRATION_LIMITS = { name: 50, surname: 50, email: 100, org_unit: 50, client: 50, sim_use: 255 } as const;
+
+/** The mobile as typed, kept to digits: "821234567" or "82 123 4567" alike. */
+export const mobileDigits = (value: string) => value.replace(/\D/g, "");
+/** Nine digits shown in groups of 2-3-4 ("82 123 4567"), as the field formats them while typing. */
+export function formatMobile(value: string) {
+  const d = mobileDigits(value).slice(0, 9);
+  return [d.slice(0, 2), d.slice(2, 5), d.slice(5)].filter(Boolean).join(" ");
+}
+export const MOBILE_INPUT_LENGTH = 11;
+
+const text = z.string().trim().optional();
+const tooLong = (label: string, max: number) => `${label} cannot be longer than ${max} characters`;
+
+/** Fields a profile shares with a registration; `reference` ids are checked against the database by the model. */
+const personFields = {
+  name: text,
+  surname: text,
+  mobile: text,
+  country: text,
+  timezone: text,
+  language: text,
+  org_unit: text,
+};
+
+function checkPerson(v: Record<string, string | undefined>, ctx: z.RefinementCtx, labels: [keyof typeof REGISTRATION_LIMITS, string][]) {
+  for (const [key, label] of labels) {
+    const value = v[key];
+    if (value && value.length > REGISTRATION_LIMITS[key])
+      ctx.addIssue({ code: "custom", path: [key], message: tooLong(label, REGISTRATION_LIMITS[key]) });
+  }
+  if (v.mobile && !/^\d{9}$/.test(v.mobile.replace(/ /g, "")))
+    ctx.addIssue({ code: "custom", path: ["mobile"], message: REGISTRATION_MESSAGES.mobile });
+}
+
+export const REGISTRATION_FIELDS = [
+  "name",
+  "surname",
+  "email",
+  "country_code",
+  "mobile",
+  "country",
+  "timezone",
+  "org_unit",
+  "language",
+  "client",
+  "sim_use",
+] as const;
+
+/**
+ * The registration form. Every field filled, or one message for the form ('*Please fill in all fields'); then the
+ * e-mail's and the mobile's own messages. `intent`: review (Submit: validate, then the confirm step), confirm (store
+ * it), edit (back to the form from the confirm step). `website` is the honeypot.
+ */
+export const RegistrationSchema = z
+  .object({
+    intent: z.enum(["review", "confirm", "edit"]).default("review"),
+    ...personFields,
+    email: text,
+    country_code: text,
+    client: text,
+    sim_use: text,
+    website: z.string().optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.intent === "edit") return;
+    if (REGISTRATION_FIELDS.some((f) => !v[f])) {
+      ctx.addIssue({ code: "custom", path: [], message: REGISTRATION_MESSAGES.empty });
+      return;
+    }
+    if (!EMAIL_PATTERN.test(v.email!)) ctx.addIssue({ code: "custom", path: ["email"], message: REGISTRATION_MESSAGES.email });
+    checkPerson(v, ctx, [
+      ["name", "Name"],
+      ["surname", "Surname"],
+      ["email", "Email"],
+      ["org_unit", "Org unit"],
+      ["client", "Projects"],
+      ["sim_use", "What the system will be used for"],
+    ]);
+  });
+export type RegistrationInput = Required<Omit<z.output<typeof RegistrationSchema>, "intent" | "website">>;
+
+/** Profile settings: the registration's rules for the fields a person may change about themselves. */
+export const ProfileSchema = z.object({ ...personFields }).superRefine((v, ctx) => {
+  if (Object.values(v).some((value) => !value)) {
+    ctx.addIssue({ code: "custom", path: [], message: REGISTRATION_MESSAGES.empty });
+    return;
+  }
+  checkPerson(v, ctx, [
+    ["name", "Name"],
+    ["surname", "Surname"],
+    ["org_unit", "Org unit"],
+  ]);
+});
+export type ProfileInput = { [K in keyof z.output<typeof ProfileSchema>]-?: string };
+
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MESSAGES = {
+  current: "Please enter your current password.",
+  short: `The new password must be at least ${PASSWORD_MIN} characters long.`,
+  long: "The new password must be at most 256 characters long.",
+  mismatch: "The two new passwords do not match.",
+  common: "This password is too common. Please choose one that is harder to guess.",
+  wrongCurrent: "The current password is not correct.",
+} as const;
+
+/** `current` is owed only when the account has a password already (the route says so with `hasPassword`). */
+export const PasswordSchema = z
+  .object({
+    hasPassword: z.enum(["yes", "no"]),
+    current: z.string().optional(),
+    password: z
+      .string({ required_error: PASSWORD_MESSAGES.short })
+      .min(PASSWORD_MIN, PASSWORD_MESSAGES.short)
+      .max(256, PASSWORD_MESSAGES.long),
+    confirm: z.string({ required_error: PASSWORD_MESSAGES.mismatch }),
+  })
+  .superRefine((v, ctx) => {
+    if (v.hasPassword === "yes" && !v.current) ctx.addIssue({ code: "custom", path: ["current"], message: PASSWORD_MESSAGES.current });
+    if (v.password !== v.confirm) ctx.addIssue({ code: "custom", path: ["confirm"], message: PASSWORD_MESSAGES.mismatch });
+  });
+
+export const TotpCodeSchema = z.object({ code: mfaCode });
+
+export const MEMBER_ROLES = ["viewer", "editor", "manager"] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+/** Approving a registration: a role (or none) per project, as `role-<projectId>` fields. At least one project. */
+export const APPROVE_MESSAGES = { none: "Choose at least one project and a role for it." } as const;
+export function membershipsOf(form: FormData): { projectId: number; role: MemberRole }[] {
+  const out: { projectId: number; role: MemberRole }[] = [];
+  for (const [key, value] of form) {
+    const m = /^role-(\d{1,9})$/.exec(key);
+    if (m && (MEMBER_ROLES as readonly string[]).includes(String(value))) out.push({ projectId: Number(m[1]), role: value as MemberRole });
+  }
+  return out;
+}
+
+export const REJECT_REASON_MAX = 1000;
+export const RejectSchema = z.object({
+  reason: z.string().trim().max(REJECT_REASON_MAX, tooLong("The reason", REJECT_REASON_MAX)).optional(),
+});

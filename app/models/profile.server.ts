@@ -1,0 +1,212 @@
+import { db } from "~/db/connection.server";
+import type { ProfileInput } from "~/lib/account-schemas";
+import { mobileDigits } from "~/lib/account-schemas";
+import { hashPassword, sha256, verifyPassword } from "~/lib/crypto.server";
+import { InvalidError, NotFoundError } from "~/lib/errors";
+import { matchTotpStep, newTotpSecret } from "~/lib/totp.server";
+import type { Actor } from "./actor";
+import { recordAudit } from "./audit.server";
+import { resolveChoices } from "./reference.server";
+import { write } from "./write.server";
+
+/**
+ * A person's own account: the profile form, the password, TOTP and their sessions. Every function acts on the
+ * actor's own row only; which columns it writes is fixed here, so nothing posted can reach the role or the status.
+ */
+export async function profileOf(actor: Actor) {
+  const user = await db()
+    .selectFrom("users")
+    .select([
+      "id",
+      "email",
+      "name",
+      "surname",
+      "mobile",
+      "country_code",
+      "timezone_id",
+      "language_code",
+      "org_unit_id",
+      "role",
+      "password_hash",
+      "totp_secret",
+    ])
+    .where("id", "=", actor.id)
+    .executeTakeFirst();
+  if (!user) throw new NotFoundError("User not found");
+  const projects = await db()
+    .selectFrom("project_members as m")
+    .innerJoin("projects as p", "p.id", "m.project_id")
+    .select(["p.id", "p.name", "p.logo_key", "p.wsc", "m.role"])
+    .where("m.user_id", "=", actor.id)
+    .orderBy("p.name")
+    .execute();
+  const orgUnit =
+    user.org_unit_id === null
+      ? null
+      : await db().selectFrom("org_units").select("name").where("id", "=", user.org_unit_id).executeTakeFirst();
+  const { password_hash, totp_secret, ...rest } = user;
+  return { ...rest, orgUnit: orgUnit?.name ?? null, hasPassword: password_hash !== null, totpEnrolled: totp_secret !== null, projects };
+}
+
+/** Saves the profile form; a choice that is not on its list changes nothing (InvalidError with the field). */
+export async function updateProfile(actor: Actor, input: ProfileInput, ip: string | null) {
+  const choices = await resolveChoices(input);
+  if (choices.bad) throw new InvalidError(choices.bad);
+  await write(async (trx) => {
+    await trx
+      .updateTable("users")
+      .set({
+        name: input.name,
+        surname: input.surname,
+        mobile: mobileDigits(input.mobile),
+        country_code: choices.country.code,
+        timezone_id: choices.timezone.id,
+        language_code: choices.language.isoCode,
+        org_unit_id: choices.orgUnit.id,
+        updated_at: Date.now(),
+      })
+      .where("id", "=", actor.id)
+      .execute();
+    await recordAudit({ action: "profile.updated", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
+  });
+}
+
+/**
+ * Sets a new password. With one already set, the current one must match (checked here, so no route can skip it).
+ * The person's other sessions end: whoever knew the old password is out.
+ */
+export async function changePassword(
+  actor: Actor,
+  current: string | undefined,
+  next: string,
+  currentSessionId: string | null,
+  ip: string | null,
+) {
+  const row = await db().selectFrom("users").select("password_hash").where("id", "=", actor.id).executeTakeFirstOrThrow();
+  if (row.password_hash !== null && !(await verifyPassword(current ?? "", row.password_hash))) return false;
+  const hash = await hashPassword(next);
+  await write(async (trx) => {
+    const now = Date.now();
+    await trx.updateTable("users").set({ password_hash: hash, updated_at: now }).where("id", "=", actor.id).execute();
+    await revokeOthers(trx, actor.id, currentSessionId, now);
+    await recordAudit({ action: "password.changed", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
+  });
+  return true;
+}
+
+/** The secret offered for enrolment: the one already waiting, or a new one. Null when TOTP is enrolled. */
+export async function pendingTotpSecret(actor: Actor): Promise<string | null> {
+  const row = await db()
+    .selectFrom("users")
+    .select(["totp_secret", "totp_pending_secret"])
+    .where("id", "=", actor.id)
+    .executeTakeFirstOrThrow();
+  if (row.totp_secret) return null;
+  if (row.totp_pending_secret) return row.totp_pending_secret;
+  const secret = newTotpSecret();
+  // Only when none is waiting: two tabs opening the page at once show the same secret.
+  await db()
+    .updateTable("users")
+    .set({ totp_pending_secret: secret })
+    .where("id", "=", actor.id)
+    .where("totp_pending_secret", "is", null)
+    .execute();
+  return (await db().selectFrom("users").select("totp_pending_secret").where("id", "=", actor.id).executeTakeFirstOrThrow())
+    .totp_pending_secret;
+}
+
+/** Confirms enrolment with a code of the waiting secret; the step is recorded, so the same code cannot sign in after. */
+export async function confirmTotp(actor: Actor, code: string, ip: string | null): Promise<boolean> {
+  const row = await db()
+    .selectFrom("users")
+    .select(["totp_secret", "totp_pending_secret"])
+    .where("id", "=", actor.id)
+    .executeTakeFirstOrThrow();
+  if (row.totp_secret || !row.totp_pending_secret) return false;
+  const step = matchTotpStep(row.totp_pending_secret, code);
+  if (step === null) return false;
+  return write(async (trx) => {
+    const res = await trx
+      .updateTable("users")
+      .set({ totp_secret: row.totp_pending_secret, totp_pending_secret: null, totp_last_step: step, updated_at: Date.now() })
+      .where("id", "=", actor.id)
+      .where("totp_secret", "is", null)
+      .where("totp_pending_secret", "=", row.totp_pending_secret)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    await recordAudit({ action: "totp.enrolled", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
+    return true;
+  });
+}
+
+/** Removes one's own TOTP, proven by a current code (a lost phone is the admin's reset instead). */
+export async function removeTotp(actor: Actor, code: string, ip: string | null): Promise<boolean> {
+  const row = await db().selectFrom("users").select(["totp_secret", "totp_last_step"]).where("id", "=", actor.id).executeTakeFirstOrThrow();
+  if (!row.totp_secret) return false;
+  const step = matchTotpStep(row.totp_secret, code);
+  if (step === null || (row.totp_last_step !== null && step <= row.totp_last_step)) return false;
+  return write(async (trx) => {
+    await trx
+      .updateTable("users")
+      .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null, updated_at: Date.now() })
+      .where("id", "=", actor.id)
+      .execute();
+    await recordAudit({ action: "totp.removed", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
+    return true;
+  });
+}
+
+export interface SessionRow {
+  key: string;
+  current: boolean;
+  createdAt: number;
+  lastSeenAt: number;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** The person's sessions still in use, the current one first. `key` is a prefix of the id's hash (never the id). */
+export async function activeSessions(actor: Actor, currentSessionId: string | null, idleMs: number): Promise<SessionRow[]> {
+  const now = Date.now();
+  const current = currentSessionId ? sha256(currentSessionId) : null;
+  const rows = await db()
+    .selectFrom("sessions")
+    .select(["id_hash", "created_at", "last_seen_at", "ip", "user_agent"])
+    .where("user_id", "=", actor.id)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", now)
+    .where("last_seen_at", ">", now - idleMs)
+    .orderBy("last_seen_at", "desc")
+    .limit(100)
+    .execute();
+  return rows
+    .map((r) => ({
+      key: r.id_hash.slice(0, 12),
+      current: r.id_hash === current,
+      createdAt: Number(r.created_at),
+      lastSeenAt: Number(r.last_seen_at),
+      ip: r.ip,
+      userAgent: r.user_agent,
+    }))
+    .sort((a, b) => Number(b.current) - Number(a.current));
+}
+
+type Trx = Parameters<Parameters<typeof write>[0]>[0];
+async function revokeOthers(trx: Trx, userId: number, currentSessionId: string | null, now: number) {
+  let q = trx.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null);
+  if (currentSessionId) q = q.where("id_hash", "!=", sha256(currentSessionId));
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** "Sign out other sessions": every session of the person but this one ends at once. */
+export async function signOutOtherSessions(actor: Actor, currentSessionId: string, ip: string | null): Promise<number> {
+  return write(async (trx) => {
+    const n = await revokeOthers(trx, actor.id, currentSessionId, Date.now());
+    await recordAudit(
+      { action: "sessions.signed_out_others", actorUserId: actor.id, subject: `user:${actor.id}`, ip, detail: { sessions: n } },
+      trx,
+    );
+    return n;
+  });
+}

@@ -1,0 +1,134 @@
+import { parseWithZod } from "@conform-to/zod";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { CancelLink, FormError } from "~/components/forms";
+import { adminActor, idOf } from "~/lib/admin.server";
+import { APPROVE_MESSAGES, MEMBER_ROLES, membershipsOf, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
+import { NotFoundError } from "~/lib/errors";
+import { page, readForm, redirectWithToast } from "~/lib/http.server";
+import { allProjects } from "~/models/projects.server";
+import { offsetLabel } from "~/models/reference.server";
+import { pendingRegistration } from "~/models/registrations.server";
+import { approve, reject } from "~/services/accounts.server";
+import { requestMeta } from "~/sessions.server";
+
+const registrationId = (raw: string | undefined) => {
+  const id = idOf(raw);
+  if (id === null) throw new NotFoundError("Application not found");
+  return id;
+};
+
+/** One application: its details, Approve (a role per chosen project) and Reject (an optional reason, e-mailed). */
+export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request);
+  const reg = await pendingRegistration(actor, registrationId(params.id));
+  const projects = await allProjects(actor);
+  const offset = reg.utc_offset === null ? "" : ` (${offsetLabel(reg.utc_offset)})`;
+  return { reg: { ...reg, created_at: Number(reg.created_at), offset }, projects: projects.map((p) => ({ id: p.id, name: p.name })) };
+});
+
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const actor = await adminActor(request);
+  const id = registrationId(params.id);
+  const form = await readForm(request);
+  const { ip } = requestMeta(request, context);
+  if (form.get("intent") === "approve") {
+    const memberships = membershipsOf(form);
+    if (memberships.length === 0) return data({ approveError: APPROVE_MESSAGES.none, rejectError: null }, { status: 400 });
+    const user = await approve(actor, id, memberships, ip);
+    return redirectWithToast(request, "/admin", {
+      kind: "success",
+      title: `${user.email} approved`,
+      description: "A sign-in link is on its way to them.",
+    });
+  }
+  if (form.get("intent") === "reject") {
+    const parsed = parseWithZod(form, { schema: RejectSchema });
+    if (parsed.status !== "success")
+      return data({ approveError: null, rejectError: parsed.error?.reason?.[0] ?? "Data format error" }, { status: 400 });
+    await reject(actor, id, parsed.value.reason || null, ip);
+    return redirectWithToast(request, "/admin", { kind: "success", title: "Application rejected" });
+  }
+  throw new NotFoundError("Page not found");
+});
+
+export default function Registration() {
+  const { reg, projects } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const details: [string, string][] = [
+    ["Name", `${reg.name} ${reg.surname}`],
+    ["Email", reg.email],
+    ["Mobile", `${reg.country_code} ${reg.mobile}`],
+    ["Country", reg.country],
+    ["Timezone", `${reg.timezone}${reg.offset}`],
+    ["Language", `${reg.language} (${reg.iso_code})`],
+    ["Org unit", reg.org_unit],
+    ["Projects asked for", reg.client],
+    ["Use", reg.sim_use],
+    ["Received", new Date(reg.created_at).toISOString().replace("T", " ").slice(0, 16) + " UTC"],
+  ];
+  return (
+    <section aria-labelledby="registration-heading">
+      <h2 id="registration-heading">
+        Application of {reg.name} {reg.surname}
+      </h2>
+      <dl className="summary-list">
+        {details.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      <Form method="post" aria-labelledby="approve-heading">
+        <h3 id="approve-heading">Approve</h3>
+        <p className="muted">Choose a role in each project the new user should see.</p>
+        <FormError id="approve-error" errors={answer?.approveError ? [answer.approveError] : []} />
+        <table className="data-table">
+          <thead>
+            <tr>
+              <th scope="col">Project</th>
+              <th scope="col">Role</th>
+            </tr>
+          </thead>
+          <tbody>
+            {projects.map((p) => (
+              <tr key={p.id}>
+                <td>
+                  <label htmlFor={`role-${p.id}`}>{p.name}</label>
+                </td>
+                <td>
+                  <select id={`role-${p.id}`} name={`role-${p.id}`} defaultValue="">
+                    <option value="">No access</option>
+                    {MEMBER_ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <div className="form-actions">
+          <button type="submit" name="intent" value="approve" className="btn btn-primary">
+            Approve
+          </button>
+          <CancelLink to="/admin" />
+        </div>
+      </Form>
+      <Form method="post" aria-labelledby="reject-heading">
+        <h3 id="reject-heading">Reject</h3>
+        <FormError id="reject-error" errors={answer?.rejectError ? [answer.rejectError] : []} />
+        <div className="field">
+          <label htmlFor="reject-reason">Reason (optional, e-mailed to the applicant)</label>
+          <textarea id="reject-reason" name="reason" maxLength={REJECT_REASON_MAX} rows={3} />
+        </div>
+        <button type="submit" name="intent" value="reject" className="btn btn-danger">
+          Reject
+        </button>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,178 @@
+import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useLoaderData } from "@remix-run/react";
+import { adminActor, idOf } from "~/lib/admin.server";
+import { MEMBER_ROLES, type MemberRole } from "~/lib/account-schemas";
+import { InvalidError, NotFoundError } from "~/lib/errors";
+import { page, readForm, redirectWithToast } from "~/lib/http.server";
+import { resetUserTotp, setMembership, setUserRole, setUserStatus, userDetail } from "~/models/admin-users.server";
+import { allProjects } from "~/models/projects.server";
+import { adminSendLink } from "~/services/accounts.server";
+import { requestMeta } from "~/sessions.server";
+
+const userId = (raw: string | undefined) => {
+  const id = idOf(raw);
+  if (id === null) throw new NotFoundError("User not found");
+  return id;
+};
+const roleOf = (value: FormDataEntryValue | null): MemberRole | null => {
+  const s = String(value ?? "");
+  if (s === "") return null;
+  if (!(MEMBER_ROLES as readonly string[]).includes(s)) throw new InvalidError("Unknown role");
+  return s as MemberRole;
+};
+
+/** One user: memberships and their roles, the global role, disable/enable, TOTP reset, a sign-in link. */
+export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request);
+  const [detail, projects] = await Promise.all([userDetail(actor, userId(params.id)), allProjects(actor)]);
+  return { ...detail, projects: projects.map((p) => ({ id: p.id, name: p.name })), self: actor.id === detail.user.id };
+});
+
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const actor = await adminActor(request);
+  const id = userId(params.id);
+  const form = await readForm(request);
+  const { ip } = requestMeta(request, context);
+  const back = (title: string) => redirectWithToast(request, `/admin/users/${id}`, { kind: "success", title });
+  switch (form.get("intent")) {
+    case "membership": {
+      const projectId = idOf(form.get("project"));
+      if (projectId === null) throw new NotFoundError("Project not found");
+      const role = form.get("remove") ? null : roleOf(form.get("role"));
+      await setMembership(actor, id, projectId, role, ip);
+      return back(role ? "Membership saved" : "Membership removed");
+    }
+    case "role": {
+      const role = form.get("role") === "admin" ? "admin" : form.get("role") === "user" ? "user" : null;
+      if (!role) throw new InvalidError("Unknown role");
+      await setUserRole(actor, id, role, ip);
+      return back("Role saved");
+    }
+    case "disable":
+      await setUserStatus(actor, id, "disabled", ip);
+      return back("User disabled; their sessions have ended");
+    case "enable":
+      await setUserStatus(actor, id, "active", ip);
+      return back("User enabled");
+    case "reset-totp":
+      await resetUserTotp(actor, id, ip);
+      return back("Two-factor authentication reset");
+    case "send-link":
+      await adminSendLink(actor, id, ip);
+      return back("Sign-in link sent");
+    default:
+      throw new InvalidError("Unknown action");
+  }
+});
+
+export default function UserPage() {
+  const { user, memberships, projects, self } = useLoaderData<typeof loader>();
+  const others = projects.filter((p) => !memberships.some((m) => m.projectId === p.id));
+  return (
+    <section aria-labelledby="user-heading">
+      <h2 id="user-heading">
+        {user.name} {user.surname}
+      </h2>
+      <dl className="summary-list">
+        <div>
+          <dt>Email</dt>
+          <dd>{user.email}</dd>
+        </div>
+        <div>
+          <dt>Status</dt>
+          <dd>{user.status}</dd>
+        </div>
+        <div>
+          <dt>Two-factor</dt>
+          <dd>{user.totpEnrolled ? "enrolled" : "not enrolled"}</dd>
+        </div>
+      </dl>
+      <h3>Memberships</h3>
+      {memberships.length === 0 ? <p>Not a member of any project.</p> : null}
+      <ul className="plain-list">
+        {memberships.map((m) => (
+          <li key={m.projectId}>
+            <Form method="post" className="inline-form">
+              <input type="hidden" name="intent" value="membership" />
+              <input type="hidden" name="project" value={m.projectId} />
+              <label htmlFor={`member-${m.projectId}`}>{m.projectName}</label>
+              <select id={`member-${m.projectId}`} name="role" defaultValue={m.role}>
+                {MEMBER_ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+              <button type="submit" className="btn">
+                Save role
+              </button>
+              <button type="submit" name="remove" value="yes" className="btn btn-danger" aria-label={`Remove from ${m.projectName}`}>
+                Remove
+              </button>
+            </Form>
+          </li>
+        ))}
+      </ul>
+      {others.length ? (
+        <Form method="post" className="inline-form" aria-label="Add to a project">
+          <input type="hidden" name="intent" value="membership" />
+          <label htmlFor="add-project">Add to project</label>
+          <select id="add-project" name="project">
+            {others.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+          <label htmlFor="add-role">as</label>
+          <select id="add-role" name="role" defaultValue="viewer">
+            {MEMBER_ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+          <button type="submit" className="btn">
+            Add
+          </button>
+        </Form>
+      ) : null}
+      <h3>Account</h3>
+      <div className="form-actions">
+        {self ? null : (
+          <Form method="post">
+            <input type="hidden" name="intent" value="role" />
+            <input type="hidden" name="role" value={user.role === "admin" ? "user" : "admin"} />
+            <button type="submit" className="btn">
+              {user.role === "admin" ? "Remove admin role" : "Make admin"}
+            </button>
+          </Form>
+        )}
+        {self ? null : (
+          <Form method="post">
+            <input type="hidden" name="intent" value={user.status === "disabled" ? "enable" : "disable"} />
+            <button type="submit" className={user.status === "disabled" ? "btn" : "btn btn-danger"}>
+              {user.status === "disabled" ? "Enable user" : "Disable user"}
+            </button>
+          </Form>
+        )}
+        {user.totpEnrolled ? (
+          <Form method="post">
+            <input type="hidden" name="intent" value="reset-totp" />
+            <button type="submit" className="btn">
+              Reset TOTP
+            </button>
+          </Form>
+        ) : null}
+        {user.status === "active" ? (
+          <Form method="post">
+            <input type="hidden" name="intent" value="send-link" />
+            <button type="submit" className="btn">
+              Send sign-in link
+            </button>
+          </Form>
+        ) : null}
+      </div>
+    </section>
+  );
+}

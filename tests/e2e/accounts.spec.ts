@@ -1,0 +1,251 @@
+import type { Page, TestInfo } from "@playwright/test";
+import { totpCode } from "~/lib/totp.server";
+import { submitRegistration } from "~/models/registrations.server";
+import { expect, test } from "./fixtures";
+import { expectAccessible, fillPasswordForm, followLink, hasJs, linkIn, PASSWORD, toast, userFor, waitForMail } from "./support";
+
+/** A fresh applicant's address per test and browser project. */
+const applicant = (info: TestInfo, what: string) => `${what}-${info.project.name}-${Date.now()}@e2e.test`;
+
+async function fillRegistration(page: Page, values: { email: string; mobile: string }) {
+  await page.getByLabel("Name", { exact: true }).fill("Ada");
+  await page.getByLabel("Surname", { exact: true }).fill("Lovelace");
+  await page.getByLabel("Country code", { exact: true }).selectOption("GB");
+  await page.getByLabel("Mobile", { exact: true }).fill(values.mobile);
+  await page.getByLabel("Country", { exact: true }).selectOption("GB");
+  await page.getByLabel("Timezone", { exact: true }).selectOption({ label: "Europe/London (UTC+0)" });
+  await page.getByLabel("Language", { exact: true }).selectOption("en");
+  await page.getByLabel("Org unit", { exact: true }).selectOption("Research");
+  await page.getByLabel("Email", { exact: true }).fill(values.email);
+  await page.getByLabel("Projects", { exact: true }).fill("Acme");
+  await page.getByLabel("What will you use the system for?").fill("Shelf studies");
+}
+
+/** An application stored the way the form stores it (the admin tests start from one). */
+async function storedApplication(email: string) {
+  const result = await submitRegistration(
+    {
+      name: "Grace",
+      surname: "Hopper",
+      email,
+      country_code: "US",
+      mobile: "821234567",
+      country: "US",
+      timezone: "1",
+      org_unit: "Research",
+      language: "en",
+      client: "E2E Project",
+      sim_use: "Packaging research",
+    },
+    "127.0.0.1",
+  );
+  if (result.outcome !== "stored") throw new Error(`application not stored: ${result.outcome}`);
+  return result.id;
+}
+
+test.describe("registration", () => {
+  test("each validation message, the confirm step, Edit keeps the values, and the success view", async ({ page }, info) => {
+    const email = applicant(info, "ada");
+    await page.goto("/pending");
+    await expect(page.getByRole("heading", { name: "Registration" })).toBeVisible();
+    await expectAccessible(page, info);
+
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(page.getByText("*Please fill in all fields")).toBeVisible();
+
+    await fillRegistration(page, { email: "not-an-address", mobile: "821234567" });
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(page.getByText("*Invalid email format")).toBeVisible();
+
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Mobile", { exact: true }).fill("1234");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(page.getByText("*Invalid mobile format")).toBeVisible();
+
+    await page.getByLabel("Mobile", { exact: true }).fill("821234567");
+    // With JavaScript the field keeps digits only and shows them in groups of 2-3-4.
+    if (hasJs(info)) await expect(page.getByLabel("Mobile", { exact: true })).toHaveValue("82 123 4567");
+    await page.getByRole("button", { name: "Submit" }).click();
+    const confirm = hasJs(info) ? page.getByRole("dialog", { name: "Confirm your application" }) : page.getByRole("main");
+    await expect(confirm.getByText("Confirm your application")).toBeVisible();
+    await expect(confirm.getByText(email)).toBeVisible();
+    await expectAccessible(page, info);
+
+    await confirm.getByRole("button", { name: "Edit" }).click();
+    await expect(page.getByLabel("Email", { exact: true })).toHaveValue(email);
+    await expect(page.getByLabel("Org unit", { exact: true })).toHaveValue("Research");
+
+    const since = Date.now() - 1;
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page).toHaveURL(/\/pending\/submitted$/);
+    await expect(page.getByText("Your application has been submitted successfully.")).toBeVisible();
+    await expectAccessible(page, info);
+    expect(await waitForMail(email, since)).toContain("Thank you for applying");
+    await page.getByRole("link", { name: "BACK" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+  });
+
+  test("an address that already has an account sees the same success view, and its owner is told by e-mail", async ({ page }, info) => {
+    const email = userFor(info, "profile");
+    await page.goto("/pending");
+    await fillRegistration(page, { email, mobile: "821234567" });
+    const since = Date.now() - 1;
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByText("Your application has been submitted successfully.")).toBeVisible();
+    expect((await waitForMail(email, since)).replace(/=\r?\n/g, "")).toContain("but it already has one");
+  });
+});
+
+test.describe("admin console", () => {
+  test(
+    "approve an application with a role; the new user signs in from the e-mailed link",
+    { tag: "@core" },
+    async ({ page, browser, signIn }, info) => {
+      const email = applicant(info, "grace");
+      await storedApplication(email);
+      await signIn("admin");
+      await page.goto("/admin");
+      await expectAccessible(page, info);
+      await page
+        .getByRole("row", { name: new RegExp(email) })
+        .getByRole("link", { name: "Grace Hopper" })
+        .click();
+      await expect(page.getByRole("heading", { name: "Application of Grace Hopper" })).toBeVisible();
+      await expectAccessible(page, info);
+      await page.getByLabel("E2E Project", { exact: true }).selectOption("editor");
+      const since = Date.now() - 1;
+      await page.getByRole("button", { name: "Approve" }).click();
+      await expect(toast(page)).toContainText(`${email} approved`);
+      await expect(page.getByRole("row", { name: new RegExp(email) })).toHaveCount(0);
+
+      const link = linkIn(await waitForMail(email, since));
+      const context = await browser.newContext({ javaScriptEnabled: hasJs(info) });
+      const newcomer = await context.newPage();
+      await followLink(newcomer, info, link);
+      await expect(newcomer).toHaveURL(/\/terms/);
+      await newcomer.getByRole("button", { name: "Yes" }).click();
+      await expect(newcomer.getByRole("heading", { name: "Dashboard" })).toBeVisible();
+      await newcomer.goto("/all-clients");
+      await expect(newcomer.getByRole("link", { name: /E2E Project/ })).toBeVisible();
+      await context.close();
+    },
+  );
+
+  test("reject an application with a reason, which is e-mailed", async ({ page, signIn }, info) => {
+    const email = applicant(info, "rejected");
+    const id = await storedApplication(email);
+    await signIn("admin");
+    await page.goto(`/admin/registrations/${id}`);
+    await page.getByLabel("Reason (optional, e-mailed to the applicant)").fill("Please apply through your team lead.");
+    const since = Date.now() - 1;
+    await page.getByRole("button", { name: "Reject" }).click();
+    await expect(toast(page)).toContainText("Application rejected");
+    expect(await waitForMail(email, since)).toContain("Please apply through your team lead.");
+    await page.goto(`/admin/registrations/${id}`);
+    await expect(page.getByText("Application not found")).toBeVisible();
+  });
+
+  test("disabling a user ends their open session at once", { tag: "@core" }, async ({ page, browser, signIn }, info) => {
+    const context = await browser.newContext({ javaScriptEnabled: hasJs(info) });
+    const victim = await context.newPage();
+    const target = await signIn("disabled", context);
+    await victim.goto("/dashboard");
+    await expect(victim.getByRole("heading", { name: "Dashboard" })).toBeVisible();
+
+    await signIn("admin");
+    await page.goto(`/admin/users?q=${encodeURIComponent(target.email)}`);
+    await expectAccessible(page, info);
+    await page.getByRole("link", { name: "E2E disabled" }).click();
+    await expectAccessible(page, info);
+    await page.getByRole("button", { name: "Disable user" }).click();
+    await expect(toast(page)).toContainText("User disabled");
+
+    await victim.reload();
+    await expect(victim).toHaveURL(/\/login/);
+    await context.close();
+  });
+
+  test("the projects and audit pages: create a project, then find it in the log", async ({ page, signIn }, info) => {
+    await signIn("admin");
+    const name = `Made by admin ${info.project.name} ${Date.now() % 100000}`;
+    await page.goto("/admin/projects");
+    await expectAccessible(page, info);
+    await page.getByLabel("New project name").fill(name);
+    await page.getByRole("button", { name: "Create project" }).click();
+    await expect(toast(page)).toContainText("Project created");
+    await expect(page.getByRole("heading", { name })).toBeVisible();
+    await expectAccessible(page, info);
+    await page.goto(`/admin/audit?action=project.created&user=${encodeURIComponent(userFor(info, "admin"))}`);
+    await expect(page.getByRole("cell", { name: "project.created" }).first()).toBeVisible();
+    await expect(page.getByRole("cell", { name: "sign_in.success" })).toHaveCount(0);
+    await expectAccessible(page, info);
+  });
+
+  test("a person without the admin role is told the console does not exist", async ({ page, signIn }) => {
+    await signIn("profile");
+    const response = await page.goto("/admin");
+    expect(response?.status()).toBe(404);
+    await expect(page.getByText("Page not found")).toBeVisible();
+  });
+});
+
+test.describe("profile settings", () => {
+  test("edit and save the profile; it persists", { tag: "@core" }, async ({ page, signIn }, info) => {
+    const me = await signIn("profile");
+    await page.goto("/profile");
+    await expect(page.getByRole("heading", { name: "Profile Settings" })).toBeVisible();
+    await expect(page.locator("#profile").getByText(me.email)).toBeVisible();
+    await expectAccessible(page, info);
+    await page.getByLabel("Name", { exact: true }).fill("Renamed");
+    await page.getByLabel("Mobile", { exact: true }).fill("831112222");
+    await page.getByLabel("Country", { exact: true }).selectOption("ZA");
+    await page.getByLabel("Timezone", { exact: true }).selectOption({ label: "Africa/Johannesburg (UTC+2)" });
+    await page.getByLabel("Language", { exact: true }).selectOption("fr");
+    await page.getByLabel("Org unit", { exact: true }).selectOption("Analytics");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(toast(page)).toContainText("Profile saved");
+    await page.goto("/profile");
+    await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Renamed");
+    await expect(page.getByLabel("Mobile", { exact: true })).toHaveValue("83 111 2222");
+    await expect(page.getByLabel("Country", { exact: true })).toHaveValue("ZA");
+    await expect(page.getByLabel("Language", { exact: true })).toHaveValue("fr");
+    await expect(page.getByLabel("Org unit", { exact: true })).toHaveValue("Analytics");
+  });
+
+  test("enrol TOTP from the QR code's key, then sign in with password and code", async ({ page, signIn }, info) => {
+    const me = await signIn("totpEnrol");
+    await page.goto("/profile");
+    await page.getByRole("link", { name: "Set up two-factor authentication" }).click();
+    await expect(page.getByRole("img", { name: "QR code of your authenticator key" }).locator("svg")).toBeVisible();
+    await expectAccessible(page, info);
+    const secret = (await page.getByTestId("totp-secret").innerText()).replace(/\s/g, "");
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await page.getByLabel("Code", { exact: true }).fill(totpCode(secret));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect(toast(page)).toContainText("Two-factor authentication is on");
+
+    await page.context().clearCookies();
+    await page.goto("/login?method=password");
+    // The next step's code: the one that confirmed enrolment cannot be used again.
+    await fillPasswordForm(page, me.email, PASSWORD, totpCode(secret, Date.now() + 30_000));
+    await expect(page).toHaveURL(/\/dashboard$/);
+  });
+
+  test("sign out other sessions ends them and keeps this one", { tag: "@core" }, async ({ page, browser, signIn }, info) => {
+    const other = await browser.newContext({ javaScriptEnabled: hasJs(info) });
+    const otherPage = await other.newPage();
+    await signIn("sessions", other);
+    await signIn("sessions");
+    await page.goto("/profile");
+    await expect(page.getByText("(this device)")).toBeVisible();
+    await page.getByRole("button", { name: "Sign out other sessions" }).click();
+    await expect(toast(page)).toContainText(/Signed out of \d+ other session/);
+    await otherPage.goto("/dashboard");
+    await expect(otherPage).toHaveURL(/\/login/);
+    await page.goto("/dashboard");
+    await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
+    await other.close();
+  });
+});

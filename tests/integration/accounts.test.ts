@@ -1,0 +1,435 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/connection.server";
+import { APPROVE_MESSAGES, PASSWORD_MESSAGES, REGISTRATION_MESSAGES } from "~/lib/account-schemas";
+import { hashPassword, verifyPassword } from "~/lib/crypto.server";
+import type { Actor } from "~/models/actor";
+import { auditPage, recordAudit } from "~/models/audit.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { makeProject, makeUser } from "../helpers/fixtures";
+import { pageText, sessionCookie, startAppServer, type AppServer } from "../helpers/server";
+
+/**
+ * Accounts over real HTTP against the built server, as forms post them without JavaScript: registration that never
+ * tells who has an account, its messages and rate limit, the admin console's decisions and its 404 for everyone
+ * else, the profile's fixed columns and password rules, disabling, the spec's JSON files and the audit filter.
+ * Mail is read from the job queue (the server runs no job runner, so every message waits there as sent).
+ */
+const SESSION_SECRET = "accounts-http-secret-0123456789abcdef";
+const read = pageText;
+
+describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
+  let t: TestDatabase;
+  let server: AppServer;
+  let admin: { user: { id: number; email: string }; actor: Actor };
+  let member: { user: { id: number; email: string }; actor: Actor };
+  let adminCookie: string;
+  let memberCookie: string;
+  let projectA: { id: number; name: string };
+  let projectB: { id: number; name: string };
+  let timezoneId: string;
+
+  const request = (base: string, url: string, cookie: string, fields?: Record<string, string>) =>
+    fetch(`${base}${url}`, {
+      method: fields ? "POST" : "GET",
+      redirect: "manual",
+      headers: {
+        ...(cookie ? { Cookie: cookie } : {}),
+        ...(fields ? { "Content-Type": "application/x-www-form-urlencoded", Origin: base } : {}),
+      },
+      body: fields ? new URLSearchParams(fields) : undefined,
+    });
+  const post = (url: string, fields: Record<string, string>, cookie = "") => request(server.base, url, cookie, fields);
+  const get = (url: string, cookie = "") => request(server.base, url, cookie);
+
+  /** A complete, valid application (confirm step) for an address; `extra` overrides or adds fields. */
+  const application = (email: string, extra: Record<string, string> = {}) => ({
+    intent: "confirm",
+    name: "Ana",
+    surname: "Silva",
+    email,
+    country_code: "ZA",
+    mobile: "82 123 4567",
+    country: "ZA",
+    timezone: timezoneId,
+    org_unit: "Research",
+    language: "en",
+    client: "Acme",
+    sim_use: "Shelf photos",
+    ...extra,
+  });
+  const stored = async (email: string) =>
+    db().selectFrom("registrations").selectAll().where("email", "=", email.toLowerCase()).orderBy("id").execute();
+  /** Every e-mail the app sent so far (queued jobs of type mail.send), oldest first. */
+  const mails = async () =>
+    (await db().selectFrom("jobs").select("payload").where("type", "=", "mail.send").orderBy("id").execute()).map(
+      (j) => JSON.parse(j.payload) as { to: string; subject: string; text: string },
+    );
+  const mailsTo = async (email: string) => (await mails()).filter((m) => m.to === email.toLowerCase());
+  const userRow = (id: number) => db().selectFrom("users").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect, { SESSION_SECRET });
+    admin = await makeUser("admin");
+    member = await makeUser();
+    projectA = await makeProject([{ actor: member.actor, role: "viewer" }]);
+    projectB = await makeProject([]);
+    adminCookie = await sessionCookie(admin.user.id);
+    memberCookie = await sessionCookie(member.user.id);
+    const tz = await db().selectFrom("timezones").select("id").where("name", "=", "Africa/Johannesburg").executeTakeFirstOrThrow();
+    timezoneId = String(tz.id);
+    server = await startAppServer(t, { SESSION_SECRET, JOB_RUNNER: "off", REGISTRATIONS_PER_IP: "1000" });
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    await t.drop();
+  });
+
+  it("answers a new address, one with an account and a robot alike; stores only the new one and mails each its own message", async () => {
+    const review = await post("/pending", application("fresh@example.com", { intent: "review" }));
+    expect(review.status).toBe(200);
+    expect(await read(review)).toContain("Confirm your application");
+    expect(await stored("fresh@example.com")).toHaveLength(0);
+
+    const fresh = await post("/pending", application("Fresh@Example.com"));
+    const known = await post("/pending", application(member.user.email.toUpperCase()));
+    const robot = await post("/pending", application("robot@example.com", { website: "https://spam.example/" }));
+    for (const res of [fresh, known, robot]) {
+      expect(res.status).toBe(302);
+      expect(res.headers.get("Location")).toBe("/pending/submitted");
+    }
+    // Byte for byte the same answer, headers and all (but the date and the page's random CSP nonce).
+    const headers = (r: Response) => [...r.headers].filter(([k]) => k !== "date").map(([k, v]) => `${k}: ${v.replace(/nonce-[^']+/g, "")}`);
+    expect(headers(known)).toEqual(headers(fresh));
+    expect(await read(known)).toBe(await read(fresh));
+
+    const row = (await stored("fresh@example.com"))[0]!;
+    expect(row).toMatchObject({ status: "submitted", name: "Ana", country_code: "+27", mobile: "821234567", org_unit: "Research" });
+    expect(await stored(member.user.email)).toHaveLength(0);
+    expect(await stored("robot@example.com")).toHaveLength(0);
+
+    expect((await mailsTo("fresh@example.com")).map((m) => m.subject)).toEqual(["Your Koala application was received"]);
+    const toKnown = await mailsTo(member.user.email);
+    expect(toKnown.map((m) => m.subject)).toEqual(["Your Koala application"]);
+    expect(toKnown[0]!.text).toContain("already has one");
+    expect(await mailsTo("robot@example.com")).toEqual([]);
+
+    // A second application while the first waits: the same answer, nothing new stored, told it still waits.
+    const again = await post("/pending", application("fresh@example.com", { name: "Other" }));
+    expect([again.status, again.headers.get("Location")]).toEqual([302, "/pending/submitted"]);
+    expect((await stored("fresh@example.com")).map((r) => r.id)).toEqual([row.id]);
+    expect((await mailsTo("fresh@example.com"))[1]!.text).toContain("still waiting");
+  });
+
+  it("refuses an empty field, a bad e-mail, a bad mobile, a choice off the lists and a too long name, storing nothing", async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ surname: "" }, REGISTRATION_MESSAGES.empty],
+      [{ email: "not-an-address" }, REGISTRATION_MESSAGES.email],
+      [{ mobile: "12 345" }, REGISTRATION_MESSAGES.mobile],
+      [{ mobile: "82 123 456a" }, REGISTRATION_MESSAGES.mobile],
+      [{ language: "de" }, "Please choose from the lists."],
+      [{ timezone: "987654" }, "Please choose from the lists."],
+      [{ org_unit: "Nowhere" }, "Please choose from the lists."],
+      [{ name: "a".repeat(51) }, "Name cannot be longer than 50 characters"],
+    ];
+    for (const [extra, message] of cases) {
+      const res = await post("/pending", application("refused@example.com", extra));
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      expect(await read(res), JSON.stringify(extra)).toContain(message);
+    }
+    expect(
+      await db().selectFrom("registrations").select("id").where("email", "in", ["refused@example.com", "not-an-address"]).execute(),
+    ).toEqual([]);
+    expect(await mailsTo("refused@example.com")).toEqual([]);
+  });
+
+  it("answers the third application from one address with 429 when REGISTRATIONS_PER_IP=2, storing nothing", async () => {
+    await db().deleteFrom("rate_limits").execute();
+    const limited = await startAppServer(t, { SESSION_SECRET, JOB_RUNNER: "off", REGISTRATIONS_PER_IP: "2" });
+    try {
+      const send = (email: string) => request(limited.base, "/pending", "", application(email));
+      expect((await send("rate1@example.com")).status).toBe(302);
+      expect((await send("rate2@example.com")).status).toBe(302);
+      const third = await send("rate3@example.com");
+      expect(third.status).toBe(429);
+      expect(await read(third)).toContain("Too many applications from this address");
+      expect(await stored("rate3@example.com")).toHaveLength(0);
+      expect(await mailsTo("rate3@example.com")).toEqual([]);
+    } finally {
+      await limited.stop();
+      await db().deleteFrom("rate_limits").execute();
+    }
+  });
+
+  it("approves an application into an active user with the posted roles, audited and mailed a sign-in link, once only", async () => {
+    await post("/pending", application("approve@example.com", { name: "Bea" }));
+    const reg = (await stored("approve@example.com"))[0]!;
+    const url = `/admin/registrations/${reg.id}`;
+    expect(await read(await get(url, adminCookie))).toContain("approve@example.com");
+
+    const none = await post(url, { intent: "approve", [`role-${projectA.id}`]: "" }, adminCookie);
+    expect(none.status).toBe(400);
+    expect(await read(none)).toContain(APPROVE_MESSAGES.none);
+    expect(await db().selectFrom("users").select("id").where("email", "=", "approve@example.com").execute()).toEqual([]);
+    expect((await stored("approve@example.com"))[0]!.status).toBe("submitted");
+
+    const ok = await post(url, { intent: "approve", [`role-${projectA.id}`]: "manager", [`role-${projectB.id}`]: "viewer" }, adminCookie);
+    expect(ok.status).toBe(302);
+    const user = await db().selectFrom("users").selectAll().where("email", "=", "approve@example.com").executeTakeFirstOrThrow();
+    expect(user).toMatchObject({ name: "Bea", role: "user", status: "active", mobile: "821234567", language_code: "en" });
+    const roles = await db()
+      .selectFrom("project_members")
+      .select(["project_id", "role"])
+      .where("user_id", "=", user.id)
+      .orderBy("project_id")
+      .execute();
+    expect(roles).toEqual([
+      { project_id: projectA.id, role: "manager" },
+      { project_id: projectB.id, role: "viewer" },
+    ]);
+    expect((await stored("approve@example.com"))[0]).toMatchObject({ status: "approved", user_id: user.id, decided_by: admin.user.id });
+    const audit = await db().selectFrom("audit_log").selectAll().where("action", "=", "registration.approved").execute();
+    expect(audit).toEqual([expect.objectContaining({ actor_user_id: admin.user.id, subject: `user:${user.id}` })]);
+    const welcome = (await mailsTo("approve@example.com")).find((m) => m.subject === "Your Koala account is ready");
+    const link = /\/auth\/[\w-]{20,}/.exec(welcome?.text ?? "")?.[0];
+    expect(link).toBeTruthy();
+    // The link signs the new user in (its page posts the token back).
+    const signIn = await post(link!, {});
+    expect(signIn.status).toBe(302);
+    expect(signIn.headers.getSetCookie().some((c) => c.startsWith("koala_session=") && !c.startsWith("koala_session=;"))).toBe(true);
+
+    const twice = await post(url, { intent: "approve", [`role-${projectA.id}`]: "editor" }, adminCookie);
+    expect(twice.status).toBe(404);
+    expect(await db().selectFrom("users").select("id").where("email", "=", "approve@example.com").execute()).toHaveLength(1);
+    expect(await db().selectFrom("project_members").select("role").where("user_id", "=", user.id).execute()).toHaveLength(2);
+  });
+
+  it("rejects an application with a reason: marked rejected and the reason mailed to the applicant", async () => {
+    await post("/pending", application("reject@example.com"));
+    const reg = (await stored("reject@example.com"))[0]!;
+    const res = await post(`/admin/registrations/${reg.id}`, { intent: "reject", reason: "No project code was given" }, adminCookie);
+    expect(res.status).toBe(302);
+    expect((await stored("reject@example.com"))[0]).toMatchObject({ status: "rejected", reason: "No project code was given" });
+    const mail = (await mailsTo("reject@example.com")).at(-1)!;
+    expect(mail.text).toContain("not approved");
+    expect(mail.text).toContain("Reason: No project code was given");
+    expect(await db().selectFrom("users").select("id").where("email", "=", "reject@example.com").execute()).toEqual([]);
+  });
+
+  it("answers every admin page and every admin post with 404 to a signed-in non-admin, and changes nothing", async () => {
+    await post("/pending", application("waiting@example.com"));
+    const reg = (await stored("waiting@example.com"))[0]!;
+    const victim = await makeUser();
+    const snapshot = async () => ({
+      users: await db().selectFrom("users").select(["id", "email", "role", "status", "totp_secret"]).orderBy("id").execute(),
+      members: await db()
+        .selectFrom("project_members")
+        .select(["project_id", "user_id", "role"])
+        .orderBy("project_id")
+        .orderBy("user_id")
+        .execute(),
+      projects: await db().selectFrom("projects").select(["id", "name", "wsc", "wsc_source", "logo_key"]).orderBy("id").execute(),
+      registrations: await db().selectFrom("registrations").select(["id", "status"]).orderBy("id").execute(),
+      mails: (await mails()).length,
+      admin: (await db().selectFrom("audit_log").select("id").where("action", "<>", "sign_in.success").execute()).length,
+    });
+    const before = await snapshot();
+    const gets = [
+      "/admin",
+      `/admin/registrations/${reg.id}`,
+      "/admin/users",
+      `/admin/users?q=${encodeURIComponent(victim.user.email)}`,
+      `/admin/users/${victim.user.id}`,
+      "/admin/projects",
+      `/admin/projects/${projectA.id}`,
+      "/admin/audit?action=user.disabled",
+    ];
+    for (const url of gets) expect((await get(url, memberCookie)).status, url).toBe(404);
+    const me = String(member.user.id);
+    const posts: [string, Record<string, string>][] = [
+      [`/admin/registrations/${reg.id}`, { intent: "approve", [`role-${projectA.id}`]: "manager" }],
+      [`/admin/registrations/${reg.id}`, { intent: "reject", reason: "x" }],
+      [`/admin/users/${me}`, { intent: "role", role: "admin" }],
+      [`/admin/users/${me}`, { intent: "membership", project: String(projectB.id), role: "manager" }],
+      [`/admin/users/${me}`, { intent: "membership", project: String(projectA.id), remove: "yes" }],
+      [`/admin/users/${victim.user.id}`, { intent: "disable" }],
+      [`/admin/users/${victim.user.id}`, { intent: "enable" }],
+      [`/admin/users/${victim.user.id}`, { intent: "reset-totp" }],
+      [`/admin/users/${victim.user.id}`, { intent: "send-link" }],
+      ["/admin/projects", { name: "Hijacked" }],
+      [`/admin/projects/${projectA.id}`, { name: "Renamed", wsc: "yes", source: "https://evil.example/" }],
+      [`/admin/projects/${projectA.id}`, { intent: "logo-remove" }],
+      [`/admin/projects/${projectA.id}`, { intent: "member-add", email: member.user.email, role: "manager" }],
+      [`/admin/projects/${projectA.id}`, { intent: "member", user: me, role: "manager" }],
+      [`/admin/projects/${projectA.id}`, { intent: "member", user: me, remove: "yes" }],
+    ];
+    for (const [url, fields] of posts) expect((await post(url, fields, memberCookie)).status, `${url} ${fields.intent}`).toBe(404);
+    const logo = new FormData();
+    logo.append("intent", "logo");
+    logo.append("logo", new Blob([Buffer.from("not really a png")], { type: "image/png" }), "logo.png");
+    const upload = await fetch(`${server.base}/admin/projects/${projectA.id}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: memberCookie, Origin: server.base },
+      body: logo,
+    });
+    expect(upload.status).toBe(404);
+    expect(await snapshot()).toEqual(before);
+    expect((await userRow(member.user.id)).role).toBe("user");
+    expect((await stored("waiting@example.com"))[0]!.status).toBe("submitted");
+  });
+
+  it("saves the profile's own fields only: a posted role, status and e-mail are ignored", async () => {
+    const { user } = await makeUser();
+    const res = await post(
+      "/profile",
+      {
+        intent: "profile",
+        name: "Renamed",
+        surname: "Person",
+        mobile: "82 765 4321",
+        country: "ZA",
+        timezone: timezoneId,
+        language: "en",
+        org_unit: "Design",
+        role: "admin",
+        role_id: "admin",
+        status: "disabled",
+        email: "other@example.com",
+      },
+      await sessionCookie(user.id),
+    );
+    expect(res.status).toBe(302);
+    expect(await userRow(user.id)).toMatchObject({
+      name: "Renamed",
+      mobile: "827654321",
+      role: "user",
+      status: "active",
+      email: user.email,
+    });
+  });
+
+  it("ends a disabled user's sessions at once; enabling lets a new session in, never the old one", async () => {
+    const { user } = await makeUser();
+    const old = await sessionCookie(user.id);
+    expect((await get("/dashboard", old)).status).toBe(200);
+    expect((await post(`/admin/users/${user.id}`, { intent: "disable" }, adminCookie)).status).toBe(302);
+    expect((await userRow(user.id)).status).toBe("disabled");
+    const after = await get("/dashboard", old);
+    expect([after.status, after.headers.get("Location")]).toEqual([302, "/login"]);
+    // Nor does a session made while the account is disabled (as a sign-in link would make one).
+    expect((await get("/dashboard", await sessionCookie(user.id))).status).toBe(302);
+    expect((await post(`/admin/users/${user.id}`, { intent: "enable" }, adminCookie)).status).toBe(302);
+    expect((await get("/dashboard", await sessionCookie(user.id))).status).toBe(200);
+    expect((await get("/dashboard", old)).status).toBe(302);
+  });
+
+  it("refuses a short, common or mismatched password and a wrong current one; a good one revokes the other sessions only", async () => {
+    const { user } = await makeUser();
+    const current = "correct horse battery staple";
+    await db()
+      .updateTable("users")
+      .set({ password_hash: await hashPassword(current) })
+      .where("id", "=", user.id)
+      .execute();
+    const hash = (await userRow(user.id)).password_hash;
+    const mine = await sessionCookie(user.id);
+    const other = await sessionCookie(user.id);
+    const change = (fields: Record<string, string>) =>
+      post("/profile", { intent: "password", hasPassword: "yes", current, ...fields }, mine);
+    const cases: [Record<string, string>, string][] = [
+      [{ password: "short1!", confirm: "short1!" }, PASSWORD_MESSAGES.short],
+      [{ password: "password1234", confirm: "password1234" }, PASSWORD_MESSAGES.common],
+      [{ password: "a fine long passphrase", confirm: "a fine long passphrasE" }, PASSWORD_MESSAGES.mismatch],
+      [
+        { current: "not the password at all", password: "a fine long passphrase", confirm: "a fine long passphrase" },
+        PASSWORD_MESSAGES.wrongCurrent,
+      ],
+      // Claiming to have no password yet does not skip the current one.
+      [
+        { hasPassword: "no", current: "", password: "a fine long passphrase", confirm: "a fine long passphrase" },
+        PASSWORD_MESSAGES.wrongCurrent,
+      ],
+    ];
+    for (const [fields, message] of cases) {
+      const res = await change(fields);
+      expect(res.status, message).toBe(400);
+      expect(await read(res), message).toContain(message);
+      expect((await userRow(user.id)).password_hash, message).toBe(hash);
+    }
+    const ok = await change({ password: "a fine long passphrase", confirm: "a fine long passphrase" });
+    expect(ok.status).toBe(302);
+    const changed = (await userRow(user.id)).password_hash;
+    expect(changed).not.toBe(hash);
+    expect(await verifyPassword("a fine long passphrase", changed)).toBe(true);
+    expect((await get("/dashboard", mine)).status).toBe(200);
+    const out = await get("/dashboard", other);
+    expect([out.status, out.headers.get("Location")]).toEqual([302, "/login"]);
+  });
+
+  it("serves the spec's JSON files with their exact fields, the user's own projects and no secret, to the signed-in only", async () => {
+    const secret = "JBSWY3DPEHPK3PXPJBSWY3DP";
+    await db()
+      .updateTable("users")
+      .set({ totp_secret: secret, password_hash: await hashPassword("a member's long password") })
+      .where("id", "=", member.user.id)
+      .execute();
+    const json = async (file: string) => {
+      const res = await get(`/assets/data/${file}`, memberCookie);
+      expect(res.status, file).toBe(200);
+      const text = await res.text();
+      return { text, body: JSON.parse(text) as Record<string, unknown>[] & Record<string, unknown> };
+    };
+    const keys = (o: object) => Object.keys(o).sort();
+
+    const user = await json("user.json");
+    expect(keys(user.body)).toEqual(
+      ["client_id", "country_id", "email", "language_id", "mobile", "name", "org_unit_id", "role_id", "sur_name", "timezone_id"].sort(),
+    );
+    expect(user.body).toMatchObject({ email: member.user.email, name: "Test", role_id: "user", client_id: [projectA.id] });
+    const row = await userRow(member.user.id);
+    for (const hidden of [secret, row.password_hash!, "password", "totp"]) expect(user.text).not.toContain(hidden);
+
+    const countries = (await json("countries.json")).body;
+    expect(keys(countries[0]!)).toEqual(["_id", "code", "country_code", "name"]);
+    expect(countries.find((c) => c.code === "ZA")).toMatchObject({ _id: "ZA", country_code: "+27" });
+    const languages = (await json("languages.json")).body;
+    expect(keys(languages[0]!)).toEqual(["_id", "_status", "created_at", "iso_code", "name", "updated_at"]);
+    expect(languages.find((l) => l.iso_code === "de")).toMatchObject({ _status: "inactive" });
+    const timezones = (await json("timezones.json")).body;
+    expect(keys(timezones[0]!)).toEqual(["id", "name", "offset"]);
+    expect(timezones.find((z) => String(z.id) === timezoneId)).toMatchObject({ name: "Africa/Johannesburg", offset: 2 });
+    const units = (await json("org_units.json")).body;
+    expect(keys(units[0]!)).toEqual(["id", "name"]);
+    expect(units.map((u) => u.name)).toContain("Research");
+    const clients = (await json("clients.json")).body;
+    expect(clients.map(keys)).toEqual([["client_id", "logo", "name", "wsc"]]);
+    expect(clients[0]).toMatchObject({ client_id: projectA.id, name: projectA.name, logo: null, wsc: false });
+
+    expect((await get("/assets/data/secrets.json", memberCookie)).status).toBe(404);
+    for (const file of ["user.json", "countries.json", "clients.json"]) {
+      const res = await get(`/assets/data/${file}`);
+      expect(res.status, file).toBe(401);
+      expect(await res.text()).not.toContain(member.user.email);
+    }
+  });
+
+  it("filters the audit log by action and by user, in the model and on the page", async () => {
+    const other = await makeUser("admin");
+    await recordAudit({ action: "user.role_changed", actorUserId: other.user.id, subject: `user:${member.user.id}` });
+    await recordAudit({ action: "user.role_changed", actorUserId: admin.user.id, subject: `user:${member.user.id}` });
+    await recordAudit({ action: "project.created", actorUserId: other.user.id, subject: "project:1" });
+
+    const byAction = await auditPage(admin.actor, { action: "user.role_changed" });
+    expect(byAction.rows.map((r) => r.email).sort()).toEqual([admin.user.email, other.user.email].sort());
+    const byUser = await auditPage(admin.actor, { user: other.user.email.toUpperCase() });
+    expect(byUser.rows.map((r) => r.action).sort()).toEqual(["project.created", "user.role_changed"]);
+    const both = await auditPage(admin.actor, { user: other.user.email, action: "project.created" });
+    expect(both.rows.map((r) => [r.action, r.email])).toEqual([["project.created", other.user.email]]);
+    await expect(auditPage(member.actor, {})).rejects.toThrow();
+
+    const page = await read(await get(`/admin/audit?action=project.created&user=${encodeURIComponent(other.user.email)}`, adminCookie));
+    expect(page.match(/<td>project\.created<\/td>/g)).toHaveLength(1);
+    expect(page).not.toContain("<td>user.role_changed</td>");
+    expect(page).not.toContain(`<td>${admin.user.email}</td>`);
+  });
+});
