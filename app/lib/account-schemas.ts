@@ -143,12 +143,13 @@ export type MemberRole = (typeof MEMBER_ROLES)[number];
 /** Approving a registration: a role (or none) per project, as `role-<projectId>` fields. At least one project. */
 export const APPROVE_MESSAGES = { none: "Choose at least one project and a role for it." } as const;
 export function membershipsOf(form: FormData): { projectId: number; role: MemberRole }[] {
-  const out: { projectId: number; role: MemberRole }[] = [];
+  // One role per project: a hand-made post naming a project twice keeps the last.
+  const roles = new Map<number, MemberRole>();
   for (const [key, value] of form) {
     const m = /^role-(\d{1,9})$/.exec(key);
-    if (m && (MEMBER_ROLES as readonly string[]).includes(String(value))) out.push({ projectId: Number(m[1]), role: value as MemberRole });
+    if (m && (MEMBER_ROLES as readonly string[]).includes(String(value))) roles.set(Number(m[1]), value as MemberRole);
   }
-  return out;
+  return [...roles].map(([projectId, role]) => ({ projectId, role }));
 }
 
 export const REJECT_REASON_MAX = 1000;
