@@ -2,7 +2,19 @@ import type { Page, TestInfo } from "@playwright/test";
 import { totpCode } from "~/lib/totp.server";
 import { submitRegistration } from "~/models/registrations.server";
 import { expect, test } from "./fixtures";
-import { expectAccessible, fillPasswordForm, followLink, hasJs, linkIn, PASSWORD, toast, userFor, waitForMail } from "./support";
+import {
+  expectAccessible,
+  fillPasswordForm,
+  followLink,
+  hasJs,
+  jpegFile,
+  linkIn,
+  PASSWORD,
+  tabTo,
+  toast,
+  userFor,
+  waitForMail,
+} from "./support";
 
 /** A fresh applicant's address per test and browser project. */
 const applicant = (info: TestInfo, what: string) => `${what}-${info.project.name}-${Date.now()}@e2e.test`;
@@ -177,6 +189,17 @@ test.describe("admin console", () => {
     await expect(toast(page)).toContainText("Project created");
     await expect(page.getByRole("heading", { name })).toBeVisible();
     await expectAccessible(page, info);
+    // A logo replaces the initials in the project's header circle.
+    await page.getByLabel("Logo image (PNG, JPEG or WebP, up to 1 MB)").setInputFiles(await jpegFile("logo.jpg", "#2a9d8f", 400, 300));
+    await page.getByRole("button", { name: "Upload logo" }).click();
+    await expect(toast(page)).toContainText("Logo saved");
+    const logo = page.getByRole("img", { name: `Logo of ${name}` });
+    await expect(logo).toBeVisible();
+    const src = (await logo.getAttribute("src"))!;
+    const served = await page.request.get(src);
+    expect(served.headers()["content-type"]).toBe("image/webp");
+    await page.goto(src.replace(/\/logo\?.*$/, ""));
+    await expect(page.locator(".project-logo img")).toHaveAttribute("src", src);
     await page.goto(`/admin/audit?action=project.created&user=${encodeURIComponent(userFor(info, "admin"))}`);
     await expect(page.getByRole("cell", { name: "project.created" }).first()).toBeVisible();
     await expect(page.getByRole("cell", { name: "sign_in.success" })).toHaveCount(0);
@@ -212,6 +235,25 @@ test.describe("profile settings", () => {
     await expect(page.getByLabel("Country", { exact: true })).toHaveValue("ZA");
     await expect(page.getByLabel("Language", { exact: true })).toHaveValue("fr");
     await expect(page.getByLabel("Org unit", { exact: true })).toHaveValue("Analytics");
+  });
+
+  test("keyboard only: change the name and save with Enter", async ({ page, signIn, db }) => {
+    const me = await signIn("profileKeys");
+    // A complete profile, as an approved application leaves it, so only the name changes.
+    const orgUnit = await db.selectFrom("org_units").select("id").where("name", "=", "Research").executeTakeFirstOrThrow();
+    await db
+      .updateTable("users")
+      .set({ mobile: "821234567", country_code: "GB", timezone_id: 1, language_code: "en", org_unit_id: orgUnit.id })
+      .where("id", "=", me.id)
+      .execute();
+    await page.goto("/profile");
+    const name = page.getByLabel("Name", { exact: true });
+    await tabTo(page, name, 40);
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.type("Keyed");
+    await page.keyboard.press("Enter");
+    await expect(toast(page)).toContainText("Profile saved");
+    await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Keyed");
   });
 
   test("enrol TOTP from the QR code's key, then sign in with password and code", async ({ page, signIn }, info) => {

@@ -72,6 +72,7 @@ export const SCENARIOS = {
   reimport: { totp: false },
   admin: { totp: false },
   profile: { totp: false },
+  profileKeys: { totp: false },
   totpEnrol: { totp: false },
   sessions: { totp: false },
   disabled: { totp: false },
