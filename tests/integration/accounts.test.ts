@@ -4,6 +4,7 @@ import { APPROVE_MESSAGES, PASSWORD_MESSAGES, REGISTRATION_MESSAGES } from "~/li
 import { hashPassword, verifyPassword } from "~/lib/crypto.server";
 import type { Actor } from "~/models/actor";
 import { auditPage, recordAudit } from "~/models/audit.server";
+import { sendRegistrationDigest } from "~/services/accounts.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
 import { pageText, sessionCookie, startAppServer, type AppServer } from "../helpers/server";
@@ -431,5 +432,22 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
     expect(page.match(/<td>project\.created<\/td>/g)).toHaveLength(1);
     expect(page).not.toContain("<td>user.role_changed</td>");
     expect(page).not.toContain(`<td>${admin.user.email}</td>`);
+  });
+
+  it("mails every active admin a digest while applications wait, and nothing when none do", async () => {
+    await db().updateTable("registrations").set({ status: "rejected" }).where("status", "=", "submitted").execute();
+    const before = (await mails()).length;
+    expect(await sendRegistrationDigest()).toBe(0);
+    expect((await mails()).length).toBe(before);
+
+    expect((await post("/pending", application("digest-case@example.com"))).status).toBe(302);
+    const admins = await db().selectFrom("users").select("email").where("role", "=", "admin").where("status", "=", "active").execute();
+    expect(await sendRegistrationDigest()).toBe(admins.length);
+    for (const { email } of admins) {
+      const digest = (await mailsTo(email)).find((m) => m.subject.includes("waiting for approval"));
+      expect(digest?.subject, email).toBe("Koala: 1 application waiting for approval");
+      expect(digest?.text).toContain("/admin");
+    }
+    expect(await mailsTo(member.user.email)).not.toContainEqual(expect.objectContaining({ subject: expect.stringContaining("waiting") }));
   });
 });
