@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { InvalidError } from "./errors";
 import { EMAIL_PATTERN, mfaCode } from "./schemas";
 
 /**
@@ -139,6 +140,13 @@ export const TotpCodeSchema = z.object({ code: mfaCode });
 
 export const MEMBER_ROLES = ["viewer", "editor", "manager"] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
+export const isMemberRole = (value: unknown): value is MemberRole => (MEMBER_ROLES as readonly unknown[]).includes(value);
+
+/** A posted project role; anything else is a bad request (400), not a role. */
+export function memberRoleOf(value: unknown): MemberRole {
+  if (!isMemberRole(value)) throw new InvalidError("Unknown role");
+  return value;
+}
 
 /** Approving a registration: a role (or none) per project, as `role-<projectId>` fields. At least one project. */
 export const APPROVE_MESSAGES = { none: "Choose at least one project and a role for it." } as const;
@@ -147,7 +155,7 @@ export function membershipsOf(form: FormData): { projectId: number; role: Member
   const roles = new Map<number, MemberRole>();
   for (const [key, value] of form) {
     const m = /^role-(\d{1,9})$/.exec(key);
-    if (m && (MEMBER_ROLES as readonly string[]).includes(String(value))) roles.set(Number(m[1]), value as MemberRole);
+    if (m && isMemberRole(value)) roles.set(Number(m[1]), value);
   }
   return [...roles].map(([projectId, role]) => ({ projectId, role }));
 }

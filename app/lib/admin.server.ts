@@ -1,4 +1,6 @@
+import { HttpError } from "~/lib/errors";
 import { requireAdmin, type Actor } from "~/models/actor";
+import { page } from "./http.server";
 import { requireActor } from "~/sessions.server";
 
 /**
@@ -11,8 +13,8 @@ export async function adminActor(request: Request): Promise<Actor> {
   return actor;
 }
 
-/** A positive id from a URL segment or a field, or null. */
-export function idOf(value: unknown): number | null {
-  const s = typeof value === "string" ? value : "";
-  return /^[1-9]\d{0,9}$/.test(s) && Number(s) <= 2_147_483_647 ? Number(s) : null;
-}
+/** The action of a console page that takes no posts: 404 to anyone but an admin, then 405. */
+export const noPosts = page(async ({ request }: { request: Request }) => {
+  await adminActor(request);
+  throw new HttpError(405, "Method not allowed");
+});

@@ -2,11 +2,13 @@ import { db } from "~/db/connection.server";
 import type { ProfileInput } from "~/lib/account-schemas";
 import { mobileDigits } from "~/lib/account-schemas";
 import { hashPassword, sha256, verifyPassword } from "~/lib/crypto.server";
-import { InvalidError, NotFoundError } from "~/lib/errors";
+import { config } from "~/config.server";
+import { NotFoundError, TooManyRequestsError } from "~/lib/errors";
 import { matchTotpStep, newTotpSecret } from "~/lib/totp.server";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit.server";
-import { resolveChoices } from "./reference.server";
+import { hitRateLimit } from "./rate-limits.server";
+import { NotOnListError, resolveChoices } from "./reference.server";
 import { write } from "./write.server";
 
 /**
@@ -48,10 +50,26 @@ export async function profileOf(actor: Actor) {
   return { ...rest, orgUnit: orgUnit?.name ?? null, hasPassword: password_hash !== null, totpEnrolled: totp_secret !== null, projects };
 }
 
+/**
+ * Checks of a secret from a signed-in session (the current password, a TOTP code) count against the person, as
+ * sign-in attempts do: a stolen session cannot guess its way to the password or past TOTP.
+ */
+async function throttleSecretChecks(actor: Actor) {
+  const { perAddress, windowMs } = config().rateLimit;
+  const hit = await hitRateLimit(`profile-secret:user:${actor.id}`, perAddress, windowMs);
+  if (!hit.allowed) {
+    const minutes = Math.ceil(hit.retryAfterSeconds / 60);
+    throw new TooManyRequestsError(
+      `Too many attempts. Please wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`,
+      hit.retryAfterSeconds,
+    );
+  }
+}
+
 /** Saves the profile form; a choice that is not on its list changes nothing (InvalidError with the field). */
 export async function updateProfile(actor: Actor, input: ProfileInput, ip: string | null) {
   const choices = await resolveChoices(input);
-  if (choices.bad) throw new InvalidError(choices.bad);
+  if (choices.bad) throw new NotOnListError(choices.bad);
   await write(async (trx) => {
     await trx
       .updateTable("users")
@@ -83,6 +101,7 @@ export async function changePassword(
   ip: string | null,
 ) {
   const row = await db().selectFrom("users").select("password_hash").where("id", "=", actor.id).executeTakeFirstOrThrow();
+  if (row.password_hash !== null) await throttleSecretChecks(actor);
   if (row.password_hash !== null && !(await verifyPassword(current ?? "", row.password_hash))) return false;
   const hash = await hashPassword(next);
   await write(async (trx) => {
@@ -123,6 +142,7 @@ export async function confirmTotp(actor: Actor, code: string, ip: string | null)
     .where("id", "=", actor.id)
     .executeTakeFirstOrThrow();
   if (row.totp_secret || !row.totp_pending_secret) return false;
+  await throttleSecretChecks(actor);
   const step = matchTotpStep(row.totp_pending_secret, code);
   if (step === null) return false;
   return write(async (trx) => {
@@ -143,6 +163,7 @@ export async function confirmTotp(actor: Actor, code: string, ip: string | null)
 export async function removeTotp(actor: Actor, code: string, ip: string | null): Promise<boolean> {
   const row = await db().selectFrom("users").select(["totp_secret", "totp_last_step"]).where("id", "=", actor.id).executeTakeFirstOrThrow();
   if (!row.totp_secret) return false;
+  await throttleSecretChecks(actor);
   const step = matchTotpStep(row.totp_secret, code);
   if (step === null || (row.totp_last_step !== null && step <= row.totp_last_step)) return false;
   return write(async (trx) => {

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Project } from "~/db/schema";
 import { ConflictError, NotFoundError } from "~/lib/errors";
-import { requireAdmin, type Actor } from "./actor";
+import { recordedAs, requireAdmin, type Actor } from "./actor";
 import { recordAudit } from "./audit.server";
 import { requireManage, visibleProjectIds, type ProjectScope } from "./scope.server";
 import { isUniqueViolation, write } from "./write.server";
@@ -53,7 +53,7 @@ export async function addMember(projectId: number, userId: number, role: "viewer
  * Saves the project edit dialog (managers): the name (the same rules as a board name, unique among all projects)
  * and, when given, the WSC flag with its source (the manifest a re-import reads; kept when the flag is cleared).
  */
-export async function editProject(scope: ProjectScope, name: string, wsc?: { wsc: boolean; source: string }) {
+export async function editProject(scope: ProjectScope, name: string, wsc?: { wsc: boolean; source: string }, ip: string | null = null) {
   requireManage(scope);
   const trimmed = name.trim();
   try {
@@ -71,6 +71,16 @@ export async function editProject(scope: ProjectScope, name: string, wsc?: { wsc
         .where("id", "=", scope.project.id)
         .execute();
       touched.project(scope.project.id);
+      await recordAudit(
+        {
+          action: "project.edited",
+          actorUserId: recordedAs(scope.actor),
+          subject: `project:${scope.project.id}`,
+          ip,
+          detail: { name: trimmed, ...(wsc ? { wsc: wsc.wsc, source: wsc.source || null } : {}) },
+        },
+        trx,
+      );
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError("Project name already exists. Please choose another name");
@@ -122,7 +132,7 @@ export async function adminCreateProject(actor: Actor, name: string, ip: string 
 
 /** A project's members with their roles (the admin console's project page). */
 export async function projectMembers(scope: ProjectScope) {
-  requireManage(scope);
+  requireAdmin(scope.actor);
   return db()
     .selectFrom("project_members as m")
     .innerJoin("users as u", "u.id", "m.user_id")

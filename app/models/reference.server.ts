@@ -1,4 +1,13 @@
 import { db } from "~/db/connection.server";
+import { InvalidError } from "~/lib/errors";
+
+/** A choice that is not on its reference list (a hand-made post): which field, so the form can say so there. */
+export class NotOnListError extends InvalidError {
+  constructor(readonly field: string) {
+    super("Please choose from the list.");
+    this.name = "NotOnListError";
+  }
+}
 
 /**
  * The reference lists of registration and profile (countries with dial prefixes, active languages, time zones,

@@ -106,11 +106,14 @@ export async function approveRegistration(
   requireAdmin(actor);
   try {
     return await write(async (trx) => {
+      const now = Date.now();
+      // Claimed first (the status moves only from 'submitted'), so a reject racing this approval cannot both win.
       const reg = await trx
-        .selectFrom("registrations")
-        .selectAll()
+        .updateTable("registrations")
+        .set({ status: "approved", decided_at: now, decided_by: actor.id })
         .where("id", "=", id)
         .where("status", "=", "submitted")
+        .returningAll()
         .executeTakeFirst();
       if (!reg) throw new NotFoundError("Application not found");
       const projectIds = [...new Set(memberships.map((m) => m.projectId))];
@@ -121,7 +124,6 @@ export async function approveRegistration(
         trx.selectFrom("org_units").select("id").where("name", "=", reg.org_unit).executeTakeFirst(),
         trx.selectFrom("countries").select("code").where("code", "=", reg.country).executeTakeFirst(),
       ]);
-      const now = Date.now();
       const user = await trx
         .insertInto("users")
         .values({
@@ -144,11 +146,7 @@ export async function approveRegistration(
         .insertInto("project_members")
         .values(memberships.map((m) => ({ project_id: m.projectId, user_id: user.id, role: m.role, created_at: now })))
         .execute();
-      await trx
-        .updateTable("registrations")
-        .set({ status: "approved", decided_at: now, decided_by: actor.id, user_id: user.id })
-        .where("id", "=", id)
-        .execute();
+      await trx.updateTable("registrations").set({ user_id: user.id }).where("id", "=", id).execute();
       await recordAudit(
         {
           action: "registration.approved",

@@ -1,13 +1,14 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { adminActor, idOf } from "~/lib/admin.server";
+import { adminActor, noPosts } from "~/lib/admin.server";
+import { parseId } from "~/models/scope.server";
 import { page } from "~/lib/http.server";
 import { pendingRegistrations } from "~/models/registrations.server";
 
 /** The registrations queue: applications waiting, oldest first, each opening its decision page. */
 export const loader = page(async ({ request }: LoaderFunctionArgs) => {
   const actor = await adminActor(request);
-  const after = idOf(new URL(request.url).searchParams.get("after")) ?? 0;
+  const after = parseId(new URL(request.url).searchParams.get("after")) ?? 0;
   const { rows, next } = await pendingRegistrations(actor, after);
   return {
     next,
@@ -21,6 +22,9 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
     })),
   };
 });
+
+/** Nothing to post here: 404 to a non-admin like every console page, 405 to an admin. */
+export const action = noPosts;
 
 export default function Registrations() {
   const { rows, next } = useLoaderData<typeof loader>();

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { adminActor, idOf } from "~/lib/admin.server";
+import { adminActor, noPosts } from "~/lib/admin.server";
+import { parseId } from "~/models/scope.server";
 import { page } from "~/lib/http.server";
 import { AUDIT_ACTIONS } from "~/lib/audit-actions";
 import { auditPage } from "~/models/audit.server";
@@ -18,9 +19,12 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
     from: DAY.test(get("from")) ? get("from") : "",
     to: DAY.test(get("to")) ? get("to") : "",
   };
-  const { rows, next } = await auditPage(actor, filter, idOf(url.searchParams.get("before")) ?? undefined);
+  const { rows, next } = await auditPage(actor, filter, parseId(url.searchParams.get("before")) ?? undefined);
   return { filter, rows, next };
 });
+
+/** Nothing to post here: 404 to a non-admin like every console page, 405 to an admin. */
+export const action = noPosts;
 
 export default function Audit() {
   const { filter, rows, next } = useLoaderData<typeof loader>();

@@ -3,9 +3,11 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { FormError } from "~/components/forms";
 import { ProjectForm } from "~/components/project-form";
-import { adminActor, idOf } from "~/lib/admin.server";
-import { MEMBER_ROLES, type MemberRole } from "~/lib/account-schemas";
-import { ConflictError, HttpError, InvalidError, NotFoundError } from "~/lib/errors";
+import { RoleSelect } from "~/components/role-select";
+import { adminActor } from "~/lib/admin.server";
+import { parseId } from "~/models/scope.server";
+import { memberRoleOf } from "~/lib/account-schemas";
+import { ConflictError, HttpError, NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { logoUrl } from "~/lib/media";
 import { ProjectEditSchema } from "~/lib/schemas";
@@ -60,20 +62,20 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
     case "member-add": {
       const user = await findUserByEmail(String(form.get("email") ?? "").slice(0, 200));
       if (!user) return refuse({ memberError: "There is no user with this e-mail address." });
-      await setMembership(actor, user.id, id, roleOf(form.get("role")), ip);
+      await setMembership(actor, user.id, id, memberRoleOf(form.get("role")), ip);
       return back("Member added");
     }
     case "member": {
-      const userId = idOf(form.get("user"));
+      const userId = parseId(form.get("user"));
       if (userId === null) throw new NotFoundError("User not found");
-      await setMembership(actor, userId, id, form.get("remove") ? null : roleOf(form.get("role")), ip);
+      await setMembership(actor, userId, id, form.get("remove") ? null : memberRoleOf(form.get("role")), ip);
       return back(form.get("remove") ? "Member removed" : "Role saved");
     }
     default: {
       const submission = parseWithZod(form, { schema: ProjectEditSchema });
       if (submission.status !== "success") return refuse({ edit: submission.reply() });
       try {
-        await editProject(scope, submission.value.name, { wsc: submission.value.wsc, source: submission.value.source });
+        await editProject(scope, submission.value.name, { wsc: submission.value.wsc, source: submission.value.source }, ip);
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
         return refuse({ edit: submission.reply({ fieldErrors: { name: [err.message] } }) }, 409);
@@ -82,12 +84,6 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
     }
   }
 });
-
-function roleOf(value: FormDataEntryValue | null): MemberRole {
-  const s = String(value ?? "");
-  if (!(MEMBER_ROLES as readonly string[]).includes(s)) throw new InvalidError("Unknown role");
-  return s as MemberRole;
-}
 
 export default function AdminProject() {
   const { project, members } = useLoaderData<typeof loader>();
@@ -130,13 +126,7 @@ export default function AdminProject() {
               <label htmlFor={`role-${m.id}`}>
                 {m.name} {m.surname} ({m.email}){m.status === "disabled" ? " — disabled" : ""}
               </label>
-              <select id={`role-${m.id}`} name="role" defaultValue={m.role}>
-                {MEMBER_ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {r}
-                  </option>
-                ))}
-              </select>
+              <RoleSelect id={`role-${m.id}`} defaultValue={m.role} />
               <button type="submit" className="btn">
                 Save role
               </button>
@@ -152,13 +142,7 @@ export default function AdminProject() {
         <label htmlFor="member-email">Add member (e-mail)</label>
         <input id="member-email" name="email" type="email" maxLength={100} required />
         <label htmlFor="member-role">as</label>
-        <select id="member-role" name="role" defaultValue="viewer">
-          {MEMBER_ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
+        <RoleSelect id="member-role" defaultValue="viewer" />
         <button type="submit" className="btn">
           Add member
         </button>

@@ -2,8 +2,10 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { CancelLink, FormError } from "~/components/forms";
-import { adminActor, idOf } from "~/lib/admin.server";
-import { APPROVE_MESSAGES, MEMBER_ROLES, membershipsOf, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
+import { RoleSelect } from "~/components/role-select";
+import { adminActor } from "~/lib/admin.server";
+import { parseId } from "~/models/scope.server";
+import { APPROVE_MESSAGES, membershipsOf, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
 import { NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { allProjects } from "~/models/projects.server";
@@ -13,7 +15,7 @@ import { approve, reject } from "~/services/accounts.server";
 import { requestMeta } from "~/sessions.server";
 
 const registrationId = (raw: string | undefined) => {
-  const id = idOf(raw);
+  const id = parseId(raw);
   if (id === null) throw new NotFoundError("Application not found");
   return id;
 };
@@ -98,14 +100,7 @@ export default function Registration() {
                   <label htmlFor={`role-${p.id}`}>{p.name}</label>
                 </td>
                 <td>
-                  <select id={`role-${p.id}`} name={`role-${p.id}`} defaultValue="">
-                    <option value="">No access</option>
-                    {MEMBER_ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
+                  <RoleSelect id={`role-${p.id}`} name={`role-${p.id}`} defaultValue="" none="No access" />
                 </td>
               </tr>
             ))}

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { NavLink, Outlet } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { adminActor } from "~/lib/admin.server";
+import { adminActor, noPosts } from "~/lib/admin.server";
 import { page } from "~/lib/http.server";
 
 export const meta: MetaFunction = () => [{ title: "Admin | Koala" }];
@@ -11,6 +11,9 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
   await adminActor(request);
   return null;
 });
+
+/** Nothing to post here: 404 to a non-admin like every console page, 405 to an admin. */
+export const action = noPosts;
 
 export default function Admin() {
   return (

@@ -1,7 +1,9 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
-import { adminActor, idOf } from "~/lib/admin.server";
-import { MEMBER_ROLES, type MemberRole } from "~/lib/account-schemas";
+import { RoleSelect } from "~/components/role-select";
+import { adminActor } from "~/lib/admin.server";
+import { parseId } from "~/models/scope.server";
+import { memberRoleOf } from "~/lib/account-schemas";
 import { InvalidError, NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { resetUserTotp, setMembership, setUserRole, setUserStatus, userDetail } from "~/models/admin-users.server";
@@ -10,15 +12,9 @@ import { adminSendLink } from "~/services/accounts.server";
 import { requestMeta } from "~/sessions.server";
 
 const userId = (raw: string | undefined) => {
-  const id = idOf(raw);
+  const id = parseId(raw);
   if (id === null) throw new NotFoundError("User not found");
   return id;
-};
-const roleOf = (value: FormDataEntryValue | null): MemberRole | null => {
-  const s = String(value ?? "");
-  if (s === "") return null;
-  if (!(MEMBER_ROLES as readonly string[]).includes(s)) throw new InvalidError("Unknown role");
-  return s as MemberRole;
 };
 
 /** One user: memberships and their roles, the global role, disable/enable, TOTP reset, a sign-in link. */
@@ -36,9 +32,9 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const back = (title: string) => redirectWithToast(request, `/admin/users/${id}`, { kind: "success", title });
   switch (form.get("intent")) {
     case "membership": {
-      const projectId = idOf(form.get("project"));
+      const projectId = parseId(form.get("project"));
       if (projectId === null) throw new NotFoundError("Project not found");
-      const role = form.get("remove") ? null : roleOf(form.get("role"));
+      const role = form.get("remove") ? null : memberRoleOf(form.get("role"));
       await setMembership(actor, id, projectId, role, ip);
       return back(role ? "Membership saved" : "Membership removed");
     }
@@ -96,13 +92,7 @@ export default function UserPage() {
               <input type="hidden" name="intent" value="membership" />
               <input type="hidden" name="project" value={m.projectId} />
               <label htmlFor={`member-${m.projectId}`}>{m.projectName}</label>
-              <select id={`member-${m.projectId}`} name="role" defaultValue={m.role}>
-                {MEMBER_ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {r}
-                  </option>
-                ))}
-              </select>
+              <RoleSelect id={`member-${m.projectId}`} defaultValue={m.role} />
               <button type="submit" className="btn">
                 Save role
               </button>
@@ -125,13 +115,7 @@ export default function UserPage() {
             ))}
           </select>
           <label htmlFor="add-role">as</label>
-          <select id="add-role" name="role" defaultValue="viewer">
-            {MEMBER_ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <RoleSelect id="add-role" defaultValue="viewer" />
           <button type="submit" className="btn">
             Add
           </button>

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { adminActor, idOf } from "~/lib/admin.server";
+import { adminActor, noPosts } from "~/lib/admin.server";
+import { parseId } from "~/models/scope.server";
 import { page } from "~/lib/http.server";
 import { searchUsers } from "~/models/admin-users.server";
 
@@ -9,9 +10,12 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
   const actor = await adminActor(request);
   const url = new URL(request.url);
   const q = (url.searchParams.get("q") ?? "").slice(0, 100);
-  const { rows, next } = await searchUsers(actor, q, idOf(url.searchParams.get("before")) ?? undefined);
+  const { rows, next } = await searchUsers(actor, q, parseId(url.searchParams.get("before")) ?? undefined);
   return { q, rows, next };
 });
+
+/** Nothing to post here: 404 to a non-admin like every console page, 405 to an admin. */
+export const action = noPosts;
 
 export default function Users() {
   const { q, rows, next } = useLoaderData<typeof loader>();

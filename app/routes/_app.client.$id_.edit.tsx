@@ -9,7 +9,7 @@ import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { ProjectEditSchema } from "~/lib/schemas";
 import { editProject } from "~/models/projects.server";
 import { projectScope, requireManage } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { requestMeta, requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Edit project | Koala" }];
 
@@ -24,13 +24,13 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   return { project: { id, name, wsc, source: wscSource ?? "" }, header: headerOf(scope) };
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
   const scope = await scopeOf(request, params.id);
   const submission = parseWithZod(await readForm(request), { schema: ProjectEditSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
     const { name, wsc, source } = submission.value;
-    await editProject(scope, name, { wsc, source });
+    await editProject(scope, name, { wsc, source }, requestMeta(request, context).ip);
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     return data({ result: submission.reply({ fieldErrors: { name: [err.message] } }) }, { status: 409 });

@@ -11,7 +11,7 @@ import { isCommonPassword } from "~/lib/common-passwords.server";
 import { InvalidError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { activeSessions, changePassword, profileOf, removeTotp, signOutOtherSessions, updateProfile } from "~/models/profile.server";
-import { choiceOptions } from "~/models/reference.server";
+import { choiceOptions, NotOnListError } from "~/models/reference.server";
 import { config } from "~/config.server";
 import { currentSessionId, requestMeta, requireActor } from "~/sessions.server";
 
@@ -43,8 +43,8 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
     try {
       await updateProfile(actor, submission.value as ProfileInput, ip);
     } catch (err) {
-      if (!(err instanceof InvalidError)) throw err;
-      return refused(submission.reply({ fieldErrors: { [err.message]: ["Please choose from the list."] } }));
+      if (!(err instanceof NotOnListError)) throw err;
+      return refused(submission.reply({ fieldErrors: { [err.field]: [err.message] } }));
     }
     return redirectWithToast(request, "/profile", { kind: "success", title: "Profile saved" });
   }
@@ -157,6 +157,7 @@ function ProfileForm({
 }
 
 function PasswordForm({ hasPassword, lastResult }: { hasPassword: boolean; lastResult?: SubmissionResult<string[]> }) {
+  const pending = usePending("/profile");
   const [form, fields] = useSchemaForm(PasswordSchema, { id: "password", lastResult });
   return (
     <Form method="post" {...getFormProps(form)} aria-labelledby="password-heading">
@@ -169,14 +170,15 @@ function PasswordForm({ hasPassword, lastResult }: { hasPassword: boolean; lastR
       ) : null}
       <Field label="New password" field={fields.password} type="password" inputProps={{ autoComplete: "new-password" }} />
       <Field label="Repeat the new password" field={fields.confirm} type="password" inputProps={{ autoComplete: "new-password" }} />
-      <button type="submit" className="btn btn-primary">
+      <SubmitButton pending={pending} pendingText="Saving…">
         {hasPassword ? "Change password" : "Set password"}
-      </button>
+      </SubmitButton>
     </Form>
   );
 }
 
 function RemoveTotpForm({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
+  const pending = usePending("/profile");
   const [form, fields] = useSchemaForm(TotpCodeSchema, { id: "totp-remove", lastResult });
   return (
     <Form method="post" {...getFormProps(form)}>
@@ -185,9 +187,9 @@ function RemoveTotpForm({ lastResult }: { lastResult?: SubmissionResult<string[]
       <FieldShell label="Code" field={fields.code}>
         <CodeInput field={fields.code} />
       </FieldShell>
-      <button type="submit" className="btn">
+      <SubmitButton pending={pending} pendingText="Checking…" className="btn">
         Remove two-factor authentication
-      </button>
+      </SubmitButton>
     </Form>
   );
 }

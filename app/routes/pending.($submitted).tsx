@@ -35,17 +35,16 @@ export const action = page(async ({ request, context, params }: ActionFunctionAr
   const values = Object.fromEntries(REGISTRATION_FIELDS.map((f) => [f, String(form.get(f) ?? "").slice(0, 300)])) as Values;
   if (submission.status !== "success") return data({ step: "form" as const, result: submission.reply(), values }, { status: 400 });
   const { intent, website, ...input } = submission.value;
+  // A filled honeypot is a robot, at whichever step: it is told what a person is told, and nothing is stored or sent.
+  if (website) throw redirect("/pending/submitted");
   if (intent === "edit") return { step: "form" as const, result: null, values };
   if (intent === "review") return { step: "confirm" as const, result: null, values };
-  // A filled honeypot is a robot: it is told what a person is told, and nothing is stored or sent.
-  if (!website) {
-    const stored = await register(input as RegistrationInput, requestMeta(request, context));
-    if (!stored)
-      return data(
-        { step: "form" as const, result: submission.reply({ formErrors: ["Please choose from the lists."] }), values },
-        { status: 400 },
-      );
-  }
+  const stored = await register(input as RegistrationInput, requestMeta(request, context));
+  if (!stored)
+    return data(
+      { step: "form" as const, result: submission.reply({ formErrors: ["Please choose from the lists."] }), values },
+      { status: 400 },
+    );
   throw redirect("/pending/submitted");
 });
 

@@ -9,6 +9,7 @@ import { recordAudit } from "~/models/audit.server";
 import { hitRateLimit } from "~/models/rate-limits.server";
 import { approveRegistration, countPendingRegistrations, rejectRegistration, submitRegistration } from "~/models/registrations.server";
 import { issueMagicLink, WELCOME_LINK_TTL_MS } from "~/models/sign-in-tokens.server";
+import { normaliseEmail } from "~/models/users.server";
 import type { RequestMeta } from "~/sessions.server";
 import { registerDailyJob } from "./jobs.server";
 import { sendMail } from "./mail.server";
@@ -28,9 +29,13 @@ export async function register(input: RegistrationInput, meta: RequestMeta): Pro
       limit.retryAfterSeconds,
     );
   }
+  const to = normaliseEmail(input.email);
+  // Each post mails the address it names: past the per-address limit nothing more is stored or sent (the answer
+  // stays the same), so the form cannot be used to flood someone's mailbox.
+  const perAddress = await hitRateLimit(`register:addr:${to}`, rateLimit.perAddress, rateLimit.windowMs);
+  if (!perAddress.allowed) return true;
   const result = await submitRegistration(input, meta.ip);
   if (result.outcome === "invalid") return false;
-  const to = input.email.trim().toLowerCase();
   if (result.outcome === "has_account") {
     await sendMail({
       to,
@@ -47,7 +52,8 @@ export async function register(input: RegistrationInput, meta: RequestMeta): Pro
       to,
       subject: "Your Koala application was received",
       text:
-        `Hello ${input.name},\n\nThank you for applying for a Koala account. ` +
+        // No name from the form in the mail: whoever posts chooses what it would say to the address's owner.
+        "Hello,\n\nThank you for applying for a Koala account. " +
         (result.outcome === "waiting"
           ? "An earlier application of yours is still waiting for approval. "
           : "An administrator will review it. ") +

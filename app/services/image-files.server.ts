@@ -167,16 +167,19 @@ export async function storeImageFile(buf: Buffer): Promise<StoredImageFile> {
   };
 }
 
-/** A project logo: checked like any image, cut to a 256-pixel square WebP, stored under its content hash. */
+/** A project logo: PNG, JPEG or WebP checked like any image, cut to a 256-pixel square WebP, stored under its content hash. */
 export async function storeLogo(buf: Buffer): Promise<string> {
-  await checkImage(buf);
+  const checked = await checkImage(buf);
+  if (!["jpg", "png", "webp"].includes(checked.type.ext)) throw new ImageRejected("A logo must be a PNG, JPEG or WebP image.");
   let logo: Buffer;
   try {
-    logo = await sharp(buf, { failOn: "error", limitInputPixels: config().maxImagePixels })
-      .rotate()
-      .resize(256, 256, { fit: "cover" })
-      .webp({ quality: 85 })
-      .toBuffer();
+    logo = await withDecodeSlot(() =>
+      sharp(buf, { failOn: "error", limitInputPixels: config().maxImagePixels })
+        .rotate()
+        .resize(256, 256, { fit: "cover" })
+        .webp({ quality: 85 })
+        .toBuffer(),
+    );
   } catch {
     throw new ImageRejected("The image could not be read; it may be damaged or truncated.");
   }

@@ -262,6 +262,11 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
       [`/admin/projects/${projectA.id}`, { intent: "member-add", email: member.user.email, role: "manager" }],
       [`/admin/projects/${projectA.id}`, { intent: "member", user: me, role: "manager" }],
       [`/admin/projects/${projectA.id}`, { intent: "member", user: me, remove: "yes" }],
+      // Pages that take no posts answer a non-admin's post like their GET: 404, not 405.
+      ["/admin", { intent: "approve" }],
+      ["/admin?index", { intent: "approve" }],
+      ["/admin/users", { q: "x" }],
+      ["/admin/audit", { action: "x" }],
     ];
     for (const [url, fields] of posts) expect((await post(url, fields, memberCookie)).status, `${url} ${fields.intent}`).toBe(404);
     const logo = new FormData();
@@ -449,5 +454,55 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
       expect(digest?.text).toContain("/admin");
     }
     expect(await mailsTo(member.user.email)).not.toContainEqual(expect.objectContaining({ subject: expect.stringContaining("waiting") }));
+  });
+
+  it("closes what a hostile review found: the honeypot at the review step, mail floods, guessing from a session, huge ids", async () => {
+    // A robot that fills the honeypot and only ever presses Submit is sent to the success view; nothing stored.
+    const bot = await post("/pending", application("bot@example.com", { intent: "review", website: "http://spam.example" }));
+    expect(bot.headers.get("Location")).toBe("/pending/submitted");
+    expect(await stored("bot@example.com")).toEqual([]);
+
+    // One address gets at most RATE_LIMIT_PER_ADDRESS (5) mails per window, however often it is posted; the answer never changes.
+    for (let i = 0; i < 7; i++)
+      expect((await post("/pending", application("flooded@example.com"))).headers.get("Location")).toBe("/pending/submitted");
+    expect(await mailsTo("flooded@example.com")).toHaveLength(5);
+    expect((await mailsTo("flooded@example.com")).every((m) => !m.text.includes("Ana"))).toBe(true);
+
+    // Wrong current passwords from a session are throttled like sign-ins: the sixth guess is refused unchecked.
+    const guesser = await makeUser();
+    await db()
+      .updateTable("users")
+      .set({ password_hash: await hashPassword("the real password 123") })
+      .where("id", "=", guesser.user.id)
+      .execute();
+    const cookie = await sessionCookie(guesser.user.id);
+    const guess = (current: string) =>
+      post(
+        "/profile",
+        { intent: "password", hasPassword: "yes", current, password: "a brand new secret 456", confirm: "a brand new secret 456" },
+        cookie,
+      );
+    for (let i = 0; i < 5; i++) expect((await guess(`wrong guess ${i}`)).status).toBe(400);
+    const refused = await guess("the real password 123");
+    expect(refused.status).toBe(429);
+    expect(await verifyPassword("the real password 123", (await userRow(guesser.user.id)).password_hash)).toBe(true);
+
+    // An admin's project edit is in the audit log, with what changed.
+    expect(
+      (
+        await post(
+          `/admin/projects/${projectB.id}`,
+          { name: `${projectB.name} renamed`, wsc: "yes", source: "https://wsc.example/m.json" },
+          adminCookie,
+        )
+      ).status,
+    ).toBe(302);
+    const edited = await auditPage(admin.actor, { action: "project.edited" });
+    expect(edited.rows[0]).toMatchObject({ subject: `project:${projectB.id}`, email: admin.user.email });
+    expect(JSON.parse(edited.rows[0]!.detail)).toMatchObject({ wsc: true, source: "https://wsc.example/m.json" });
+
+    // Ids past the 32-bit columns are no id at all: 404 on both dialects, never a database error.
+    for (const url of ["/client/3000000000", "/client/3000000000/logo", "/admin/projects/3000000000", "/admin/users/99999999999"])
+      expect((await get(url, adminCookie)).status, url).toBe(404);
   });
 });

@@ -11,7 +11,9 @@ const PER_PROJECT = 2;
 
 /** Row counts of everything the demo seed writes. */
 async function counts() {
-  const n = async (table: "users" | "projects" | "project_members" | "images" | "boards" | "board_images" | "attributes") =>
+  const n = async (
+    table: "users" | "projects" | "project_members" | "images" | "boards" | "board_images" | "attributes" | "registrations",
+  ) =>
     Number(
       (
         await db()
@@ -28,6 +30,7 @@ async function counts() {
     boards: await n("boards"),
     boardImages: await n("board_images"),
     attributes: await n("attributes"),
+    registrations: await n("registrations"),
   };
 }
 
@@ -123,6 +126,14 @@ describe.each(dialects)("demo seed (%s)", (dialect) => {
     await seedDemo({ imagesPerProject: PER_PROJECT, log: (line) => again.push(line) });
     expect(again).toEqual(["Demo library already present."]);
     expect(await counts()).toEqual(before);
-    expect(before).toMatchObject({ users: 1, projects: 3, images: PROJECTS.length * PER_PROJECT, boards: 9, attributes: 12 });
+    // The demo researcher and the demo admin; two applications wait in the admin console's queue.
+    expect(before).toMatchObject({
+      users: 2,
+      registrations: 2,
+      projects: 3,
+      images: PROJECTS.length * PER_PROJECT,
+      boards: 9,
+      attributes: 12,
+    });
   });
 });
