@@ -9,7 +9,7 @@ import { APPROVE_MESSAGES, membershipsOf, REJECT_REASON_MAX, RejectSchema } from
 import { NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { allProjects } from "~/models/projects.server";
-import { offsetLabel } from "~/models/reference.server";
+import { offsetLabel, referenceLists } from "~/models/reference.server";
 import { pendingRegistration } from "~/models/registrations.server";
 import { approve, reject } from "~/services/accounts.server";
 import { requestMeta } from "~/sessions.server";
@@ -26,7 +26,11 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const reg = await pendingRegistration(actor, registrationId(params.id));
   const projects = await allProjects(actor);
   const offset = reg.utc_offset === null ? "" : ` (${offsetLabel(reg.utc_offset)})`;
-  return { reg: { ...reg, created_at: Number(reg.created_at), offset }, projects: projects.map((p) => ({ id: p.id, name: p.name })) };
+  const country = (await referenceLists()).countries.find((c) => c.code === reg.country)?.name ?? reg.country;
+  return {
+    reg: { ...reg, created_at: Number(reg.created_at), offset, countryName: country },
+    projects: projects.map((p) => ({ id: p.id, name: p.name })),
+  };
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
@@ -61,7 +65,7 @@ export default function Registration() {
     ["Name", `${reg.name} ${reg.surname}`],
     ["Email", reg.email],
     ["Mobile", `${reg.country_code} ${reg.mobile}`],
-    ["Country", reg.country],
+    ["Country", reg.countryName],
     ["Timezone", `${reg.timezone}${reg.offset}`],
     ["Language", `${reg.language} (${reg.iso_code})`],
     ["Org unit", reg.org_unit],

@@ -152,6 +152,7 @@ export async function seedDemo(opts: SeedOptions = {}) {
     totp_secret: secret,
     country_code: "ZA",
     language_code: "en",
+    ...(await completeProfile("Africa/Johannesburg")),
     terms_acknowledged_at: null,
   });
   const actor: Actor = { id: user.id, role: user.role };
@@ -209,6 +210,15 @@ export async function seedDemo(opts: SeedOptions = {}) {
   );
 }
 
+/** What Profile Settings asks for beyond name and country: a mobile, a time zone and an org unit. */
+async function completeProfile(timezone: string) {
+  const [tz, unit] = await Promise.all([
+    db().selectFrom("timezones").select("id").where("name", "=", timezone).executeTakeFirst(),
+    db().selectFrom("org_units").select("id").where("name", "=", "Research").executeTakeFirst(),
+  ]);
+  return { mobile: "821234567", timezone_id: tz?.id ?? null, org_unit_id: unit?.id ?? null };
+}
+
 /** The demo's admin and two applications waiting in the admin console's queue. */
 async function seedDemoAccounts() {
   await createUser({
@@ -220,6 +230,7 @@ async function seedDemoAccounts() {
     password_hash: await hashPassword(DEMO_PASSWORD),
     country_code: "GB",
     language_code: "en",
+    ...(await completeProfile("Europe/London")),
   });
   const applicants = [
     {
