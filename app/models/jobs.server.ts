@@ -176,12 +176,12 @@ export async function pruneJobs(olderThanMs = 7 * 86_400_000) {
 }
 
 /** Whether a job of this type is waiting or running (for jobs that queue their own next run). */
-export async function hasPendingJob(type: string): Promise<boolean> {
+export async function hasPendingJob(type: string, opts: { queuedOnly?: boolean } = {}): Promise<boolean> {
   const row = await db()
     .selectFrom("jobs")
     .select("id")
     .where("type", "=", type)
-    .where("status", "in", ["queued", "running"])
+    .where("status", "in", opts.queuedOnly ? ["queued"] : ["queued", "running"])
     .executeTakeFirst();
   return Boolean(row);
 }

@@ -24,7 +24,8 @@ const nextDay = (now: number) => Math.floor(now / 86_400_000) * 86_400_000 + 86_
 export function registerDailyJob(type: string, work: () => Promise<unknown>) {
   registerJob(type, async () => {
     await work();
-    await queue(type, {}, { runAt: nextDay(Date.now()) });
+    // Two instances' housekeeping can queue one each at the same moment; the next day has one again.
+    if (!(await hasPendingJob(type, { queuedOnly: true }))) await queue(type, {}, { runAt: nextDay(Date.now()) });
   });
   return async function ensureQueued() {
     if (await hasPendingJob(type)) return;

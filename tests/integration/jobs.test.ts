@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { backoffMs, claimJob, enqueueJob, getJob, renewJobLease } from "~/models/jobs.server";
-import { queue, registerJob, runOnce, startRunner } from "~/services/jobs.server";
+import { queue, registerDailyJob, registerJob, runOnce, startRunner } from "~/services/jobs.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 
 describe.each(dialects)("durable job queue (%s)", (dialect) => {
@@ -25,6 +25,36 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
       }),
     );
     expect(claimed.sort((a, b) => a - b)).toEqual(ids.sort((a, b) => a - b));
+  });
+
+  it("a daily job is queued once for the next UTC midnight, queues its own next run, and two queued at once become one", async () => {
+    const type = `daily-${dialect}`;
+    let runs = 0;
+    const ensure = registerDailyJob(type, async () => {
+      runs += 1;
+    });
+    const queued = () => db().selectFrom("jobs").select(["id", "run_at"]).where("type", "=", type).where("status", "=", "queued").execute();
+    await ensure();
+    await ensure();
+    const [first, ...more] = await queued();
+    expect(more).toEqual([]);
+    expect(Number(first!.run_at) % 86_400_000).toBe(0);
+    expect(Number(first!.run_at)).toBeGreaterThan(Date.now());
+
+    // As two instances' housekeeping could leave it: a second one queued, both due now.
+    await queue(type, {});
+    await db()
+      .updateTable("jobs")
+      .set({ run_at: Date.now() - 1 })
+      .where("type", "=", type)
+      .execute();
+    while (await runOnce("w")) {
+      /* run everything due */
+    }
+    expect(runs).toBe(2);
+    const next = await queued();
+    expect(next).toHaveLength(1);
+    expect(Number(next[0]!.run_at)).toBeGreaterThan(Date.now());
   });
 
   it("retries a failing job with backoff, then marks it failed", async () => {
