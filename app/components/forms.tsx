@@ -1,6 +1,6 @@
 import { getInputProps, getSelectProps, getTextareaProps, useForm, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { Link, useNavigation } from "@remix-run/react";
+import { Form, Link, useNavigation } from "@remix-run/react";
 import type { ButtonHTMLAttributes, FormEvent, InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from "react";
 import type { z, ZodTypeAny } from "zod";
 
@@ -158,6 +158,33 @@ export function SubmitButton({
     <button type="submit" className={className} {...props} disabled={pending || props.disabled}>
       {pending ? pendingText : children}
     </button>
+  );
+}
+
+/** A form of one button that posts an `intent` to the page's action (the admin console's and profile's single actions). */
+export function IntentButton({
+  intent,
+  children,
+  className = "btn",
+  disabled,
+  fields,
+}: {
+  intent: string;
+  children: ReactNode;
+  className?: string;
+  disabled?: boolean;
+  fields?: Record<string, string>;
+}) {
+  return (
+    <Form method="post">
+      <input type="hidden" name="intent" value={intent} />
+      {Object.entries(fields ?? {}).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" className={className} disabled={disabled}>
+        {children}
+      </button>
+    </Form>
   );
 }
 

@@ -4,39 +4,13 @@ import type { MemberRole } from "~/lib/account-schemas";
 import { InvalidError, NotFoundError } from "~/lib/errors";
 import { requireAdmin, type Actor } from "./actor";
 import { recordAudit } from "./audit.server";
+import { toPublicUser } from "./users.server";
 import { write } from "./write.server";
 
 /** The admin console's users: search, memberships, roles, status, TOTP. Every function checks the admin role first. */
 export const USERS_PAGE = 50;
 
-export interface UserRow {
-  id: number;
-  email: string;
-  name: string;
-  surname: string;
-  role: "user" | "admin";
-  status: "pending" | "active" | "disabled";
-  totpEnrolled: boolean;
-}
-
-const userColumns = ["id", "email", "name", "surname", "role", "status", "totp_secret"] as const;
-const toRow = (u: {
-  id: number;
-  email: string;
-  name: string;
-  surname: string;
-  role: "user" | "admin";
-  status: UserRow["status"];
-  totp_secret: string | null;
-}): UserRow => ({
-  id: u.id,
-  email: u.email,
-  name: u.name,
-  surname: u.surname,
-  role: u.role,
-  status: u.status,
-  totpEnrolled: u.totp_secret !== null,
-});
+const userColumns = ["id", "email", "name", "surname", "role", "status", "terms_acknowledged_at", "totp_secret"] as const;
 
 /** Users whose e-mail, name or surname holds `q` (any case), newest first, keyset-paged on id. */
 export async function searchUsers(actor: Actor, q: string, before?: number) {
@@ -56,7 +30,7 @@ export async function searchUsers(actor: Actor, q: string, before?: number) {
     );
   if (before) query = query.where("id", "<", before);
   const rows = await query.execute();
-  return { rows: rows.slice(0, USERS_PAGE).map(toRow), next: rows.length > USERS_PAGE ? rows[USERS_PAGE - 1]!.id : null };
+  return { rows: rows.slice(0, USERS_PAGE).map(toPublicUser), next: rows.length > USERS_PAGE ? rows[USERS_PAGE - 1]!.id : null };
 }
 
 /** A user with their memberships (every project, by name). */
@@ -71,7 +45,7 @@ export async function userDetail(actor: Actor, id: number) {
     .where("m.user_id", "=", id)
     .orderBy("p.name")
     .execute();
-  return { user: toRow(user), memberships };
+  return { user: toPublicUser(user), memberships };
 }
 
 async function requireUserRow(id: number) {

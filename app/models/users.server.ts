@@ -7,7 +7,9 @@ export type PublicUser = Pick<User, "id" | "email" | "name" | "surname" | "role"
   totpEnrolled: boolean;
 };
 
-export function toPublicUser(u: User): PublicUser {
+export function toPublicUser(
+  u: Pick<User, "id" | "email" | "name" | "surname" | "role" | "status" | "terms_acknowledged_at" | "totp_secret">,
+): PublicUser {
   return {
     id: u.id,
     email: u.email,

@@ -1,7 +1,7 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { FormError } from "~/components/forms";
+import { FormError, IntentButton } from "~/components/forms";
 import { ProjectForm } from "~/components/project-form";
 import { RoleSelect } from "~/components/role-select";
 import { adminActor } from "~/lib/admin.server";
@@ -107,14 +107,7 @@ export default function AdminProject() {
           Upload logo
         </button>
       </Form>
-      {project.logo ? (
-        <Form method="post">
-          <input type="hidden" name="intent" value="logo-remove" />
-          <button type="submit" className="btn">
-            Remove logo
-          </button>
-        </Form>
-      ) : null}
+      {project.logo ? <IntentButton intent="logo-remove">Remove logo</IntentButton> : null}
       <h3>Members</h3>
       <FormError id="member-error" errors={answer?.memberError ? [answer.memberError] : []} />
       <ul className="plain-list">

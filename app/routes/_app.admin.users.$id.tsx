@@ -1,5 +1,6 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
+import { IntentButton } from "~/components/forms";
 import { RoleSelect } from "~/components/role-select";
 import { adminActor } from "~/lib/admin.server";
 import { parseId } from "~/models/scope.server";
@@ -124,38 +125,20 @@ export default function UserPage() {
       <h3>Account</h3>
       <div className="form-actions">
         {self ? null : (
-          <Form method="post">
-            <input type="hidden" name="intent" value="role" />
-            <input type="hidden" name="role" value={user.role === "admin" ? "user" : "admin"} />
-            <button type="submit" className="btn">
-              {user.role === "admin" ? "Remove admin role" : "Make admin"}
-            </button>
-          </Form>
+          <IntentButton intent="role" fields={{ role: user.role === "admin" ? "user" : "admin" }}>
+            {user.role === "admin" ? "Remove admin role" : "Make admin"}
+          </IntentButton>
         )}
         {self ? null : (
-          <Form method="post">
-            <input type="hidden" name="intent" value={user.status === "disabled" ? "enable" : "disable"} />
-            <button type="submit" className={user.status === "disabled" ? "btn" : "btn btn-danger"}>
-              {user.status === "disabled" ? "Enable user" : "Disable user"}
-            </button>
-          </Form>
+          <IntentButton
+            intent={user.status === "disabled" ? "enable" : "disable"}
+            className={user.status === "disabled" ? "btn" : "btn btn-danger"}
+          >
+            {user.status === "disabled" ? "Enable user" : "Disable user"}
+          </IntentButton>
         )}
-        {user.totpEnrolled ? (
-          <Form method="post">
-            <input type="hidden" name="intent" value="reset-totp" />
-            <button type="submit" className="btn">
-              Reset TOTP
-            </button>
-          </Form>
-        ) : null}
-        {user.status === "active" ? (
-          <Form method="post">
-            <input type="hidden" name="intent" value="send-link" />
-            <button type="submit" className="btn">
-              Send sign-in link
-            </button>
-          </Form>
-        ) : null}
+        {user.totpEnrolled ? <IntentButton intent="reset-totp">Reset TOTP</IntentButton> : null}
+        {user.status === "active" ? <IntentButton intent="send-link">Send sign-in link</IntentButton> : null}
       </div>
     </section>
   );

@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { CodeInput } from "~/components/code-input";
-import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm, IntentButton } from "~/components/forms";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { PersonFields } from "~/components/person-fields";
 import { formatMobile, PASSWORD_MESSAGES, PasswordSchema, ProfileSchema, TotpCodeSchema, type ProfileInput } from "~/lib/account-schemas";
@@ -222,12 +222,9 @@ function Sessions({ sessions }: { sessions: ReturnType<typeof useLoaderData<type
           ))}
         </tbody>
       </table>
-      <Form method="post">
-        <input type="hidden" name="intent" value="sessions" />
-        <button type="submit" className="btn" disabled={sessions.length < 2}>
-          Sign out other sessions
-        </button>
-      </Form>
+      <IntentButton intent="sessions" disabled={sessions.length < 2}>
+        Sign out other sessions
+      </IntentButton>
     </>
   );
 }
