@@ -28,8 +28,8 @@ type Counts = Map<string, number>;
 const keyOf = (attributeId: number, value: string) => `${attributeId}\u0000${value}`;
 
 /**
- * Counting reads every attribute value of the scope's images (a few hundred thousand index entries on a 100k project,
- * seconds on a 1M project: bench P5b), yet the counts change only when the scope's version does (every write to an
+ * Counting reads every attribute value of the scope's images (a few hundred thousand index entries on a 100k project;
+ * with a search on a 1M project about half a second: bench P5b), yet the counts change only when the scope's version does (every write to an
  * image, its attribute values or a board moves it on, see write.server.ts). So they are kept per scope, filter and
  * version, like the grid's totals. When the last count of a scope and filter was slow, a newer version is counted in
  * the background while the previous counts answer: after an edit on a huge project the page stays fast, its counts
