@@ -164,3 +164,30 @@ export const REJECT_REASON_MAX = 1000;
 export const RejectSchema = z.object({
   reason: z.string().trim().max(REJECT_REASON_MAX, tooLong("The reason", REJECT_REASON_MAX)).optional(),
 });
+
+/** An id posted by a console form, as typed: the route reads it with parseId (not an id: not found). */
+const postedId = z.string().max(20);
+/** A membership's change: a role, or `remove`. */
+const membershipChange = { role: z.enum(MEMBER_ROLES).optional(), remove: z.literal("yes").optional() };
+
+/** The admin console's user page: one intent per form. */
+export const AdminUserActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("membership"), project: postedId, ...membershipChange }),
+  z.object({ intent: z.literal("role"), role: z.enum(["user", "admin"]) }),
+  z.object({ intent: z.enum(["disable", "enable", "reset-totp", "send-link"]) }),
+]);
+
+/** The admin console's project page, but for its edit form (ProjectEditSchema, sent without an intent). */
+export const AdminProjectActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("logo"), logo: z.instanceof(File).optional() }),
+  z.object({ intent: z.literal("logo-remove") }),
+  z.object({ intent: z.literal("member-add"), email: z.string().trim().max(200), role: z.enum(MEMBER_ROLES) }),
+  z.object({ intent: z.literal("member"), user: postedId, ...membershipChange }),
+]);
+
+/** A console form's fields read by its schema; anything else is a bad request (400) that changes nothing. */
+export function parseConsoleForm<S extends z.ZodTypeAny>(schema: S, form: FormData): z.output<S> {
+  const parsed = schema.safeParse(Object.fromEntries(form));
+  if (!parsed.success) throw new InvalidError("Data format error");
+  return parsed.data;
+}

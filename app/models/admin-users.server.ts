@@ -4,6 +4,7 @@ import type { MemberRole } from "~/lib/account-schemas";
 import { InvalidError, NotFoundError } from "~/lib/errors";
 import { requireAdmin, type Actor } from "./actor";
 import { recordAudit } from "./audit.server";
+import { revokeUserSessions } from "./sessions.server";
 import { toPublicUser } from "./users.server";
 import { write } from "./write.server";
 
@@ -94,8 +95,7 @@ export async function setUserStatus(actor: Actor, userId: number, status: "activ
   await write(async (trx) => {
     const now = Date.now();
     await trx.updateTable("users").set({ status, updated_at: now }).where("id", "=", userId).execute();
-    if (status === "disabled")
-      await trx.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null).execute();
+    if (status === "disabled") await revokeUserSessions(userId, {}, trx);
     await recordAudit(
       { action: status === "disabled" ? "user.disabled" : "user.enabled", actorUserId: actor.id, subject: `user:${userId}`, ip },
       trx,

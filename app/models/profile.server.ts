@@ -1,13 +1,14 @@
 import { db } from "~/db/connection.server";
 import type { ProfileInput } from "~/lib/account-schemas";
 import { mobileDigits } from "~/lib/account-schemas";
-import { hashPassword, sha256, verifyPassword } from "~/lib/crypto.server";
+import { hashPassword, verifyPassword } from "~/lib/crypto.server";
 import { config } from "~/config.server";
-import { NotFoundError, TooManyRequestsError } from "~/lib/errors";
+import { NotFoundError } from "~/lib/errors";
 import { matchTotpStep, newTotpSecret } from "~/lib/totp.server";
 import type { Actor } from "./actor";
 import { recordAudit } from "./audit.server";
-import { hitRateLimit } from "./rate-limits.server";
+import { revokeUserSessions } from "./sessions.server";
+import { requireWithinLimit } from "./rate-limits.server";
 import { NotOnListError, resolveChoices } from "./reference.server";
 import { write } from "./write.server";
 
@@ -16,38 +17,38 @@ import { write } from "./write.server";
  * actor's own row only; which columns it writes is fixed here, so nothing posted can reach the role or the status.
  */
 export async function profileOf(actor: Actor) {
-  const user = await db()
-    .selectFrom("users")
-    .select([
-      "id",
-      "email",
-      "name",
-      "surname",
-      "mobile",
-      "country_code",
-      "timezone_id",
-      "language_code",
-      "org_unit_id",
-      "role",
-      "password_hash",
-      "totp_secret",
-    ])
-    .where("id", "=", actor.id)
-    .executeTakeFirst();
+  const [user, projects] = await Promise.all([
+    db()
+      .selectFrom("users as u")
+      .leftJoin("org_units as o", "o.id", "u.org_unit_id")
+      .select([
+        "u.id",
+        "u.email",
+        "u.name",
+        "u.surname",
+        "u.mobile",
+        "u.country_code",
+        "u.timezone_id",
+        "u.language_code",
+        "u.org_unit_id",
+        "o.name as orgUnit",
+        "u.role",
+        "u.password_hash",
+        "u.totp_secret",
+      ])
+      .where("u.id", "=", actor.id)
+      .executeTakeFirst(),
+    db()
+      .selectFrom("project_members as m")
+      .innerJoin("projects as p", "p.id", "m.project_id")
+      .select(["p.id", "p.name", "p.logo_key", "p.wsc", "m.role"])
+      .where("m.user_id", "=", actor.id)
+      .orderBy("p.name")
+      .execute(),
+  ]);
   if (!user) throw new NotFoundError("User not found");
-  const projects = await db()
-    .selectFrom("project_members as m")
-    .innerJoin("projects as p", "p.id", "m.project_id")
-    .select(["p.id", "p.name", "p.logo_key", "p.wsc", "m.role"])
-    .where("m.user_id", "=", actor.id)
-    .orderBy("p.name")
-    .execute();
-  const orgUnit =
-    user.org_unit_id === null
-      ? null
-      : await db().selectFrom("org_units").select("name").where("id", "=", user.org_unit_id).executeTakeFirst();
   const { password_hash, totp_secret, ...rest } = user;
-  return { ...rest, orgUnit: orgUnit?.name ?? null, hasPassword: password_hash !== null, totpEnrolled: totp_secret !== null, projects };
+  return { ...rest, hasPassword: password_hash !== null, totpEnrolled: totp_secret !== null, projects };
 }
 
 /**
@@ -56,14 +57,7 @@ export async function profileOf(actor: Actor) {
  */
 async function throttleSecretChecks(actor: Actor) {
   const { perAddress, windowMs } = config().rateLimit;
-  const hit = await hitRateLimit(`profile-secret:user:${actor.id}`, perAddress, windowMs);
-  if (!hit.allowed) {
-    const minutes = Math.ceil(hit.retryAfterSeconds / 60);
-    throw new TooManyRequestsError(
-      `Too many attempts. Please wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`,
-      hit.retryAfterSeconds,
-    );
-  }
+  await requireWithinLimit(`profile-secret:user:${actor.id}`, perAddress, windowMs, "Too many attempts.");
 }
 
 /** Saves the profile form; a choice that is not on its list changes nothing (InvalidError with the field). */
@@ -107,7 +101,7 @@ export async function changePassword(
   await write(async (trx) => {
     const now = Date.now();
     await trx.updateTable("users").set({ password_hash: hash, updated_at: now }).where("id", "=", actor.id).execute();
-    await revokeOthers(trx, actor.id, currentSessionId, now);
+    await revokeUserSessions(actor.id, { except: currentSessionId }, trx);
     await recordAudit({ action: "password.changed", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
   });
   return true;
@@ -177,53 +171,10 @@ export async function removeTotp(actor: Actor, code: string, ip: string | null):
   });
 }
 
-export interface SessionRow {
-  key: string;
-  current: boolean;
-  createdAt: number;
-  lastSeenAt: number;
-  ip: string | null;
-  userAgent: string | null;
-}
-
-/** The person's sessions still in use, the current one first. `key` is a prefix of the id's hash (never the id). */
-export async function activeSessions(actor: Actor, currentSessionId: string | null, idleMs: number): Promise<SessionRow[]> {
-  const now = Date.now();
-  const current = currentSessionId ? sha256(currentSessionId) : null;
-  const rows = await db()
-    .selectFrom("sessions")
-    .select(["id_hash", "created_at", "last_seen_at", "ip", "user_agent"])
-    .where("user_id", "=", actor.id)
-    .where("revoked_at", "is", null)
-    .where("expires_at", ">", now)
-    .where("last_seen_at", ">", now - idleMs)
-    .orderBy("last_seen_at", "desc")
-    .limit(100)
-    .execute();
-  return rows
-    .map((r) => ({
-      key: r.id_hash.slice(0, 12),
-      current: r.id_hash === current,
-      createdAt: Number(r.created_at),
-      lastSeenAt: Number(r.last_seen_at),
-      ip: r.ip,
-      userAgent: r.user_agent,
-    }))
-    .sort((a, b) => Number(b.current) - Number(a.current));
-}
-
-type Trx = Parameters<Parameters<typeof write>[0]>[0];
-async function revokeOthers(trx: Trx, userId: number, currentSessionId: string | null, now: number) {
-  let q = trx.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null);
-  if (currentSessionId) q = q.where("id_hash", "!=", sha256(currentSessionId));
-  const res = await q.executeTakeFirst();
-  return Number(res.numUpdatedRows);
-}
-
 /** "Sign out other sessions": every session of the person but this one ends at once. */
 export async function signOutOtherSessions(actor: Actor, currentSessionId: string, ip: string | null): Promise<number> {
   return write(async (trx) => {
-    const n = await revokeOthers(trx, actor.id, currentSessionId, Date.now());
+    const n = await revokeUserSessions(actor.id, { except: currentSessionId }, trx);
     await recordAudit(
       { action: "sessions.signed_out_others", actorUserId: actor.id, subject: `user:${actor.id}`, ip, detail: { sessions: n } },
       trx,

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { db } from "~/db/connection.server";
+import { TooManyRequestsError } from "~/lib/errors";
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -31,6 +32,18 @@ export async function hitRateLimit(key: string, limit: number, windowMs: number)
     count,
     retryAfterSeconds: Math.max(1, Math.ceil((Number(row.window_start) + windowMs - now) / 1000)),
   };
+}
+
+/** "Please wait 3 minutes and try again.": what every refusal over a limit tells the person. */
+export function waitMessage(retryAfterSeconds: number) {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return `Please wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`;
+}
+
+/** Counts one hit and refuses past the limit with 429: `what` opens the message ("Too many attempts."). */
+export async function requireWithinLimit(key: string, limit: number, windowMs: number, what: string) {
+  const hit = await hitRateLimit(key, limit, windowMs);
+  if (!hit.allowed) throw new TooManyRequestsError(`${what} ${waitMessage(hit.retryAfterSeconds)}`, hit.retryAfterSeconds);
 }
 
 export async function pruneRateLimits(windowMs: number) {

@@ -1,4 +1,4 @@
-import { db } from "~/db/connection.server";
+import { db, type DB } from "~/db/connection.server";
 import type { User } from "~/db/schema";
 import { randomToken, sha256 } from "~/lib/crypto.server";
 
@@ -65,13 +65,55 @@ export async function revokeSession(id: string) {
     .execute();
 }
 
-export async function revokeUserSessions(userId: number) {
-  await db()
-    .updateTable("sessions")
-    .set({ revoked_at: Date.now() })
+/**
+ * Ends every session of a user at once (disabled by an admin, a new password), or every one but `except` (the
+ * current one). In `executor`'s transaction when given, so it commits with the change that calls for it.
+ * Returns how many ended.
+ */
+export async function revokeUserSessions(
+  userId: number,
+  opts: { except?: string | null } = {},
+  executor: Pick<DB, "updateTable"> = db(),
+): Promise<number> {
+  let q = executor.updateTable("sessions").set({ revoked_at: Date.now() }).where("user_id", "=", userId).where("revoked_at", "is", null);
+  if (opts.except) q = q.where("id_hash", "!=", sha256(opts.except));
+  return Number((await q.executeTakeFirst()).numUpdatedRows);
+}
+
+/** A session as its owner sees it listed: `key` is a prefix of the id's hash (never the id). */
+export interface SessionRow {
+  key: string;
+  current: boolean;
+  createdAt: number;
+  lastSeenAt: number;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** A user's sessions still in use, the current one first. */
+export async function liveSessions(userId: number, currentSessionId: string | null, policy: SessionPolicy): Promise<SessionRow[]> {
+  const now = Date.now();
+  const current = currentSessionId ? sha256(currentSessionId) : null;
+  const rows = await db()
+    .selectFrom("sessions")
+    .select(["id_hash", "created_at", "last_seen_at", "ip", "user_agent"])
     .where("user_id", "=", userId)
     .where("revoked_at", "is", null)
+    .where("expires_at", ">", now)
+    .where("last_seen_at", ">", now - policy.idleMs)
+    .orderBy("last_seen_at", "desc")
+    .limit(100)
     .execute();
+  return rows
+    .map((r) => ({
+      key: r.id_hash.slice(0, 12),
+      current: r.id_hash === current,
+      createdAt: Number(r.created_at),
+      lastSeenAt: Number(r.last_seen_at),
+      ip: r.ip,
+      userAgent: r.user_agent,
+    }))
+    .sort((a, b) => Number(b.current) - Number(a.current));
 }
 
 /** Housekeeping: drops sessions that can no longer be used. */

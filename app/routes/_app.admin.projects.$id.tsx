@@ -3,20 +3,19 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { FormError, IntentButton } from "~/components/forms";
 import { ProjectForm } from "~/components/project-form";
-import { RoleSelect } from "~/components/role-select";
+import { MembershipForm, RoleSelect } from "~/components/membership-form";
 import { adminActor } from "~/lib/admin.server";
 import { parseId } from "~/models/scope.server";
-import { memberRoleOf } from "~/lib/account-schemas";
+import { AdminProjectActionSchema, memberRoleOf, parseConsoleForm } from "~/lib/account-schemas";
 import { ConflictError, HttpError, NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { logoUrl } from "~/lib/media";
 import { ProjectEditSchema } from "~/lib/schemas";
 import { setMembership } from "~/models/admin-users.server";
-import { editProject, projectMembers, setProjectLogo } from "~/models/projects.server";
+import { editProject, projectMembers } from "~/models/projects.server";
 import { projectScope } from "~/models/scope.server";
 import { findUserByEmail } from "~/models/users.server";
-import { storeLogo } from "~/services/image-files.server";
-import { storage } from "~/services/storage.server";
+import { replaceProjectLogo } from "~/services/image-files.server";
 import { requestMeta } from "~/sessions.server";
 
 /** One project: rename, WSC flag and source (the managers' edit form), logo, members and their roles. */
@@ -39,50 +38,46 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const { ip } = requestMeta(request, context);
   const back = (title: string) => redirectWithToast(request, `/admin/projects/${id}`, { kind: "success", title });
   const refuse = (answer: Answer, status = 400) => data(answer, { status });
-  switch (form.get("intent")) {
-    case "logo": {
-      const file = form.get("logo");
-      if (!(file instanceof File) || file.size === 0) return refuse({ logoError: "Please choose an image file." });
-      let key: string;
-      try {
-        key = await storeLogo(Buffer.from(await file.arrayBuffer()));
-      } catch (err) {
-        if (err instanceof HttpError) return refuse({ logoError: err.message }, err.status);
-        throw err;
+  if (form.get("intent") !== null) {
+    const v = parseConsoleForm(AdminProjectActionSchema, form);
+    switch (v.intent) {
+      case "logo": {
+        if (!v.logo || v.logo.size === 0) return refuse({ logoError: "Please choose an image file." });
+        try {
+          await replaceProjectLogo(actor, id, Buffer.from(await v.logo.arrayBuffer()), ip);
+        } catch (err) {
+          if (err instanceof HttpError) return refuse({ logoError: err.message }, err.status);
+          throw err;
+        }
+        return back("Logo saved");
       }
-      const unused = await setProjectLogo(actor, id, key, ip);
-      if (unused && unused !== key) await storage().delete(unused);
-      return back("Logo saved");
-    }
-    case "logo-remove": {
-      const unused = await setProjectLogo(actor, id, null, ip);
-      if (unused) await storage().delete(unused);
-      return back("Logo removed");
-    }
-    case "member-add": {
-      const user = await findUserByEmail(String(form.get("email") ?? "").slice(0, 200));
-      if (!user) return refuse({ memberError: "There is no user with this e-mail address." });
-      await setMembership(actor, user.id, id, memberRoleOf(form.get("role")), ip);
-      return back("Member added");
-    }
-    case "member": {
-      const userId = parseId(form.get("user"));
-      if (userId === null) throw new NotFoundError("User not found");
-      await setMembership(actor, userId, id, form.get("remove") ? null : memberRoleOf(form.get("role")), ip);
-      return back(form.get("remove") ? "Member removed" : "Role saved");
-    }
-    default: {
-      const submission = parseWithZod(form, { schema: ProjectEditSchema });
-      if (submission.status !== "success") return refuse({ edit: submission.reply() });
-      try {
-        await editProject(scope, submission.value.name, { wsc: submission.value.wsc, source: submission.value.source }, ip);
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        return refuse({ edit: submission.reply({ fieldErrors: { name: [err.message] } }) }, 409);
+      case "logo-remove":
+        await replaceProjectLogo(actor, id, null, ip);
+        return back("Logo removed");
+      case "member-add": {
+        const user = await findUserByEmail(v.email);
+        if (!user) return refuse({ memberError: "There is no user with this e-mail address." });
+        await setMembership(actor, user.id, id, v.role, ip);
+        return back("Member added");
       }
-      return back("Project saved");
+      case "member": {
+        const userId = parseId(v.user);
+        if (userId === null) throw new NotFoundError("User not found");
+        await setMembership(actor, userId, id, v.remove ? null : memberRoleOf(v.role), ip);
+        return back(v.remove ? "Member removed" : "Role saved");
+      }
     }
   }
+  // The edit form (the managers' ProjectForm) posts no intent.
+  const submission = parseWithZod(form, { schema: ProjectEditSchema });
+  if (submission.status !== "success") return refuse({ edit: submission.reply() });
+  try {
+    await editProject(scope, submission.value.name, { wsc: submission.value.wsc, source: submission.value.source }, ip);
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
+    return refuse({ edit: submission.reply({ fieldErrors: { name: [err.message] } }) }, 409);
+  }
+  return back("Project saved");
 });
 
 export default function AdminProject() {
@@ -113,20 +108,14 @@ export default function AdminProject() {
       <ul className="plain-list">
         {members.map((m) => (
           <li key={m.id}>
-            <Form method="post" className="inline-form">
-              <input type="hidden" name="intent" value="member" />
-              <input type="hidden" name="user" value={m.id} />
-              <label htmlFor={`role-${m.id}`}>
-                {m.name} {m.surname} ({m.email}){m.status === "disabled" ? " — disabled" : ""}
-              </label>
-              <RoleSelect id={`role-${m.id}`} defaultValue={m.role} />
-              <button type="submit" className="btn">
-                Save role
-              </button>
-              <button type="submit" name="remove" value="yes" className="btn btn-danger" aria-label={`Remove ${m.email}`}>
-                Remove
-              </button>
-            </Form>
+            <MembershipForm
+              intent="member"
+              target={{ user: String(m.id) }}
+              id={`role-${m.id}`}
+              label={`${m.name} ${m.surname} (${m.email})${m.status === "disabled" ? " — disabled" : ""}`}
+              role={m.role}
+              removeLabel={`Remove ${m.email}`}
+            />
           </li>
         ))}
       </ul>

@@ -2,13 +2,13 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { CancelLink, FormError } from "~/components/forms";
-import { RoleSelect } from "~/components/role-select";
+import { RoleSelect } from "~/components/membership-form";
 import { adminActor } from "~/lib/admin.server";
 import { parseId } from "~/models/scope.server";
 import { APPROVE_MESSAGES, membershipsOf, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
 import { NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
-import { allProjects } from "~/models/projects.server";
+import { listProjects } from "~/models/projects.server";
 import { offsetLabel, referenceLists } from "~/models/reference.server";
 import { pendingRegistration } from "~/models/registrations.server";
 import { approve, reject } from "~/services/accounts.server";
@@ -24,7 +24,7 @@ const registrationId = (raw: string | undefined) => {
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const actor = await adminActor(request);
   const reg = await pendingRegistration(actor, registrationId(params.id));
-  const projects = await allProjects(actor);
+  const projects = await listProjects(actor);
   const offset = reg.utc_offset === null ? "" : ` (${offsetLabel(reg.utc_offset)})`;
   const country = (await referenceLists()).countries.find((c) => c.code === reg.country)?.name ?? reg.country;
   return {

@@ -1,14 +1,14 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { IntentButton } from "~/components/forms";
-import { RoleSelect } from "~/components/role-select";
+import { MembershipForm, RoleSelect } from "~/components/membership-form";
 import { adminActor } from "~/lib/admin.server";
 import { parseId } from "~/models/scope.server";
-import { memberRoleOf } from "~/lib/account-schemas";
-import { InvalidError, NotFoundError } from "~/lib/errors";
+import { AdminUserActionSchema, memberRoleOf, parseConsoleForm } from "~/lib/account-schemas";
+import { NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { resetUserTotp, setMembership, setUserRole, setUserStatus, userDetail } from "~/models/admin-users.server";
-import { allProjects } from "~/models/projects.server";
+import { listProjects } from "~/models/projects.server";
 import { adminSendLink } from "~/services/accounts.server";
 import { requestMeta } from "~/sessions.server";
 
@@ -21,30 +21,27 @@ const userId = (raw: string | undefined) => {
 /** One user: memberships and their roles, the global role, disable/enable, TOTP reset, a sign-in link. */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const actor = await adminActor(request);
-  const [detail, projects] = await Promise.all([userDetail(actor, userId(params.id)), allProjects(actor)]);
+  const [detail, projects] = await Promise.all([userDetail(actor, userId(params.id)), listProjects(actor)]);
   return { ...detail, projects: projects.map((p) => ({ id: p.id, name: p.name })), self: actor.id === detail.user.id };
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
   const actor = await adminActor(request);
   const id = userId(params.id);
-  const form = await readForm(request);
+  const v = parseConsoleForm(AdminUserActionSchema, await readForm(request));
   const { ip } = requestMeta(request, context);
   const back = (title: string) => redirectWithToast(request, `/admin/users/${id}`, { kind: "success", title });
-  switch (form.get("intent")) {
+  switch (v.intent) {
     case "membership": {
-      const projectId = parseId(form.get("project"));
+      const projectId = parseId(v.project);
       if (projectId === null) throw new NotFoundError("Project not found");
-      const role = form.get("remove") ? null : memberRoleOf(form.get("role"));
+      const role = v.remove ? null : memberRoleOf(v.role);
       await setMembership(actor, id, projectId, role, ip);
       return back(role ? "Membership saved" : "Membership removed");
     }
-    case "role": {
-      const role = form.get("role") === "admin" ? "admin" : form.get("role") === "user" ? "user" : null;
-      if (!role) throw new InvalidError("Unknown role");
-      await setUserRole(actor, id, role, ip);
+    case "role":
+      await setUserRole(actor, id, v.role, ip);
       return back("Role saved");
-    }
     case "disable":
       await setUserStatus(actor, id, "disabled", ip);
       return back("User disabled; their sessions have ended");
@@ -57,8 +54,6 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
     case "send-link":
       await adminSendLink(actor, id, ip);
       return back("Sign-in link sent");
-    default:
-      throw new InvalidError("Unknown action");
   }
 });
 
@@ -89,18 +84,14 @@ export default function UserPage() {
       <ul className="plain-list">
         {memberships.map((m) => (
           <li key={m.projectId}>
-            <Form method="post" className="inline-form">
-              <input type="hidden" name="intent" value="membership" />
-              <input type="hidden" name="project" value={m.projectId} />
-              <label htmlFor={`member-${m.projectId}`}>{m.projectName}</label>
-              <RoleSelect id={`member-${m.projectId}`} defaultValue={m.role} />
-              <button type="submit" className="btn">
-                Save role
-              </button>
-              <button type="submit" name="remove" value="yes" className="btn btn-danger" aria-label={`Remove from ${m.projectName}`}>
-                Remove
-              </button>
-            </Form>
+            <MembershipForm
+              intent="membership"
+              target={{ project: String(m.projectId) }}
+              id={`member-${m.projectId}`}
+              label={m.projectName}
+              role={m.role}
+              removeLabel={`Remove from ${m.projectName}`}
+            />
           </li>
         ))}
       </ul>

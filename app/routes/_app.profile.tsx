@@ -10,8 +10,9 @@ import { formatMobile, PASSWORD_MESSAGES, PasswordSchema, ProfileSchema, TotpCod
 import { isCommonPassword } from "~/lib/common-passwords.server";
 import { InvalidError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
-import { activeSessions, changePassword, profileOf, removeTotp, signOutOtherSessions, updateProfile } from "~/models/profile.server";
+import { changePassword, profileOf, removeTotp, signOutOtherSessions, updateProfile } from "~/models/profile.server";
 import { choiceOptions, NotOnListError } from "~/models/reference.server";
+import { liveSessions } from "~/models/sessions.server";
 import { config } from "~/config.server";
 import { currentSessionId, requestMeta, requireActor } from "~/sessions.server";
 
@@ -23,7 +24,7 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
   const [profile, options, sessions] = await Promise.all([
     profileOf(actor),
     choiceOptions(),
-    activeSessions(actor, await currentSessionId(request), config().sessionIdleMs),
+    liveSessions(actor.id, await currentSessionId(request), { idleMs: config().sessionIdleMs, maxMs: config().sessionMaxMs }),
   ]);
   return { profile, options, sessions };
 });

@@ -13,7 +13,6 @@ import { requireActor } from "~/sessions.server";
 const FILES: Record<string, (actor: Awaited<ReturnType<typeof requireActor>>) => Promise<unknown>> = {
   async "user.json"(actor) {
     const p = await profileOf(actor);
-    const orgUnits = (await referenceLists()).orgUnits;
     return {
       name: p.name,
       sur_name: p.surname,
@@ -24,7 +23,7 @@ const FILES: Record<string, (actor: Awaited<ReturnType<typeof requireActor>>) =>
       language_id: p.language_code,
       role_id: p.role,
       client_id: p.projects.map((c) => c.id),
-      org_unit_id: orgUnits.find((o) => o.name === p.orgUnit)?.id ?? null,
+      org_unit_id: p.org_unit_id,
     };
   },
   async "clients.json"(actor) {

@@ -1,12 +1,11 @@
 import { config } from "~/config.server";
 import type { MemberRole, RegistrationInput } from "~/lib/account-schemas";
-import { TooManyRequestsError } from "~/lib/errors";
 import { escapeHtml } from "~/lib/html";
 import { log } from "~/lib/log.server";
 import type { Actor } from "~/models/actor";
 import { activeAdmins, linkRecipient } from "~/models/admin-users.server";
 import { recordAudit } from "~/models/audit.server";
-import { hitRateLimit } from "~/models/rate-limits.server";
+import { hitRateLimit, requireWithinLimit } from "~/models/rate-limits.server";
 import { approveRegistration, countPendingRegistrations, rejectRegistration, submitRegistration } from "~/models/registrations.server";
 import { issueMagicLink, WELCOME_LINK_TTL_MS } from "~/models/sign-in-tokens.server";
 import { normaliseEmail } from "~/models/users.server";
@@ -21,14 +20,12 @@ import { sendMail } from "./mail.server";
  */
 export async function register(input: RegistrationInput, meta: RequestMeta): Promise<boolean> {
   const { rateLimit, appUrl } = config();
-  const limit = await hitRateLimit(`register:ip:${meta.ip ?? "unknown"}`, rateLimit.registrationsPerIp, rateLimit.windowMs);
-  if (!limit.allowed) {
-    const minutes = Math.ceil(limit.retryAfterSeconds / 60);
-    throw new TooManyRequestsError(
-      `Too many applications from this address. Please wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`,
-      limit.retryAfterSeconds,
-    );
-  }
+  await requireWithinLimit(
+    `register:ip:${meta.ip ?? "unknown"}`,
+    rateLimit.registrationsPerIp,
+    rateLimit.windowMs,
+    "Too many applications from this address.",
+  );
   const to = normaliseEmail(input.email);
   // Each post mails the address it names: past the per-address limit nothing more is stored or sent (the answer
   // stays the same), so the form cannot be used to flood someone's mailbox.

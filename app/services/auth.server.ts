@@ -6,7 +6,7 @@ import { matchTotpStep } from "~/lib/totp.server";
 import { escapeHtml } from "~/lib/html";
 import { safeRedirect } from "~/lib/redirect";
 import { recordAudit } from "~/models/audit.server";
-import { hitRateLimit } from "~/models/rate-limits.server";
+import { hitRateLimit, waitMessage } from "~/models/rate-limits.server";
 import { consumeToken, issueMagicLink, issueTotpChallenge, peekToken } from "~/models/sign-in-tokens.server";
 import { acceptTotpStep, findUserByEmail, findUserById, normaliseEmail } from "~/models/users.server";
 import type { RequestMeta } from "~/sessions.server";
@@ -45,8 +45,7 @@ export async function enforceRateLimit(scope: string, meta: RequestMeta, email?:
   const blocked = results.find((r) => !r.allowed);
   if (blocked) {
     await recordAudit({ action: "sign_in.rate_limited", ip: meta.ip, subject: scope, detail: { scope } });
-    const minutes = Math.ceil(blocked.retryAfterSeconds / 60);
-    throw new SignInError(`Too many sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`, 429);
+    throw new SignInError(`Too many sign-in attempts. ${waitMessage(blocked.retryAfterSeconds)}`, 429);
   }
 }
 

@@ -9,9 +9,9 @@ import { createAttribute, setAttributeValues } from "~/models/attributes.server"
 import { SYSTEM } from "~/models/actor";
 import { projectScope } from "~/models/scope.server";
 import { addMember, createProject } from "~/models/projects.server";
+import { referenceLists } from "~/models/reference.server";
 import { submitRegistration } from "~/models/registrations.server";
 import { createUser, findUserByEmail } from "~/models/users.server";
-import { db } from "~/db/connection.server";
 import { IN_STORE, MARKETING, MOMENTS, PEOPLE, PRODUCTS, SETTINGS } from "./demo-vocabulary";
 import { storeImageFile } from "./image-files.server";
 
@@ -212,11 +212,12 @@ export async function seedDemo(opts: SeedOptions = {}) {
 
 /** What Profile Settings asks for beyond name and country: a mobile, a time zone and an org unit. */
 async function completeProfile(timezone: string) {
-  const [tz, unit] = await Promise.all([
-    db().selectFrom("timezones").select("id").where("name", "=", timezone).executeTakeFirst(),
-    db().selectFrom("org_units").select("id").where("name", "=", "Research").executeTakeFirst(),
-  ]);
-  return { mobile: "821234567", timezone_id: tz?.id ?? null, org_unit_id: unit?.id ?? null };
+  const { timezones, orgUnits } = await referenceLists();
+  return {
+    mobile: "821234567",
+    timezone_id: timezones.find((t) => t.name === timezone)?.id ?? null,
+    org_unit_id: orgUnits.find((o) => o.name === "Research")?.id ?? null,
+  };
 }
 
 /** The demo's admin and two applications waiting in the admin console's queue. */
@@ -253,7 +254,7 @@ async function seedDemoAccounts() {
     },
   ];
   for (const a of applicants) {
-    const tz = await db().selectFrom("timezones").select(["id"]).where("name", "=", a.tz).executeTakeFirst();
+    const tz = (await referenceLists()).timezones.find((t) => t.name === a.tz);
     await submitRegistration(
       {
         name: a.name,

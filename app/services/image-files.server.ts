@@ -1,3 +1,5 @@
+import type { Actor } from "~/models/actor";
+import { setProjectLogo } from "~/models/projects.server";
 import { availableParallelism } from "node:os";
 import sharp from "sharp";
 import { config } from "~/config.server";
@@ -167,8 +169,18 @@ export async function storeImageFile(buf: Buffer): Promise<StoredImageFile> {
   };
 }
 
+/**
+ * Gives a project a new logo (or none): stores it, points the project at it, and deletes the old file when no
+ * project uses it any more (keys are content hashes, so two projects may share one).
+ */
+export async function replaceProjectLogo(actor: Actor, projectId: number, file: Buffer | null, ip: string | null) {
+  const key = file ? await storeLogo(file) : null;
+  const unused = await setProjectLogo(actor, projectId, key, ip);
+  if (unused && unused !== key) await storage().delete(unused);
+}
+
 /** A project logo: PNG, JPEG or WebP checked like any image, cut to a 256-pixel square WebP, stored under its content hash. */
-export async function storeLogo(buf: Buffer): Promise<string> {
+async function storeLogo(buf: Buffer): Promise<string> {
   const checked = await checkImage(buf);
   if (!["jpg", "png", "webp"].includes(checked.type.ext)) throw new ImageRejected("A logo must be a PNG, JPEG or WebP image.");
   let logo: Buffer;
