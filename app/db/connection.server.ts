@@ -1,3 +1,4 @@
+import { remember } from "~/lib/bounded-cache";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
@@ -33,10 +34,7 @@ function withStatementCache(database: SQLite.Database, max = 500) {
       const cached = statements.get(sql);
       if (cached && !cached.busy) return cached;
       const statement = database.prepare(sql);
-      if (!cached) {
-        if (statements.size >= max) statements.delete(statements.keys().next().value!);
-        statements.set(sql, statement);
-      }
+      if (!cached) remember(statements, sql, statement, max);
       return statement;
     },
   };

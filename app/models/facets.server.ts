@@ -1,3 +1,4 @@
+import { remember } from "~/lib/bounded-cache";
 import { sql } from "kysely";
 import { sha256 } from "~/lib/crypto.server";
 import { db } from "~/db/connection.server";
@@ -61,18 +62,12 @@ function valueCounts(scope: OneProjectScope, only?: number, listOnly = false): P
   counts.then(
     (c) => {
       const now = latest.get(base);
-      if (!now || now.version <= version) remember(latest, base, { version, counts: c, ms: performance.now() - started });
+      if (!now || now.version <= version) remember(latest, base, { version, counts: c, ms: performance.now() - started }, MAX_CACHED);
     },
     () => cache.delete(key),
   );
-  remember(cache, key, counts);
+  remember(cache, key, counts, MAX_CACHED);
   return previous && previous.version < version && previous.ms >= facetTiming.slowMs ? Promise.resolve(previous.counts) : counts;
-}
-
-function remember<V>(map: Map<string, V>, key: string, value: V) {
-  map.delete(key);
-  if (map.size >= MAX_CACHED) map.delete(map.keys().next().value!);
-  map.set(key, value);
 }
 
 /**

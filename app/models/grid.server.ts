@@ -1,3 +1,4 @@
+import { remember } from "~/lib/bounded-cache";
 import { sql, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
 import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope } from "./scope.server";
@@ -253,8 +254,7 @@ export async function gridTotal(scope: GridScope): Promise<number> {
     .executeTakeFirstOrThrow();
   const n = Number(row.n);
   if (key === null) return n;
-  if (totals.size >= MAX_TOTALS) totals.delete(totals.keys().next().value!);
-  totals.set(key, n);
+  remember(totals, key, n, MAX_TOTALS);
   return n;
 }
 

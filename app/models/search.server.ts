@@ -1,3 +1,4 @@
+import { remember } from "~/lib/bounded-cache";
 import { sql } from "kysely";
 import { db, dialect } from "~/db/connection.server";
 import { fts5Query, parseKeywords, phraseTerm, tsQuery, type Term } from "~/lib/keywords-query";
@@ -86,9 +87,7 @@ export async function strongMatchesAtLeast(terms: Term[], n: number): Promise<bo
   const known = commonness.get(key);
   if (known && Date.now() - known.at < 60_000) return known.common;
   const common = await countStrongMatches(terms, n);
-  commonness.delete(key);
-  if (commonness.size >= 1000) commonness.delete(commonness.keys().next().value!);
-  commonness.set(key, { common, at: Date.now() });
+  remember(commonness, key, { common, at: Date.now() }, 1000);
   return common;
 }
 

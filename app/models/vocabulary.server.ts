@@ -1,3 +1,4 @@
+import { remember } from "~/lib/bounded-cache";
 import { sql, type SelectQueryBuilder } from "kysely";
 import { db, dialect } from "~/db/connection.server";
 import { fold } from "~/lib/keywords-query";
@@ -76,7 +77,7 @@ export async function scopeVocabulary(scope: GridScope): Promise<VocabularyTag[]
   const known = merged.get(key);
   if (known) return known;
   const vocabulary = mergeVocabularies(await Promise.all(sources.map(vocabularyOf)));
-  remember(merged, key, vocabulary);
+  remember(merged, key, vocabulary, MAX_CACHED);
   return vocabulary;
 }
 
@@ -102,14 +103,8 @@ async function read(source: Source) {
   const vocabulary = await readVocabulary(source.images());
   const known = kept.get(source.key);
   if (!known || known.version <= source.version)
-    remember(kept, source.key, { version: source.version, vocabulary, readMs: performance.now() - started });
+    remember(kept, source.key, { version: source.version, vocabulary, readMs: performance.now() - started }, MAX_CACHED);
   return vocabulary;
-}
-
-function remember<V>(map: Map<string, V>, key: string, value: V) {
-  map.delete(key);
-  if (map.size >= MAX_CACHED) map.delete(map.keys().next().value!);
-  map.set(key, value);
 }
 
 /** Tags counted per folded key; the most used spelling shows (on a tie the first in code-point order). */

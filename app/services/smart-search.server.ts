@@ -1,3 +1,4 @@
+import { remember } from "~/lib/bounded-cache";
 import { config } from "~/config.server";
 import { fold } from "~/lib/keywords-query";
 import { hasSmart, tagsOf } from "~/lib/smart-tags";
@@ -40,8 +41,7 @@ export async function smartAnswer(scope: GridScope, phrase: string): Promise<Sma
     answer = answerFor(vocabulary, phrase);
     // A failure is not kept: the next search asks the service again instead of saying it failed until the next edit.
     answer.then((a) => (a.failed || a.busy) && kept.delete(phrase)).catch(() => kept.delete(phrase));
-    if (kept.size >= MAX_PER_VOCABULARY) kept.delete(kept.keys().next().value!);
-    kept.set(phrase, answer);
+    remember(kept, phrase, answer, MAX_PER_VOCABULARY);
   }
   return answer;
 }
