@@ -358,6 +358,17 @@ export async function attributeValuesOf(imageIds: number[]) {
     .execute();
 }
 
+/** The same, by image and then by attribute id: what a CSV row of an image reads its attribute columns from. */
+export async function attributeValuesByImage(imageIds: number[]): Promise<Map<number, Map<number, string>>> {
+  const byImage = new Map<number, Map<number, string>>();
+  for (const v of await attributeValuesOf(imageIds)) {
+    let own = byImage.get(v.image_id);
+    if (!own) byImage.set(v.image_id, (own = new Map()));
+    own.set(v.attribute_id, v.value);
+  }
+  return byImage;
+}
+
 /** The project's attributes, in a stable order: the columns of an export. */
 export async function attributeColumns(projectId: number) {
   return db().selectFrom("attributes").select(["id", "name"]).where("project_id", "=", projectId).orderBy("name").orderBy("id").execute();

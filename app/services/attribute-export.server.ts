@@ -4,16 +4,15 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { stringify } from "csv-stringify";
 import { config } from "~/config.server";
 import { randomToken } from "~/lib/crypto.server";
 import { InvalidError } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { expiredExports, forgetExport, recordExport } from "~/models/attribute-exports.server";
 import { setJobProgress } from "~/models/jobs.server";
-import { attributeColumns, attributeValuesOf, countSelection, selectionRows, type Picked } from "~/models/bulk.server";
+import { attributeColumns, attributeValuesByImage, countSelection, selectionRows, type Picked } from "~/models/bulk.server";
 import type { MemberScope } from "~/models/scope.server";
-import { resumeScope, selectionJobRef, type SelectionJobRef } from "./bulk.server";
+import { resumeScope, selectionJobRef, spreadsheetCsv, type SelectionJobRef } from "./bulk.server";
 import { queue, registerJob } from "./jobs.server";
 import { deliver } from "./mail.server";
 import { objectKey, storage } from "./storage.server";
@@ -54,12 +53,7 @@ export async function writeAttributesCsv(
   onPage?: (rows: number) => Promise<void>,
 ): Promise<number> {
   const attributes = await attributeColumns(scope.project.id);
-  const csv = stringify({
-    bom: true,
-    header: true,
-    columns: ["Image ID", "Title", "Keywords", ...attributes.map((a) => a.name)],
-    escape_formulas: true,
-  });
+  const csv = spreadsheetCsv(["Image ID", "Title", "Keywords", ...attributes.map((a) => a.name)]);
   const out = createWriteStream(file, { mode: 0o600 });
   const done = pipeline(csv, out);
   let rows = 0;
@@ -68,9 +62,7 @@ export async function writeAttributesCsv(
     for (;;) {
       const page = await selectionRows(scope, picked, { afterId, limit: CHUNK });
       if (!page.length) break;
-      const values = await attributeValuesOf(page.map((r) => r.id));
-      const byImage = new Map<number, Map<number, string>>();
-      for (const v of values) (byImage.get(v.image_id) ?? byImage.set(v.image_id, new Map()).get(v.image_id)!).set(v.attribute_id, v.value);
+      const byImage = await attributeValuesByImage(page.map((r) => r.id));
       for (const r of page) {
         const own = byImage.get(r.id);
         const more = csv.write([

@@ -8,7 +8,7 @@ import { actorOf } from "~/sessions.server";
 import {
   addKeywordsBulk,
   attributeColumns,
-  attributeValuesOf,
+  attributeValuesByImage,
   copyToBoard,
   countSelection,
   deleteImagesBulk,
@@ -202,6 +202,12 @@ async function metadataCsv<T extends Row>(projectId: number, rows: T[], fileOf?:
   return Buffer.concat(chunks);
 }
 
+/**
+ * A CSV writer as spreadsheets want it: UTF-8 with a BOM (read as UTF-8), a header row, and cells a spreadsheet
+ * would run as a formula escaped. Every CSV Koala writes starts here.
+ */
+export const spreadsheetCsv = (columns: string[]) => stringify({ bom: true, header: true, columns, escape_formulas: true });
+
 function csvWriter(attributes: { id: number; name: string }[], withFile: boolean) {
   const columns = [
     "Image ID",
@@ -214,16 +220,14 @@ function csvWriter(attributes: { id: number; name: string }[], withFile: boolean
     "Created",
     ...attributes.map((a) => a.name),
   ];
-  const stringifier = stringify({ bom: true, header: true, columns, escape_formulas: true });
+  const stringifier = spreadsheetCsv(columns);
   (stringifier as unknown as { attributeIds: number[] }).attributeIds = attributes.map((a) => a.id);
   return stringifier;
 }
 
 async function writeRows<T extends Row>(stringifier: ReturnType<typeof stringify>, rows: T[], fileOf?: (row: T) => string) {
   const attributeIds = (stringifier as unknown as { attributeIds: number[] }).attributeIds;
-  const values = await attributeValuesOf(rows.map((r) => r.id));
-  const byImage = new Map<number, Map<number, string>>();
-  for (const v of values) (byImage.get(v.image_id) ?? byImage.set(v.image_id, new Map()).get(v.image_id)!).set(v.attribute_id, v.value);
+  const byImage = await attributeValuesByImage(rows.map((r) => r.id));
   for (const r of rows) {
     const attrs = byImage.get(r.id);
     const ok = stringifier.write([
