@@ -2,10 +2,9 @@ import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import busboy from "busboy";
 import { CSV_MAX_BYTES, CSV_MESSAGES } from "./attribute-rules";
-import { HttpError, InvalidError } from "./errors";
+import { HttpError } from "./errors";
+import { openMultipart, requireMultipart } from "./multipart.server";
 
 /** A refused CSV upload: the dialog's title and its text (spec 2), with the status it answers. */
 export class CsvRefused extends HttpError {
@@ -28,21 +27,14 @@ const wrongType = () => new CsvRefused(415, CSV_MESSAGES.type, CSV_MESSAGES.type
  * it passes 100 MB. A malformed or interrupted body answers 400 and leaves no file behind. Returns the file's name.
  */
 export async function receiveCsvUpload(request: Request, file: string): Promise<string> {
-  if (!/^multipart\/form-data;.*boundary=/i.test(request.headers.get("Content-Type") ?? ""))
-    throw new HttpError(415, "Send the file as multipart/form-data.");
+  requireMultipart(request, "the file");
   const declared = Number(request.headers.get("Content-Length") ?? 0);
   if (declared > CSV_MAX_BYTES + 64 * 1024) {
     // Answered at once; the body is read and thrown away (never stored), so the browser gets to read the answer.
     void request.body?.pipeTo(new WritableStream()).catch(() => {});
     throw tooLarge();
   }
-  if (!request.body) throw new InvalidError("No file was sent.");
-  const source = Readable.fromWeb(request.body as WebReadableStream);
-  const parser = busboy({
-    headers: Object.fromEntries(request.headers),
-    defParamCharset: "utf8",
-    limits: { files: 1, fields: 10, fileSize: CSV_MAX_BYTES },
-  });
+  const { source, parser, onFailure } = openMultipart(request, "the file", { files: 1, fields: 10, fileSize: CSV_MAX_BYTES });
   let name: string | null = null;
   let written: Promise<void> | null = null;
   let part: Readable | null = null;
@@ -68,10 +60,8 @@ export async function receiveCsvUpload(request: Request, file: string): Promise<
         stream.on("limit", () => fail(tooLarge()));
         written = pipeline(stream, createWriteStream(file, { mode: 0o600 })).catch((err: Error) => fail(failed ?? err));
       });
-      parser.on("error", () => fail(new InvalidError("The upload could not be read: the form data is incomplete or malformed.")));
+      onFailure(fail);
       parser.on("close", () => void (written ?? Promise.resolve()).then(() => (failed ? reject(failed) : resolve())));
-      source.on("error", () => fail(new InvalidError("The upload was interrupted.")));
-      request.signal.addEventListener("abort", () => fail(new InvalidError("The upload was interrupted.")));
       source.pipe(parser);
     });
   } catch (error) {

@@ -1,8 +1,6 @@
 import { Readable } from "node:stream";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import busboy from "busboy";
 import { config } from "~/config.server";
-import { getErrorMessage, HttpError, InvalidError, TooLargeError } from "~/lib/errors";
+import { getErrorMessage, TooLargeError } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { projectScope, requireEdit, type ProjectScope } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
@@ -10,6 +8,7 @@ import { ImageRejected } from "~/services/image-files.server";
 import { registerUpload, signUpload } from "~/services/ingest.server";
 import { ObjectTooLarge, storage } from "~/services/storage.server";
 import { cleanFileName, titleFromFileName } from "./schemas";
+import { openMultipart } from "./multipart.server";
 import { UPLOAD_ERRORS } from "./uploads";
 
 /** The project of /upload/:clientID, when the actor may upload to it; a viewer or a stranger gets the same 404. */
@@ -38,12 +37,9 @@ const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
  * A file the server refuses gets what is wrong with it, and the others go on; a file over the size limit stops the
  * whole post at once with 413 (the rest of the body is drained, not stored); a malformed or aborted body answers
  * 400 and leaves nothing behind (no open file, no temporary file).
- * (Remix's own multipart parser is not used: it fails the whole request on a file name holding `=` or `;`.)
  */
 export async function receiveFormUploads(request: Request, scope: ProjectScope): Promise<UploadResult[]> {
-  if (!/^multipart\/form-data;.*boundary=/i.test(request.headers.get("Content-Type") ?? ""))
-    throw new HttpError(415, "Send the files as multipart/form-data.");
-  if (!request.body) throw new InvalidError("No files were sent.");
+  const { source, parser, onFailure } = openMultipart(request, "the files", { fields: 20, parts: MAX_FORM_FILES * 2 + 20 });
   const results: UploadResult[] = [];
   const staged: { name: string; key: string }[] = [];
   const maxBytes = config().maxImageBytes;
@@ -51,12 +47,6 @@ export async function receiveFormUploads(request: Request, scope: ProjectScope):
   let work = Promise.resolve();
   let failure: Error | null = null;
 
-  const source = Readable.fromWeb(request.body as WebReadableStream);
-  const parser = busboy({
-    headers: Object.fromEntries(request.headers),
-    defParamCharset: "utf8",
-    limits: { fields: 20, parts: MAX_FORM_FILES * 2 + 20 },
-  });
   const current = new Set<Readable>();
 
   /** Stops reading for good: every file stream still open fails, so its temporary file is removed. */
@@ -113,10 +103,8 @@ export async function receiveFormUploads(request: Request, scope: ProjectScope):
           });
         work.catch(fail);
       });
-      parser.on("error", () => fail(new InvalidError("The upload could not be read: the form data is incomplete or malformed.")));
+      onFailure(fail);
       parser.on("close", () => work.then(() => (failure ? reject(failure) : resolve()), fail));
-      source.on("error", () => fail(new InvalidError("The upload was interrupted.")));
-      request.signal.addEventListener("abort", () => fail(new InvalidError("The upload was interrupted.")));
       source.pipe(parser);
     });
   } catch (error) {
