@@ -10,6 +10,7 @@ import { keywordSearch } from "./migrations/009-keyword-search.server";
 import { tagVectors } from "./migrations/010-tag-vectors.server";
 import { attributeExports } from "./migrations/011-attribute-exports.server";
 import { accounts } from "./migrations/012-accounts.server";
+import { imageFacets } from "./migrations/013-image-facets.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -24,6 +25,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "010-tag-vectors": tagVectors(dialect),
     "011-attribute-exports": attributeExports(dialect),
     "012-accounts": accounts(dialect),
+    "013-image-facets": imageFacets(dialect),
   };
 }
 

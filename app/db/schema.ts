@@ -173,6 +173,14 @@ export interface ImageAttributeValuesTable {
   created_at: number;
 }
 
+/** Each image's attribute values folded into one key, kept by triggers (migration 013). */
+export interface ImageFacetsTable {
+  image_id: number;
+  project_id: number;
+  /** JSON: [[attribute id, value], …] in attribute order. */
+  facet_key: string;
+}
+
 export interface ShareLinksTable {
   id: Id;
   board_id: string;
@@ -334,6 +342,7 @@ export interface Database {
   pending_uploads: PendingUploadsTable;
   attributes: AttributesTable;
   image_attribute_values: ImageAttributeValuesTable;
+  image_facets: ImageFacetsTable;
   share_links: ShareLinksTable;
   share_reviews: ShareReviewsTable;
   registrations: RegistrationsTable;

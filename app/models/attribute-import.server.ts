@@ -63,8 +63,9 @@ export async function importValues(scope: ProjectScope, batch: ValueBatch): Prom
           .doUpdateSet((eb) => ({ value: eb.ref("excluded.value"), created_at: eb.ref("excluded.created_at") })),
       )
       .execute();
-    touched.project(scope.project.id);
-    await touched.boardsHolding([...new Set([...rows.values()].map((v) => v.imageId))]);
+    const imageIds = [...new Set([...rows.values()].map((v) => v.imageId))];
+    touched.project(scope.project.id).attributeValues(scope.project.id, imageIds);
+    await touched.boardsHolding(imageIds);
     return { skipped };
   }, at);
 }

@@ -215,7 +215,7 @@ export async function deleteAttribute(scope: ProjectScope, attributeId: number) 
     await touched.boardsHoldingAny(holders);
     await trx.deleteFrom("image_attribute_values").where("attribute_id", "=", attributeId).execute();
     await trx.deleteFrom("attributes").where("id", "=", attributeId).execute();
-    touched.project(scope.project.id);
+    touched.project(scope.project.id).attributeValues(scope.project.id, "all");
   });
 }
 
@@ -254,7 +254,7 @@ export async function setAttributeValues(scope: ProjectScope, values: { imageId:
       .onConflict((oc) => oc.columns(["image_id", "attribute_id"]).doUpdateSet((eb) => ({ value: eb.ref("excluded.value") })))
       .execute();
     // Filters, counts and the image panel follow the project's version, a board's grid its own.
-    touched.project(projectId);
+    touched.project(projectId).attributeValues(projectId, imageIds);
     await touched.boardsHolding(imageIds);
   }, now);
 }
@@ -295,7 +295,7 @@ export async function assignAttribute(
         oc.columns(["image_id", "attribute_id"]).doUpdateSet({ value: input.value, created_by: recordedAs(scope.actor), created_at: now }),
       )
       .execute();
-    touched.project(scope.project.id);
+    touched.project(scope.project.id).attributeValues(scope.project.id, [imageId]);
     await touched.boardsHolding([imageId]);
   }, now);
 }
@@ -311,7 +311,7 @@ export async function removeAttributeValue(scope: ProjectScope, imageId: number,
       .where("image_id", "in", trx.selectFrom("images").select("id").where("id", "=", imageId).where("project_id", "=", scope.project.id))
       .executeTakeFirst();
     if (!Number(gone.numDeletedRows)) return false;
-    touched.project(scope.project.id);
+    touched.project(scope.project.id).attributeValues(scope.project.id, [imageId]);
     await touched.boardsHolding([imageId]);
     return true;
   });
@@ -333,14 +333,10 @@ export async function assignAttributeBulk(
   const at = Date.now();
   return write(async (trx, touched) => {
     const ids = inRange(selectedImageIds(scope, picked), range);
-    const total = Number(
-      (
-        await trx
-          .selectFrom(ids.as("s"))
-          .select(sql<number>`count(*)`.as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+    // The selection as it is before the write (a filter on this attribute would see it change); a page or a job's
+    // chunk, at most a few thousand ids.
+    const selected = (await trx.selectFrom(ids.as("s")).select("s.id").execute()).map((r) => r.id);
+    const total = selected.length;
     const holding = trx
       .selectFrom("image_attribute_values")
       .select("image_id")
@@ -375,8 +371,8 @@ export async function assignAttributeBulk(
       .executeTakeFirst();
     affected += Number(inserted.numInsertedOrUpdatedRows ?? 0);
     if (affected) {
-      touched.project(scope.project.id);
-      await touched.boardsHoldingAny(ids);
+      touched.project(scope.project.id).attributeValues(scope.project.id, selected);
+      await touched.boardsHolding(selected);
     }
     return { affected, skipped: total - affected };
   }, at);

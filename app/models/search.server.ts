@@ -69,12 +69,15 @@ export function tagMatches(tags: Term[]) {
 
 /**
  * The ids of the images matching every term (with `strong`: in the title or keywords), as a subquery for
- * `images.id in (…)`: what a walk along a project's keyset index checks each image against.
+ * `images.id in (…)` (or a derived table, column `id`): what a walk along a project's keyset index checks each image
+ * against, and what a project's facet counts start from.
  */
 export function keywordIds(terms: Term[], where: "anywhere" | "strong") {
-  if (dialect() === "postgres")
-    return sql<{ id: number }>`(select image_id from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS[where])}))`;
-  return sql<{ id: number }>`(select rowid from images_fts where images_fts match ${ftsMatch(terms, where)})`;
+  if (dialect() === "postgres") {
+    const query = tsQuery(terms, TS_WEIGHTS[where]);
+    return sql<{ id: number }>`(select image_id as id from image_search where doc @@ to_tsquery('simple', ${query}))`;
+  }
+  return sql<{ id: number }>`(select rowid as id from images_fts where images_fts match ${ftsMatch(terms, where)})`;
 }
 
 /**
