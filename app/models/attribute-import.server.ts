@@ -1,4 +1,5 @@
-import { db } from "~/db/connection.server";
+import { sql } from "kysely";
+import { db, dialect } from "~/db/connection.server";
 import { InvalidError } from "~/lib/errors";
 import { recordedAs } from "./actor";
 import { requireEdit, type ProjectScope } from "./scope.server";
@@ -12,6 +13,21 @@ export async function imagesOfProject(scope: ProjectScope, ids: number[]): Promi
 }
 
 export type ValueBatch = { imageId: number; attributeId: number; value: string }[];
+
+/**
+ * A batch's rows as one JSON parameter the database unpacks, rather than 5 parameters a row: compiling and binding
+ * 20,000 parameters cost 4.5 ms a batch, a sixth of the import's time (bench P9). `where true` keeps SQLite from
+ * reading the upsert's ON CONFLICT as a join's ON.
+ */
+function valueRows(batch: ValueBatch, by: number | null, at: number) {
+  const json = JSON.stringify(batch.map((v) => [v.imageId, v.attributeId, v.value]));
+  const who = sql`cast(${by} as integer)`;
+  const when = sql`cast(${at} as bigint)`;
+  if (dialect() === "postgres")
+    return sql`select (e->>0)::integer, (e->>1)::integer, e->>2, ${who}, ${when} from json_array_elements(${json}::json) as e where true`;
+  return sql`select json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), ${who}, ${when}
+    from json_each(${json}) as j where true`;
+}
 
 /**
  * Writes one batch of values (a multi-row upsert) in a transaction of its own; values of images that left the project
@@ -48,15 +64,8 @@ export async function importValues(scope: ProjectScope, batch: ValueBatch): Prom
     if (!rows.size) return { skipped };
     await trx
       .insertInto("image_attribute_values")
-      .values(
-        [...rows.values()].map((v) => ({
-          image_id: v.imageId,
-          attribute_id: v.attributeId,
-          value: v.value,
-          created_by: by,
-          created_at: at,
-        })),
-      )
+      .columns(["image_id", "attribute_id", "value", "created_by", "created_at"])
+      .expression(valueRows([...rows.values()], by, at))
       .onConflict((oc) =>
         oc
           .columns(["image_id", "attribute_id"])

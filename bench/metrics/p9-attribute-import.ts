@@ -48,7 +48,7 @@ export const p9: Metric = {
       perRound: { ratio: ratios, productMs: rounds.map((r) => r.a), bareMs: rounds.map((r) => r.b), peakMb: rounds.map((r) => r.peakMb) },
       notes: [
         `${rows.toLocaleString("en")} rows, 5 values each. The product side is importCsvFile: a check pass (csv-parse, ids checked per 1,000, ` +
-          `values by the rule) and a write pass (4,000 values per multi-row upsert through Kysely, a transaction each). Peak memory: the import runs in a child process ` +
+          `values by the rule) and a write pass (4,000 values per upsert, sent as one JSON parameter, with the touched images refolded for the facet counts, a transaction each). Peak memory: the import runs in a child process ` +
           `of its own; the largest RSS above the child's at the start of the import (modules loaded, database open), sampled every 20 ms.`,
       ],
     };
