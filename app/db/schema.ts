@@ -173,7 +173,7 @@ export interface ImageAttributeValuesTable {
   created_at: number;
 }
 
-/** Each image's attribute values folded into one key, kept by triggers (migration 013). */
+/** Each image's attribute values folded into one key, refreshed by every write of values (migration 013). */
 export interface ImageFacetsTable {
   image_id: number;
   project_id: number;

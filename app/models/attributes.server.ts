@@ -213,9 +213,14 @@ export async function deleteAttribute(scope: ProjectScope, attributeId: number) 
     if (row.type !== 3) throw new InvalidError(ATTRIBUTE_MESSAGES.cannotDelete);
     const holders = trx.selectFrom("image_attribute_values").select("image_id as id").where("attribute_id", "=", attributeId);
     await touched.boardsHoldingAny(holders);
+    // The images that held a value are folded again without it (read first: afterwards nothing says which they were).
+    touched.attributeValues(
+      scope.project.id,
+      (await holders.execute()).map((r) => r.id),
+    );
     await trx.deleteFrom("image_attribute_values").where("attribute_id", "=", attributeId).execute();
     await trx.deleteFrom("attributes").where("id", "=", attributeId).execute();
-    touched.project(scope.project.id).attributeValues(scope.project.id, "all");
+    touched.project(scope.project.id);
   });
 }
 

@@ -4,7 +4,7 @@ import { sha256 } from "~/lib/crypto.server";
 import { db } from "~/db/connection.server";
 import { selectedImageIds } from "./grid.server";
 import { keywordIds, termsOf } from "./search.server";
-import { filterSearch } from "~/lib/grid-filter";
+import { hasSmart } from "~/lib/smart-tags";
 import { scopeKey, scopeVersion, type OneProjectScope } from "./scope.server";
 
 /**
@@ -42,9 +42,16 @@ interface Combo {
  * background while the previous combinations answer: after an edit on a huge project the page stays fast, its counts
  * one write behind for a moment ('New Filters Loaded' then offers the new values).
  */
-const cache = new Map<string, Promise<Combo[]>>();
-const latest = new Map<string, { version: number; combos: Combo[]; ms: number }>();
-const MAX_CACHED = 500;
+const cache = new Map<string, Promise<Combo[] | null>>();
+const latest = new Map<string, { version: number; combos: Combo[] | null; ms: number }>();
+/** With at most comboCap.max combinations an entry, the kept counts stay within a few dozen megabytes. */
+const MAX_CACHED = 200;
+/**
+ * Images that hold the same values share a combination, so a search returns a few hundred (499 on the bench's 1M
+ * project). A project whose values are nearly unique per image could return one per image: past this many, the
+ * counts are asked of the database per attribute instead (countInSql). A setting so tests can take that path.
+ */
+export const comboCap = { max: 2000 };
 /**
  * How slow a count must have been for the next version to be counted in the background: well above a 100k project's
  * counts (tens of ms) and a 1M project's search (about 100 ms). A setting so tests can take the slow path.
@@ -52,17 +59,17 @@ const MAX_CACHED = 500;
 export const facetTiming = { slowMs: 1000 };
 
 /**
- * What is asked of a scope's images: which values occur (`list`), how many images hold each value (`values`), or
- * the combinations themselves (`combos`, needed once a choice is made). On a whole project each has its cheaper way;
- * elsewhere the combinations answer all three, so one count serves them.
+ * What is asked of a scope's images: which values occur (`list`), the combinations of the images of its search
+ * (`combos`; null past comboCap.max), or how many images of the scope, every choice applied, hold each value
+ * (`values`, each a combination of one value). On a whole project the list and the values have cheaper ways of
+ * their own; elsewhere the combinations answer the list too, so one count serves both.
  */
 type Need = "list" | "values" | "combos";
 
-/** The combinations of the scope's images, narrowed by its search but not by its attribute choices. */
-function combosOf(scope: OneProjectScope, need: Need): Promise<Combo[]> {
-  const searched: OneProjectScope = { ...scope, filter: { ...scope.filter, attrs: undefined } };
-  const whole = wholeProject(searched);
-  const base = `${scopeKey(searched)}|${whole ? need : "combos"}`;
+function combosOf(scope: OneProjectScope, need: Need): Promise<Combo[] | null> {
+  const target: OneProjectScope = need === "values" ? scope : { ...scope, filter: { ...scope.filter, attrs: undefined } };
+  const whole = wholeProject(target);
+  const base = `${scopeKey(target)}|${need === "values" || whole ? need : "combos"}`;
   const version = scopeVersion(scope);
   const key = `${base}@${version}`;
   const previous = latest.get(base);
@@ -72,11 +79,11 @@ function combosOf(scope: OneProjectScope, need: Need): Promise<Combo[]> {
   // The promise is kept, so the open tabs' freshness checks right after a write share one count.
   const started = performance.now();
   const combos =
-    whole && need === "list"
-      ? listProjectValues(scope.project.id)
-      : whole && need === "values"
-        ? projectValueCounts(scope.project.id)
-        : countCombos(searched);
+    need === "values"
+      ? valueCounts(target, whole)
+      : whole && need === "list"
+        ? listProjectValues(scope.project.id)
+        : countCombos(target, whole);
   combos.then(
     (c) => {
       const now = latest.get(base);
@@ -88,19 +95,25 @@ function combosOf(scope: OneProjectScope, need: Need): Promise<Combo[]> {
   return stale ?? combos;
 }
 
-const wholeProject = (scope: OneProjectScope) => scope.kind === "project" && filterSearch(scope.filter) === "";
+/** A project with nothing narrowing it (text without a word narrows nothing in a project, as in the grid). */
+const wholeProject = (scope: OneProjectScope) =>
+  scope.kind === "project" &&
+  !termsOf(scope.filter?.q).length &&
+  !hasSmart(scope.filter) &&
+  !scope.filter?.review &&
+  !Object.keys(scope.filter?.attrs ?? {}).length;
 
 /**
  * The rows of `image_facets` exist for the images that hold values, with the image's project: so a project's keyword
  * search starts from the full-text matches (of any project) and keeps its project's rows, without visiting `images`
  * (images are deleted, never hidden). Anything else (a board, a smart search, a review filter) starts from the grid's
  * own selection. SQLite takes a cross join's tables in the order written: the matches drive, each looked up by
- * primary key (left to itself it walked the project's index against the matches).
+ * primary key (left to itself it walked the project's index against the matches). Null past comboCap.max.
  */
-async function countCombos(scope: OneProjectScope): Promise<Combo[]> {
+async function countCombos(scope: OneProjectScope, whole: boolean): Promise<Combo[] | null> {
   const terms = termsOf(scope.filter?.q);
-  const keywordOnly = scope.kind === "project" && filterSearch({ q: scope.filter?.q }) === filterSearch(scope.filter);
-  const ids = wholeProject(scope) ? null : keywordOnly && terms.length ? keywordIds(terms, "anywhere") : selectedImageIds(scope, ALL);
+  const keywordOnly = scope.kind === "project" && !hasSmart(scope.filter) && !scope.filter?.review;
+  const ids = whole ? null : keywordOnly ? keywordIds(terms, "anywhere") : selectedImageIds(scope, ALL);
   const rows = await (
     ids
       ? db().selectFrom(ids.as("s")).crossJoin("image_facets as f").whereRef("f.image_id", "=", "s.id")
@@ -109,20 +122,26 @@ async function countCombos(scope: OneProjectScope): Promise<Combo[]> {
     .select(["f.facet_key", sql<number>`count(*)`.as("n")])
     .where("f.project_id", "=", scope.project.id)
     .groupBy("f.facet_key")
+    .limit(comboCap.max + 1)
     .execute();
+  if (rows.length > comboCap.max) return null;
   return rows.map((r) => ({ values: JSON.parse(r.facet_key) as [number, string][], n: Number(r.n) }));
 }
 
 /**
- * A whole project's count per value, each as a combination of one value (right while nothing is chosen): values are
- * only ever set on images of the attribute's project and go with their image, so the (attribute_id, value, image_id)
- * index answers alone, without visiting the images.
+ * Per value, the images of the scope holding it, every choice of the scope applied. A whole project's come from the
+ * (attribute_id, value, image_id) index alone: values are only ever set on images of the attribute's project and go
+ * with their image.
  */
-async function projectValueCounts(projectId: number): Promise<Combo[]> {
+async function valueCounts(scope: OneProjectScope, whole: boolean): Promise<Combo[]> {
   const rows = await db()
     .selectFrom("image_attribute_values as av")
     .select(["av.attribute_id", "av.value", sql<number>`count(*)`.as("n")])
-    .where("av.attribute_id", "in", (eb) => eb.selectFrom("attributes").select("id").where("project_id", "=", projectId))
+    .where((eb) =>
+      whole
+        ? eb("av.attribute_id", "in", eb.selectFrom("attributes").select("id").where("project_id", "=", scope.project.id))
+        : eb("av.image_id", "in", selectedImageIds(scope, ALL)),
+    )
     .groupBy(["av.attribute_id", "av.value"])
     .execute();
   return rows.map((r) => ({ values: [[r.attribute_id, r.value]], n: Number(r.n) }));
@@ -169,6 +188,21 @@ function countChoices(combos: Combo[], chosen: Record<string, string[]>, active:
   return counts;
 }
 
+/**
+ * The MIX rule asked of the database, for a search with too many combinations: the attributes without a choice
+ * counted with every choice applied, each attribute with choices with the others' only.
+ */
+async function countInSql(scope: OneProjectScope, chosen: Record<string, string[]>, active: Set<number>) {
+  const withChoices = (attrs: Record<string, string[]>): OneProjectScope => ({ ...scope, filter: { ...scope.filter, attrs } });
+  const counts = countChoices((await combosOf(scope, "values")) ?? [], {}, active);
+  for (const id of Object.keys(chosen)) {
+    const others = Object.fromEntries(Object.entries(chosen).filter(([other]) => other !== id));
+    const own = countChoices((await combosOf(withChoices(others), "values")) ?? [], {}, active);
+    counts.set(Number(id), own.get(Number(id)) ?? new Map());
+  }
+  return counts;
+}
+
 export async function attributeFacets(scope: OneProjectScope): Promise<Facet[]> {
   const chosen = scope.filter?.attrs ?? {};
   const unfiltered = { ...scope, filter: undefined };
@@ -182,12 +216,13 @@ export async function attributeFacets(scope: OneProjectScope): Promise<Facet[]> 
       .execute(),
     // What the scope holds, before any filter: the list of values.
     combosOf(unfiltered, "list"),
-    // The images of the search, before the attribute choices.
-    combosOf(scope, Object.keys(chosen).length ? "combos" : "values"),
+    // The images of the search, before the attribute choices (a whole project without any: its values' counts).
+    wholeProject(scope) ? combosOf(scope, "values") : combosOf(scope, "combos"),
   ]);
-  const counts = countChoices(searched, chosen, new Set(attributes.map((a) => a.id)));
+  const active = new Set(attributes.map((a) => a.id));
+  const counts = searched ? countChoices(searched, chosen, active) : await countInSql(scope, chosen, active);
   const values = new Map<number, Set<string>>();
-  for (const combo of present)
+  for (const combo of present ?? (await combosOf(unfiltered, "values")) ?? [])
     for (const [id, value] of combo.values) {
       const list = values.get(id) ?? new Set<string>();
       list.add(value);

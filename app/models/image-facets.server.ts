@@ -22,38 +22,34 @@ const facetKey = () =>
 const CHUNK = 500;
 
 /**
- * Folds again the values of these images of a project (every image of it with "all"); the rows of images left
- * without values go.
+ * Folds again the values of these images of a project; the rows of images left without values go. On PostgreSQL
+ * the images are locked first: two writes changing different attributes of one image would otherwise each fold it
+ * from a snapshot without the other's value, and the later upsert would keep a stale key (SQLite has one writer).
  */
-export async function refreshImageFacets(trx: Trx, projectId: number, imageIds: number[] | "all") {
-  if (imageIds === "all") return refold(trx, projectId, null);
-  const unique = [...new Set(imageIds)];
-  for (let i = 0; i < unique.length; i += CHUNK) await refold(trx, projectId, unique.slice(i, i + CHUNK));
-}
-
-/**
- * `ids` of the project, or all of its images (null). An upsert rewrites a row in place (a delete and an insert moved
- * every entry twice: bench P9's import).
- */
-async function refold(trx: Trx, projectId: number, ids: number[] | null) {
-  const images = ids ?? trx.selectFrom("images").select("id").where("project_id", "=", projectId);
-  await trx
-    .insertInto("image_facets")
-    .columns(["image_id", "project_id", "facet_key"])
-    .expression(
-      trx
-        .selectFrom("image_attribute_values as v")
-        .select(["v.image_id", sql.lit(projectId).as("project_id"), facetKey().as("facet_key")])
-        .where("v.image_id", "in", images)
-        .groupBy("v.image_id"),
-    )
-    .onConflict((oc) => oc.column("image_id").doUpdateSet((eb) => ({ facet_key: eb.ref("excluded.facet_key") })))
-    .execute();
-  await trx
-    .deleteFrom("image_facets")
-    .where(ids ? (eb) => eb("image_id", "in", ids) : (eb) => eb("project_id", "=", projectId))
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom("image_attribute_values as v").select("v.image_id").whereRef("v.image_id", "=", "image_facets.image_id"))),
-    )
-    .execute();
+export async function refreshImageFacets(trx: Trx, projectId: number, imageIds: number[]) {
+  const unique = [...new Set(imageIds)].sort((a, b) => a - b);
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const ids = unique.slice(i, i + CHUNK);
+    if (dialect() === "postgres") await trx.selectFrom("images").select("id").where("id", "in", ids).orderBy("id").forUpdate().execute();
+    // An upsert rewrites a row in place (a delete and an insert moved every entry twice: bench P9's import).
+    await trx
+      .insertInto("image_facets")
+      .columns(["image_id", "project_id", "facet_key"])
+      .expression(
+        trx
+          .selectFrom("image_attribute_values as v")
+          .select(["v.image_id", sql.lit(projectId).as("project_id"), facetKey().as("facet_key")])
+          .where("v.image_id", "in", ids)
+          .groupBy("v.image_id"),
+      )
+      .onConflict((oc) => oc.column("image_id").doUpdateSet((eb) => ({ facet_key: eb.ref("excluded.facet_key") })))
+      .execute();
+    await trx
+      .deleteFrom("image_facets")
+      .where("image_id", "in", ids)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom("image_attribute_values as v").select("v.image_id").whereRef("v.image_id", "=", "image_facets.image_id"))),
+      )
+      .execute();
+  }
 }

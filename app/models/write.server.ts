@@ -16,21 +16,18 @@ const chunks = <T>(list: T[]) => Array.from({ length: Math.ceil(list.length / CH
 export class Touched {
   readonly projects = new Set<number>();
   readonly boards = new Set<string>();
-  /** Per project, the images whose attribute values changed (or all of them). */
-  readonly valuesChanged = new Map<number, Set<number> | "all">();
+  /** Per project, the images whose attribute values changed. */
+  readonly valuesChanged = new Map<number, Set<number>>();
   constructor(private trx: Trx) {}
 
   /**
-   * Images of a project whose attribute values this write changed ("all": every image of the project): their folded
-   * values (image-facets.server.ts), which the sidebar's counts read, are refreshed before the write commits.
+   * Images of a project whose attribute values this write changed: their folded values (image-facets.server.ts),
+   * which the sidebar's counts read, are refreshed before the write commits.
    */
-  attributeValues(projectId: number, imageIds: Iterable<number> | "all") {
+  attributeValues(projectId: number, imageIds: Iterable<number>) {
     const known = this.valuesChanged.get(projectId) ?? new Set<number>();
-    if (imageIds === "all" || known === "all") this.valuesChanged.set(projectId, "all");
-    else {
-      for (const id of imageIds) known.add(id);
-      this.valuesChanged.set(projectId, known);
-    }
+    for (const id of imageIds) known.add(id);
+    this.valuesChanged.set(projectId, known);
     return this;
   }
 
@@ -96,7 +93,7 @@ export async function write<T>(work: (trx: Trx, touched: Touched) => Promise<T>,
     .execute(async (trx) => {
       const touched = new Touched(trx);
       const result = await work(trx, touched);
-      for (const [projectId, ids] of touched.valuesChanged) await refreshImageFacets(trx, projectId, ids === "all" ? ids : [...ids]);
+      for (const [projectId, ids] of touched.valuesChanged) await refreshImageFacets(trx, projectId, [...ids]);
       await bump(trx, touched, at);
       return result;
     });

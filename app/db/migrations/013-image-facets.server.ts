@@ -20,8 +20,8 @@ export function imageFacets(dialect: Dialect): Migration {
            project_id integer not null,
            facet_key text not null)`,
         `insert into image_facets (image_id, project_id, facet_key)
-           select v.image_id, min(a.project_id), ${key}
-           from image_attribute_values v join attributes a on a.id = v.attribute_id group by v.image_id`,
+           select v.image_id, min(i.project_id), ${key}
+           from image_attribute_values v join images i on i.id = v.image_id group by v.image_id`,
         "create index image_facets_project on image_facets (project_id)",
       ])
         await sql.raw(statement).execute(db);
