@@ -4,6 +4,7 @@ import { adminActor, noPosts } from "~/lib/admin.server";
 import { parseId } from "~/models/scope.server";
 import { page } from "~/lib/http.server";
 import { pendingRegistrations } from "~/models/registrations.server";
+import { DataTable } from "~/components/data-table";
 
 /** The registrations queue: applications waiting, oldest first, each opening its decision page. */
 export const loader = page(async ({ request }: LoaderFunctionArgs) => {
@@ -34,30 +35,19 @@ export default function Registrations() {
       {rows.length === 0 ? (
         <p>No applications are waiting.</p>
       ) : (
-        <table className="data-table">
-          <thead>
-            <tr>
-              <th scope="col">Applicant</th>
-              <th scope="col">Email</th>
-              <th scope="col">Org unit</th>
-              <th scope="col">Projects</th>
-              <th scope="col">Received</th>
+        <DataTable columns={["Applicant", "Email", "Org unit", "Projects", "Received"]}>
+          {rows.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <Link to={`/admin/registrations/${r.id}`}>{r.name}</Link>
+              </td>
+              <td>{r.email}</td>
+              <td>{r.orgUnit}</td>
+              <td>{r.client}</td>
+              <td>{new Date(r.at).toISOString().slice(0, 10)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <Link to={`/admin/registrations/${r.id}`}>{r.name}</Link>
-                </td>
-                <td>{r.email}</td>
-                <td>{r.orgUnit}</td>
-                <td>{r.client}</td>
-                <td>{new Date(r.at).toISOString().slice(0, 10)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       {next ? <Link to={`/admin?after=${next}`}>Next page</Link> : null}
     </section>

@@ -5,6 +5,7 @@ import { parseId } from "~/models/scope.server";
 import { page } from "~/lib/http.server";
 import { AUDIT_ACTIONS } from "~/lib/audit-actions";
 import { auditPage } from "~/models/audit.server";
+import { DataTable } from "~/components/data-table";
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -55,32 +56,20 @@ export default function Audit() {
       {rows.length === 0 ? (
         <p>No entries found</p>
       ) : (
-        <table className="data-table">
-          <thead>
-            <tr>
-              <th scope="col">When (UTC)</th>
-              <th scope="col">Who</th>
-              <th scope="col">Action</th>
-              <th scope="col">Subject</th>
-              <th scope="col">Address</th>
-              <th scope="col">Detail</th>
+        <DataTable columns={["When (UTC)", "Who", "Action", "Subject", "Address", "Detail"]}>
+          {rows.map((r) => (
+            <tr key={r.id}>
+              <td>{new Date(r.at).toISOString().replace("T", " ").slice(0, 19)}</td>
+              <td>{r.email ?? "—"}</td>
+              <td>{r.action}</td>
+              <td>{r.subject ?? ""}</td>
+              <td>{r.ip ?? ""}</td>
+              <td>
+                <code>{r.detail === "{}" ? "" : r.detail}</code>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id}>
-                <td>{new Date(r.at).toISOString().replace("T", " ").slice(0, 19)}</td>
-                <td>{r.email ?? "—"}</td>
-                <td>{r.action}</td>
-                <td>{r.subject ?? ""}</td>
-                <td>{r.ip ?? ""}</td>
-                <td>
-                  <code>{r.detail === "{}" ? "" : r.detail}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       {nextQuery ? <Link to={`/admin/audit?${nextQuery}`}>Older entries</Link> : null}
     </section>

@@ -10,6 +10,7 @@ import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { ProjectNameSchema } from "~/lib/schemas";
 import { adminCreateProject, allProjects } from "~/models/projects.server";
 import { requestMeta } from "~/sessions.server";
+import { DataTable } from "~/components/data-table";
 
 /** Projects: every project with its number of members, and Create. */
 export const loader = page(async ({ request }: LoaderFunctionArgs) => {
@@ -45,26 +46,17 @@ export default function Projects() {
           Create project
         </SubmitButton>
       </Form>
-      <table className="data-table">
-        <thead>
-          <tr>
-            <th scope="col">Project</th>
-            <th scope="col">WSC</th>
-            <th scope="col">Members</th>
+      <DataTable columns={["Project", "WSC", "Members"]}>
+        {projects.map((p) => (
+          <tr key={p.id}>
+            <td>
+              <Link to={`/admin/projects/${p.id}`}>{p.name}</Link>
+            </td>
+            <td>{p.wsc ? "yes" : "no"}</td>
+            <td>{p.members}</td>
           </tr>
-        </thead>
-        <tbody>
-          {projects.map((p) => (
-            <tr key={p.id}>
-              <td>
-                <Link to={`/admin/projects/${p.id}`}>{p.name}</Link>
-              </td>
-              <td>{p.wsc ? "yes" : "no"}</td>
-              <td>{p.members}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -13,6 +13,7 @@ import { offsetLabel, referenceLists } from "~/models/reference.server";
 import { pendingRegistration } from "~/models/registrations.server";
 import { approve, reject } from "~/services/accounts.server";
 import { requestMeta } from "~/sessions.server";
+import { DataTable } from "~/components/data-table";
 
 const registrationId = (raw: string | undefined) => {
   const id = parseId(raw);
@@ -90,26 +91,18 @@ export default function Registration() {
         <h3 id="approve-heading">Approve</h3>
         <p className="muted">Choose a role in each project the new user should see.</p>
         <FormError id="approve-error" errors={answer?.approveError ? [answer.approveError] : []} />
-        <table className="data-table">
-          <thead>
-            <tr>
-              <th scope="col">Project</th>
-              <th scope="col">Role</th>
+        <DataTable columns={["Project", "Role"]}>
+          {projects.map((p) => (
+            <tr key={p.id}>
+              <td>
+                <label htmlFor={`role-${p.id}`}>{p.name}</label>
+              </td>
+              <td>
+                <RoleSelect id={`role-${p.id}`} name={`role-${p.id}`} defaultValue="" none="No access" />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {projects.map((p) => (
-              <tr key={p.id}>
-                <td>
-                  <label htmlFor={`role-${p.id}`}>{p.name}</label>
-                </td>
-                <td>
-                  <RoleSelect id={`role-${p.id}`} name={`role-${p.id}`} defaultValue="" none="No access" />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
         <div className="form-actions">
           <button type="submit" name="intent" value="approve" className="btn btn-primary">
             Approve

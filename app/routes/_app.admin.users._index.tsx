@@ -4,6 +4,7 @@ import { adminActor, noPosts } from "~/lib/admin.server";
 import { parseId } from "~/models/scope.server";
 import { page } from "~/lib/http.server";
 import { searchUsers } from "~/models/admin-users.server";
+import { DataTable } from "~/components/data-table";
 
 /** Users: a search over e-mail and name (GET, so it works without JavaScript and can be bookmarked), newest first. */
 export const loader = page(async ({ request }: LoaderFunctionArgs) => {
@@ -32,30 +33,20 @@ export default function Users() {
       {rows.length === 0 ? (
         <p>No users found</p>
       ) : (
-        <table className="data-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
+        <DataTable columns={["Name", "Email", "Role", "Status"]}>
+          {rows.map((u) => (
+            <tr key={u.id}>
+              <td>
+                <Link to={`/admin/users/${u.id}`}>
+                  {u.name} {u.surname}
+                </Link>
+              </td>
+              <td>{u.email}</td>
+              <td>{u.role}</td>
+              <td>{u.status}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((u) => (
-              <tr key={u.id}>
-                <td>
-                  <Link to={`/admin/users/${u.id}`}>
-                    {u.name} {u.surname}
-                  </Link>
-                </td>
-                <td>{u.email}</td>
-                <td>{u.role}</td>
-                <td>{u.status}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       {next ? <Link to={`/admin/users?${new URLSearchParams({ q, before: String(next) })}`}>Next page</Link> : null}
     </section>

@@ -15,6 +15,7 @@ import { choiceOptions, NotOnListError } from "~/models/reference.server";
 import { liveSessions } from "~/models/sessions.server";
 import { config } from "~/config.server";
 import { currentSessionId, requestMeta, requireActor } from "~/sessions.server";
+import { DataTable } from "~/components/data-table";
 
 export const meta: MetaFunction = () => [{ title: "Profile Settings | Koala" }];
 
@@ -200,29 +201,19 @@ function Sessions({ sessions }: { sessions: ReturnType<typeof useLoaderData<type
   return (
     <>
       <h3 id="sessions-heading">Active sessions</h3>
-      <table className="data-table" aria-labelledby="sessions-heading">
-        <thead>
-          <tr>
-            <th scope="col">Device</th>
-            <th scope="col">Address</th>
-            <th scope="col">Signed in</th>
-            <th scope="col">Last seen</th>
+      <DataTable columns={["Device", "Address", "Signed in", "Last seen"]} aria-labelledby="sessions-heading">
+        {sessions.map((s) => (
+          <tr key={s.key}>
+            <td>
+              {s.userAgent ?? "Unknown device"}
+              {s.current ? <strong> (this device)</strong> : null}
+            </td>
+            <td>{s.ip ?? "unknown"}</td>
+            <td>{time(s.createdAt)}</td>
+            <td>{time(s.lastSeenAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {sessions.map((s) => (
-            <tr key={s.key}>
-              <td>
-                {s.userAgent ?? "Unknown device"}
-                {s.current ? <strong> (this device)</strong> : null}
-              </td>
-              <td>{s.ip ?? "unknown"}</td>
-              <td>{time(s.createdAt)}</td>
-              <td>{time(s.lastSeenAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       <IntentButton intent="sessions" disabled={sessions.length < 2}>
         Sign out other sessions
       </IntentButton>
