@@ -1,3 +1,4 @@
+import { parseId } from "./ids";
 import { cleanQuery } from "./keywords-query";
 import { reviewFilterOf, type ReviewFilter } from "./schemas";
 import { tagsOf } from "./smart-tags";
@@ -28,14 +29,15 @@ export interface GridFilter {
 export const MAX_ATTRIBUTE_VALUES = 50;
 const MAX_VALUE_LENGTH = 200;
 
-/** `f` parameters as chosen values by attribute: well-formed ones only, each value once, at most 50 in all. */
+/** `f` parameters as chosen values by attribute: well-formed ones only (an attribute id that can be one), each value once, at most 50 in all. */
 export function attrsOf(raw: string[]): Record<string, string[]> | undefined {
   const attrs: Record<string, string[]> = {};
   let n = 0;
   for (const entry of raw) {
     const m = /^(\d{1,12}):(.+)$/s.exec(entry);
-    if (!m || m[2]!.length > MAX_VALUE_LENGTH || n >= MAX_ATTRIBUTE_VALUES) continue;
-    const values = (attrs[m[1]!] ??= []);
+    const id = m && parseId(m[1]);
+    if (!m || !id || m[2]!.length > MAX_VALUE_LENGTH || n >= MAX_ATTRIBUTE_VALUES) continue;
+    const values = (attrs[String(id)] ??= []);
     if (!values.includes(m[2]!)) {
       values.push(m[2]!);
       n += 1;

@@ -1,14 +1,21 @@
 import { sql } from "kysely";
 import { db, dialect } from "~/db/connection.server";
 import { InvalidError } from "~/lib/errors";
+import { possibleIds } from "~/lib/ids";
 import { recordedAs } from "./actor";
 import { requireEdit, type ProjectScope } from "./scope.server";
 import { write } from "./write.server";
 
 /** The SQL of Import Attributes CSV: which ids of a batch are images of the project, and a batch's values written. */
 export async function imagesOfProject(scope: ProjectScope, ids: number[]): Promise<Set<number>> {
-  if (!ids.length) return new Set();
-  const rows = await db().selectFrom("images").select("id").where("project_id", "=", scope.project.id).where("id", "in", ids).execute();
+  const possible = possibleIds(ids);
+  if (!possible.length) return new Set();
+  const rows = await db()
+    .selectFrom("images")
+    .select("id")
+    .where("project_id", "=", scope.project.id)
+    .where("id", "in", possible)
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 

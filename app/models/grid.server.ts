@@ -1,4 +1,5 @@
 import { remember } from "~/lib/bounded-cache";
+import { parseId, possibleIds } from "~/lib/ids";
 import { sql, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
 import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope } from "./scope.server";
@@ -37,7 +38,8 @@ export const encodeCursor = (c: Cursor) => Buffer.from(`${c.t}.${c.id}`).toStrin
 export function decodeCursor(value: string | null | undefined): Cursor | null {
   if (!value || value.length > 64) return null;
   const m = /^(\d{1,16})\.(\d{1,12})$/.exec(Buffer.from(value, "base64url").toString("latin1"));
-  return m ? { t: Number(m[1]), id: Number(m[2]) } : null;
+  const id = m && parseId(m[2]);
+  return m && id ? { t: Number(m[1]), id } : null;
 }
 
 export const MAX_PAGE = 300;
@@ -278,7 +280,7 @@ export async function cursorBefore(scope: GridScope, index: number): Promise<Cur
 
 /** Which of `ids` are images of the scope (a forged or foreign id is simply not among them). */
 export async function idsInScope(scope: GridScope, ids: number[]): Promise<number[]> {
-  const wanted = [...new Set(ids.filter(Number.isSafeInteger))];
+  const wanted = possibleIds(ids);
   if (!wanted.length) return [];
   const rows = await scopeQuery(scope)
     .clearSelect()

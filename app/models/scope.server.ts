@@ -4,6 +4,7 @@ import { NotFoundError } from "~/lib/errors";
 import { filterSearch, gridFilterOf, type GridFilter } from "~/lib/grid-filter";
 import type { Image } from "~/db/schema";
 import type { Actor } from "./actor";
+import { parseId } from "~/lib/ids";
 
 /**
  * What one request may touch, resolved once (one query) and passed to every model function it calls:
@@ -118,19 +119,7 @@ export function permissionsOf(role: ProjectRole | "admin"): Permissions {
   return { edit, manage: role === "manager" || role === "admin", download: true, select: true };
 }
 
-/** The largest id a row can have: id columns are 32-bit integers (PostgreSQL refuses a larger value outright). */
-export const MAX_ID = 2_147_483_647;
-
-/**
- * An id from a URL or a form: digits only, 1 to MAX_ID. Anything else is no id at all, so a URL like
- * /client/abc answers "not found" with the id echoed as typed, never "NaN", a rounded number or a database error.
- */
-export function parseId(raw: unknown): number | null {
-  const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
-  if (!/^\d{1,10}$/.test(text)) return null;
-  const id = Number(text);
-  return id > 0 && id <= MAX_ID ? id : null;
-}
+export { MAX_ID, parseId } from "~/lib/ids";
 
 /** An id as typed, for a "not found" message: shown escaped by React, capped so a URL cannot fill the page. */
 const echo = (raw: unknown) => String(raw ?? "").slice(0, 80);

@@ -101,6 +101,8 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
         `${foreignImage},North,`,
         `${images[1]},50%,`,
         `${images[2]},${"x".repeat(65)},Kiosk,extra`,
+        // Past a 32-bit id: no image of any project (PostgreSQL refused the whole look-up before).
+        "3000000000,North,",
       ].join("\n"),
     );
     const { report } = await checkCsv(await scope(), file);
@@ -110,6 +112,7 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
       { line: 4, message: "Region: Value cannot contain special characters" },
       { line: 5, message: "4 cells, but the header names 3 columns" },
       { line: 5, message: "Region: Value cannot be longer than 64 characters" },
+      { line: 6, message: "Image ID 3000000000 is not an image of this project" },
     ]);
     expect((await importCsvFile(await scope(), file)).outcome).toBe("errors");
     expect(await values()).toEqual(before);
