@@ -161,11 +161,20 @@ const [a, b] =
     : args.mode === "facets"
       ? [facets, bareFacets]
       : [() => loader(null), bare];
-/** At least `warmup` calls and about a second, so the JIT has settled before the first round (capped at 1000 calls). */
+/**
+ * Warm-up until the JIT has settled: V8 keeps optimising a path as large as the loader's (Kysely, the models) for a
+ * few thousand calls, and each compile job runs on a background thread that shares the pinned core with the calls —
+ * the slow samples that made P5's p99. Measured with `node --trace-opt` on P5's loader, batches of 200 calls: 62
+ * optimisations in calls 200–400 (about what the earlier "a second" of warm-up gave), 30 in 600–800, 12 in
+ * 1,000–1,200, 4 in 1,400–1,600. So at least 3,000 calls (and `warmup`), at most 10 s (a 1M project's slow calls
+ * stop by time), never less than a second.
+ */
 async function warmUp(work: () => Promise<unknown>): Promise<number[]> {
   const samples = await timeBatch(work, args.warmup);
   const started = performance.now();
-  while (performance.now() - started < 1000 && samples.length < 1000) samples.push(...(await timeBatch(work, 10)));
+  const elapsed = () => performance.now() - started;
+  while (elapsed() < 1000 || (samples.length < Math.max(3000, args.warmup) && elapsed() < 10_000))
+    samples.push(...(await timeBatch(work, 10)));
   return samples.slice(-args.warmup);
 }
 const warmA = await warmUp(a);
