@@ -79,7 +79,7 @@ function sortKey(scope: GridScope) {
 type Walk = "strong" | "rest";
 
 /** The base query of a scope: its live images with their sort key `t`, narrowed by the scope's filter. */
-function scopeQuery(scope: GridScope, walk?: Walk): GridQuery {
+function scopeQuery(scope: GridScope, walk?: Walk, window?: Window): GridQuery {
   const terms = termsOf(scope.filter?.q);
   const t = walk
     ? walk === "strong"
@@ -111,7 +111,7 @@ function scopeQuery(scope: GridScope, walk?: Walk): GridQuery {
       .where("board_images.board_id", "=", scope.board.id) as GridQuery;
   }
   q = q.where("images.deleted_at", "is", null);
-  if (walk === "strong") q = q.where("images.id", "in", keywordIds(terms, "strong"));
+  if (walk === "strong") q = q.where("images.id", "in", keywordIds(terms, "strong", window));
   if (walk === "rest")
     q = q.where("images.id", "in", keywordIds(terms, "anywhere")).where("images.id", "not in", keywordIds(terms, "strong"));
   // Across projects only a search makes a grid: text without a word finds nothing (in one project it filters
@@ -179,21 +179,73 @@ export function pickedImages(scope: GridScope, picked: Picked) {
  * before (a walk would read the whole index to find it), as are pages backwards, boards and smart searches.
  * Null when the page is not walked.
  */
-/** How many title or keyword matches make a word common enough to walk (a setting so tests can take both paths). */
-export const walkSettings = { from: 2000 };
+/** An image's place in a project's keyset index (its creation, id) against a cursor's, as the index compares them. */
+const byCreation = (op: "<" | ">=", c: Cursor) =>
+  sql<boolean>`(${sql.ref("images.created_at")}, ${sql.ref("images.id")}) ${sql.raw(op)} (${c.t}, ${c.id})`;
+
+/**
+ * How many title or keyword matches make a word common enough to walk, and to walk in windows of the project's
+ * newest images (see strongTier); settings so tests can take every path.
+ */
+export const walkSettings = { from: 2000, windowFrom: 20_000, window: 4000 };
 async function walkedRows(scope: GridScope, after: Cursor | null, n: number): Promise<GridRow[] | null> {
   if (scope.kind !== "project" || hasSmart(scope.filter)) return null;
   const terms = termsOf(scope.filter?.q);
   if (!terms.length || !(await strongMatchesAtLeast(terms, walkSettings.from))) return null;
-  const tier = (walk: Walk, from: Cursor | null, count: number) => {
-    let q = scopeQuery(scope, walk);
+  const tier = (walk: Walk, from: Cursor | null, count: number, window?: Window) => {
+    let q = scopeQuery(scope, walk, window);
     // Ordered by the index's own columns (an expression would sort every match); the cursor in the same terms.
-    if (from) q = q.where(sql<boolean>`(${sql.ref("images.created_at")}, ${sql.ref("images.id")}) < (${from.t}, ${from.id})`);
+    if (from) q = q.where(byCreation("<", from));
+    if (window) q = q.where(byCreation(">=", window.edge));
     return q.orderBy(sql.ref("images.created_at"), "desc").orderBy(sql.ref("images.id"), "desc").limit(count).execute();
   };
+  /**
+   * The first tier of a very common word: the walk checks each image against the word's matches, which the
+   * database first reads into a list, all of them (SQLite: 100,000 for a word in 10% of a 1M project, 13 ms of the
+   * page's 14). So the walk goes through a window of the project's newest images first, with only the matches
+   * among the ids that window spans (FTS5 seeks the id range in its index): the loader's p99 7.8 ms instead of 21 on
+   * that project (bench P5-1m). Past the window, if the page is not full yet, the walk goes on as before.
+   */
+  const strongTier = async (from: Cursor | null, count: number) => {
+    const window = (await strongMatchesAtLeast(terms, walkSettings.windowFrom))
+      ? await newestWindow(scope.project.id, from, walkSettings.window)
+      : null;
+    if (!window) return tier("strong", from, count);
+    const rows = await tier("strong", from, count, window);
+    return rows.length >= count ? rows : [...rows, ...(await tier("strong", window.edge, count - rows.length))];
+  };
   if (after && after.t < RANK) return tier("rest", after, n);
-  const strong = await tier("strong", after && { t: after.t - RANK, id: after.id }, n);
+  const strong = await strongTier(after && { t: after.t - RANK, id: after.id }, n);
   return strong.length >= n ? strong : [...strong, ...(await tier("rest", null, n - strong.length))];
+}
+
+/**
+ * A window of a project's live images: the `size` newest after a cursor, as the last of them (`edge`, in created_at
+ * terms) and the range of ids they span. Null when fewer remain (the walk then needs no window). Index-only reads.
+ */
+interface Window {
+  edge: Cursor;
+  ids: { lo: number; hi: number };
+}
+async function newestWindow(projectId: number, from: Cursor | null, size: number): Promise<Window | null> {
+  const live = () => {
+    const q = db().selectFrom("images").where("images.project_id", "=", projectId).where("images.deleted_at", "is", null);
+    return from ? q.where(byCreation("<", from)) : q;
+  };
+  const last = await live()
+    .select(["images.created_at as t", "images.id as id"])
+    .orderBy("images.created_at", "desc")
+    .orderBy("images.id", "desc")
+    .limit(1)
+    .offset(size - 1)
+    .executeTakeFirst();
+  if (!last) return null;
+  const edge = { t: Number(last.t), id: Number(last.id) };
+  const range = await live()
+    .where(byCreation(">=", edge))
+    .select((eb) => [eb.fn.min("images.id").as("lo"), eb.fn.max("images.id").as("hi")])
+    .executeTakeFirstOrThrow();
+  return { edge, ids: { lo: Number(range.lo), hi: Number(range.hi) } };
 }
 
 /**

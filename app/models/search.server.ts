@@ -70,14 +70,18 @@ export function tagMatches(tags: Term[]) {
 /**
  * The ids of the images matching every term (with `strong`: in the title or keywords), as a subquery for
  * `images.id in (…)` (or a derived table, column `id`): what a walk along a project's keyset index checks each image
- * against, and what a project's facet counts start from.
+ * against (`within` a range of ids, for a window of the walk), and what a project's facet counts start from.
  */
-export function keywordIds(terms: Term[], where: "anywhere" | "strong") {
+export function keywordIds(terms: Term[], where: "anywhere" | "strong", within?: { ids: { lo: number; hi: number } }) {
   if (dialect() === "postgres") {
     const query = tsQuery(terms, TS_WEIGHTS[where]);
-    return sql<{ id: number }>`(select image_id as id from image_search where doc @@ to_tsquery('simple', ${query}))`;
+    const range = within ? sql` and image_id between ${within.ids.lo} and ${within.ids.hi}` : sql``;
+    return sql<{ id: number }>`(select image_id as id from image_search where doc @@ to_tsquery('simple', ${query})${range})`;
   }
-  return sql<{ id: number }>`(select rowid as id from images_fts where images_fts match ${ftsMatch(terms, where)})`;
+  // Cast: better-sqlite3 binds a number as REAL, and FTS5 seeks its doclists only for an integer rowid bound (with a
+  // REAL one it reads every match: 5 ms instead of 0.1 ms for a word in 10% of a 1M project).
+  const range = within ? sql` and rowid between cast(${within.ids.lo} as integer) and cast(${within.ids.hi} as integer)` : sql``;
+  return sql<{ id: number }>`(select rowid as id from images_fts where images_fts match ${ftsMatch(terms, where)}${range})`;
 }
 
 /**

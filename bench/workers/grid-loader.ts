@@ -145,7 +145,7 @@ const firstQueries = await captureQueries(null);
 const pageQuery =
   args.mode === "facets"
     ? firstQueries.find((q) => /group by/.test(q.sql))
-    : firstQueries.find((q) => /from "images"/.test(q.sql) && /order by/.test(q.sql));
+    : firstQueries.find((q) => /"images"."title"/.test(q.sql) && /order by/.test(q.sql));
 if (!pageQuery) throw new Error("Could not find the page query among the loader's statements");
 const raw = await rawDatabase();
 const bare = raw.prepare(pageQuery);

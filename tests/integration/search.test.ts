@@ -136,7 +136,7 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     expect((await gridPage(await project(), { limit: 100 })).cards.at(-1)!.id).toBe(id.petrolPump);
   });
 
-  it("walks a common word along the project's index with the same pages, in the same order, as the join", async () => {
+  it("walks a common word along the project's index, also in windows of the newest images, with the same pages, in the same order, as the join", async () => {
     const scope = await project();
     const pages = async (q: string, limit: number) => {
       const narrowed = searched(scope, q);
@@ -154,13 +154,19 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     // Words whose matches are in the title or keywords, elsewhere only, or both (the two tiers), and a prefix.
     for (const q of ["aisle", "petrol", "cola", "a", "shelf", "sale", "coca"])
       for (const limit of [1, 2, 3]) {
-        walkSettings.from = Number.MAX_SAFE_INTEGER; // never walk: the join
+        const defaults = { ...walkSettings };
+        Object.assign(walkSettings, { from: Number.MAX_SAFE_INTEGER }); // never walk: the join
         const joined = await pages(q, limit);
-        walkSettings.from = 1; // always walk
         try {
+          Object.assign(walkSettings, { from: 1, windowFrom: Number.MAX_SAFE_INTEGER }); // always walk, never in windows
           expect(await pages(q, limit), `${q}, pages of ${limit}`).toEqual(joined);
+          // Windows of 1, 2 and 4 images: pages that end inside a window, at its edge, and past it.
+          for (const window of [1, 2, 4]) {
+            Object.assign(walkSettings, { from: 1, windowFrom: 1, window });
+            expect(await pages(q, limit), `${q}, pages of ${limit}, windows of ${window}`).toEqual(joined);
+          }
         } finally {
-          walkSettings.from = 2000;
+          Object.assign(walkSettings, defaults);
         }
       }
   });
