@@ -171,23 +171,24 @@ export function pickedImages(scope: GridScope, picked: Picked) {
   return q.where("images.id", "in", picked.ids.length ? picked.ids : [-1]);
 }
 
-/**
- * A common word in a project's keyword search: walked along the project's keyset index, newest first, checking each
- * image against the word's matches and the attribute values, until the page is full, instead of joining and sorting
- * every match (a word in 10% of a 1M project: 10 ms instead of 340 ms a page, bench P5-1m). The ranking's two tiers
- * are walked in turn: title or keyword matches (their `t` carries the rank), then the rest. A rare word is joined as
- * before (a walk would read the whole index to find it), as are pages backwards, boards and smart searches.
- * Null when the page is not walked.
- */
 /** An image's place in a project's keyset index (its creation, id) against a cursor's, as the index compares them. */
 const byCreation = (op: "<" | ">=", c: Cursor) =>
   sql<boolean>`(${sql.ref("images.created_at")}, ${sql.ref("images.id")}) ${sql.raw(op)} (${c.t}, ${c.id})`;
 
 /**
- * How many title or keyword matches make a word common enough to walk, and to walk in windows of the project's
- * newest images (see strongTier); settings so tests can take every path.
+ * How many title or keyword matches (in any project) make a word common enough to walk, and to walk in windows of
+ * the project's newest images (see strongTier); settings so tests can take every path.
  */
 export const walkSettings = { from: 2000, windowFrom: 20_000, window: 4000 };
+
+/**
+ * A common word in a project's keyword search: walked along the project's keyset index, newest first, checking each
+ * image against the word's matches and the attribute values, until the page is full, instead of joining and sorting
+ * every match (a word in 10% of a 1M project: 14 ms instead of 337 ms a page, bench P5-1m). The ranking's two tiers
+ * are walked in turn: title or keyword matches (their `t` carries the rank), then the rest. A rare word is joined as
+ * before (a walk would read the whole index to find it), as are pages backwards, boards and smart searches.
+ * Null when the page is not walked.
+ */
 async function walkedRows(scope: GridScope, after: Cursor | null, n: number): Promise<GridRow[] | null> {
   if (scope.kind !== "project" || hasSmart(scope.filter)) return null;
   const terms = termsOf(scope.filter?.q);
@@ -204,15 +205,22 @@ async function walkedRows(scope: GridScope, after: Cursor | null, n: number): Pr
    * database first reads into a list, all of them (SQLite: 100,000 for a word in 10% of a 1M project, 13 ms of the
    * page's 14). So the walk goes through a window of the project's newest images first, with only the matches
    * among the ids that window spans (FTS5 seeks the id range in its index): the loader's p99 7.8 ms instead of 21 on
-   * that project (bench P5-1m). Past the window, if the page is not full yet, the walk goes on as before.
+   * that project (bench P5-1m). While the page is not full the windows grow fourfold (the word may be rarer in this
+   * project than its count says, or the attribute values narrow it): a few more index reads, never the whole list
+   * for a page the first window fills. Past the largest window, or near the project's end, the walk goes on as before.
    */
   const strongTier = async (from: Cursor | null, count: number) => {
-    const window = (await strongMatchesAtLeast(terms, walkSettings.windowFrom))
-      ? await newestWindow(scope.project.id, from, walkSettings.window)
-      : null;
-    if (!window) return tier("strong", from, count);
-    const rows = await tier("strong", from, count, window);
-    return rows.length >= count ? rows : [...rows, ...(await tier("strong", window.edge, count - rows.length))];
+    if (!(await strongMatchesAtLeast(terms, walkSettings.windowFrom))) return tier("strong", from, count);
+    const rows: GridRow[] = [];
+    let cursor = from;
+    for (let size = walkSettings.window; size <= walkSettings.window * 16; size *= 4) {
+      const window = await newestWindow(scope.project.id, cursor, size);
+      if (!window) break;
+      rows.push(...(await tier("strong", cursor, count - rows.length, window)));
+      if (rows.length >= count) return rows;
+      cursor = window.edge;
+    }
+    return [...rows, ...(await tier("strong", cursor, count - rows.length))];
   };
   if (after && after.t < RANK) return tier("rest", after, n);
   const strong = await strongTier(after && { t: after.t - RANK, id: after.id }, n);

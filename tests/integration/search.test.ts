@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db, dialect as currentDialect } from "~/db/connection.server";
 import { sql } from "kysely";
 import { createBoard } from "~/models/boards.server";
@@ -169,6 +169,45 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
           Object.assign(walkSettings, defaults);
         }
       }
+  });
+
+  it("walks a very common word in windows of the newest images, ids out of creation order, with the join's pages", async () => {
+    // A project of its own: ten images of one word, created in an order that is not their ids' order, so a window's
+    // id range holds older images than its edge (which the walk must leave for later windows).
+    const own = await makeProject([{ actor: owner.actor }]);
+    const scope = await projectScope(owner.actor, own.id);
+    const day = 86_400_000;
+    for (const [i, d] of [5, 1, 8, 3, 9, 0, 6, 2, 7, 4].entries())
+      await insertImage(scope, await storedFakeFile(100 + i), meta(`Kiosk ${i}`, ["Kiosk"]), { at: Date.now() - 20 * day + d * day });
+    const pages = async () => {
+      const narrowed = searched(scope, "kiosk");
+      const seen: number[][] = [];
+      let after: string | null = null;
+      do {
+        const page = await gridPage(narrowed, { after: decodeCursor(after), limit: 3 });
+        seen.push(page.cards.map((c) => c.id));
+        after = page.next;
+      } while (after);
+      return seen;
+    };
+    const defaults = { ...walkSettings };
+    const executor = db().getExecutor();
+    const sent = vi.spyOn(executor, "executeQuery");
+    try {
+      Object.assign(walkSettings, { from: Number.MAX_SAFE_INTEGER });
+      const joined = await pages();
+      expect(joined.flat()).toHaveLength(10);
+      for (const window of [1, 2, 3]) {
+        Object.assign(walkSettings, { from: 1, windowFrom: 1, window });
+        sent.mockClear();
+        expect(await pages(), `windows of ${window}`).toEqual(joined);
+        // The windows were walked: the match was narrowed to a range of ids.
+        expect(sent.mock.calls.some(([q]) => / between /.test(q.sql))).toBe(true);
+      }
+    } finally {
+      sent.mockRestore();
+      Object.assign(walkSettings, defaults);
+    }
   });
 
   it("treats query syntax as words: never an error, never an operator", async () => {
