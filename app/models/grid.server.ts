@@ -205,20 +205,24 @@ async function walkedRows(scope: GridScope, after: Cursor | null, n: number): Pr
    * database first reads into a list, all of them (SQLite: 100,000 for a word in 10% of a 1M project, 13 ms of the
    * page's 14). So the walk goes through a window of the project's newest images first, with only the matches
    * among the ids that window spans (FTS5 seeks the id range in its index): the loader's p99 7.8 ms instead of 21 on
-   * that project (bench P5-1m). While the page is not full the windows grow fourfold (the word may be rarer in this
-   * project than its count says, or the attribute values narrow it): a few more index reads, never the whole list
-   * for a page the first window fills. Past the largest window, or near the project's end, the walk goes on as before.
+   * that project (bench P5-1m). When a window does not fill the page (the word may be rarer in this project than its
+   * count says, or the attribute values narrow it), the next is sized by the hits the last one gave; when that would
+   * be past 16 first windows, or near the project's end, the walk goes on as before, unwindowed.
    */
   const strongTier = async (from: Cursor | null, count: number) => {
     if (!(await strongMatchesAtLeast(terms, walkSettings.windowFrom))) return tier("strong", from, count);
     const rows: GridRow[] = [];
     let cursor = from;
-    for (let size = walkSettings.window; size <= walkSettings.window * 16; size *= 4) {
+    let size = walkSettings.window;
+    while (size <= walkSettings.window * 16) {
       const window = await newestWindow(scope.project.id, cursor, size);
       if (!window) break;
-      rows.push(...(await tier("strong", cursor, count - rows.length, window)));
+      const found = await tier("strong", cursor, count - rows.length, window);
+      rows.push(...found);
       if (rows.length >= count) return rows;
       cursor = window.edge;
+      // The next window as large as this one's hits say the rest of the page needs, half again for luck.
+      size = Math.ceil(((size * (count - rows.length)) / Math.max(found.length, 1)) * 1.5);
     }
     return [...rows, ...(await tier("strong", cursor, count - rows.length))];
   };
