@@ -11,6 +11,7 @@ import { tagVectors } from "./migrations/010-tag-vectors.server";
 import { attributeExports } from "./migrations/011-attribute-exports.server";
 import { accounts } from "./migrations/012-accounts.server";
 import { imageFacets } from "./migrations/013-image-facets.server";
+import { searchVocabulary } from "./migrations/014-search-vocabulary.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -26,6 +27,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "011-attribute-exports": attributeExports(dialect),
     "012-accounts": accounts(dialect),
     "013-image-facets": imageFacets(dialect),
+    "014-search-vocabulary": searchVocabulary(dialect),
   };
 }
 

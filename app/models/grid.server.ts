@@ -4,7 +4,16 @@ import { sql, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
 import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope } from "./scope.server";
 import { hasSmart } from "~/lib/smart-tags";
-import { keywordIds, keywordMatches, strongMatchesAtLeast, tagMatches, tagTermsOf, termsOf } from "./search.server";
+import {
+  keywordIds,
+  keywordMatches,
+  prefixWords,
+  strongMatchesAtLeast,
+  tagMatches,
+  tagTermsOf,
+  termsOf,
+  type IdWindow,
+} from "./search.server";
 
 export type { GridScope };
 
@@ -207,17 +216,19 @@ async function walkedRows(scope: GridScope, after: Cursor | null, n: number): Pr
    * among the ids that window spans (FTS5 seeks the id range in its index): the loader's p99 7.8 ms instead of 21 on
    * that project (bench P5-1m). When a window does not fill the page (the word may be rarer in this project than its
    * count says, or the attribute values narrow it), the next is sized by the hits the last one gave; when that would
-   * be past 16 first windows, or near the project's end, the walk goes on as before, unwindowed.
+   * be past 16 first windows, or near the project's end, the walk goes on as before, unwindowed. The last word's
+   * prefix is spelled out for the windows (`prefixWords`): FTS5 would merge its words' lists whole first.
    */
   const strongTier = async (from: Cursor | null, count: number) => {
     if (!(await strongMatchesAtLeast(terms, walkSettings.windowFrom))) return tier("strong", from, count);
     const rows: GridRow[] = [];
     let cursor = from;
     let size = walkSettings.window;
+    const spelledOut = await prefixWords(terms, `${scopeKey(scope)}@${scopeVersion(scope)}`);
     while (size <= walkSettings.window * 16) {
       const window = await newestWindow(scope.project.id, cursor, size);
       if (!window) break;
-      const found = await tier("strong", cursor, count - rows.length, window);
+      const found = await tier("strong", cursor, count - rows.length, { ...window, spelledOut });
       rows.push(...found);
       if (rows.length >= count) return rows;
       cursor = window.edge;
@@ -235,9 +246,8 @@ async function walkedRows(scope: GridScope, after: Cursor | null, n: number): Pr
  * A window of a project's live images: the `size` newest after a cursor, as the last of them (`edge`, in created_at
  * terms) and the range of ids they span. Null when fewer remain (the walk then needs no window). Index-only reads.
  */
-interface Window {
+interface Window extends IdWindow {
   edge: Cursor;
-  ids: { lo: number; hi: number };
 }
 async function newestWindow(projectId: number, from: Cursor | null, size: number): Promise<Window | null> {
   const live = () => {

@@ -25,10 +25,13 @@ const FTS5_COLUMNS: Record<MatchIn, string | null> = {
 };
 const TS_WEIGHTS: Record<MatchIn, string> = { anywhere: "", strong: "A", noFileName: "AB" };
 
-const ftsMatch = (terms: Term[], where: MatchIn) => {
+/** The FTS5 query of the terms, or of alternatives (each a list of terms) joined by OR, in the columns of `where`. */
+const ftsMatch = (terms: Term[] | Term[][], where: MatchIn) => {
   const columns = FTS5_COLUMNS[where];
-  return columns ? `${columns} : (${fts5Query(terms)})` : fts5Query(terms);
+  const query = isAlternatives(terms) ? terms.map((t) => `(${fts5Query(t)})`).join(" OR ") : fts5Query(terms);
+  return columns ? `${columns} : (${query})` : query;
 };
+const isAlternatives = (terms: Term[] | Term[][]): terms is Term[][] => Array.isArray(terms[0]);
 
 /**
  * The images matching every term, as a derived table to join on `images.id`: columns `id`, and `strong` (1 when the
@@ -72,7 +75,7 @@ export function tagMatches(tags: Term[]) {
  * `images.id in (…)` (or a derived table, column `id`): what a walk along a project's keyset index checks each image
  * against (`within` a range of ids, for a window of the walk), and what a project's facet counts start from.
  */
-export function keywordIds(terms: Term[], where: "anywhere" | "strong", within?: { ids: { lo: number; hi: number } }) {
+export function keywordIds(terms: Term[], where: "anywhere" | "strong", within?: IdWindow) {
   if (dialect() === "postgres") {
     const query = tsQuery(terms, TS_WEIGHTS[where]);
     const range = within ? sql` and image_id between ${within.ids.lo} and ${within.ids.hi}` : sql``;
@@ -81,7 +84,43 @@ export function keywordIds(terms: Term[], where: "anywhere" | "strong", within?:
   // Cast: better-sqlite3 binds a number as REAL, and FTS5 seeks its doclists only for an integer rowid bound (with a
   // REAL one it reads every match: 5 ms instead of 0.1 ms for a word in 10% of a 1M project).
   const range = within ? sql` and rowid between cast(${within.ids.lo} as integer) and cast(${within.ids.hi} as integer)` : sql``;
-  return sql<{ id: number }>`(select rowid as id from images_fts where images_fts match ${ftsMatch(terms, where)}${range})`;
+  const match = within?.spelledOut ? ftsMatch(within.spelledOut, where) : ftsMatch(terms, where);
+  return sql<{ id: number }>`(select rowid as id from images_fts where images_fts match ${match}${range})`;
+}
+
+/**
+ * A range of ids a walk goes through (a window of a project's newest images), and the search's terms with the last
+ * word's prefix spelled out (`prefixWords`), when it could be.
+ */
+export interface IdWindow {
+  ids: { lo: number; hi: number };
+  spelledOut?: Term[][] | null;
+}
+
+/**
+ * The terms with the last word's prefix spelled out as the words the index holds ("london"* → "london" OR
+ * "londoner"), as a list of alternatives; null when there is nothing to spell out, on PostgreSQL, or when the prefix
+ * stands for more than 8 words. Why: with a range of ids, FTS5 seeks each word's list of images, but merges a
+ * prefix's lists whole first (bench P5-1m: 4.2 ms for "london"* within 4,000 ids of a 1M project, 0.25 ms for
+ * "london"). Reading the words costs 1.8 ms there, so they are kept per `key`, the project and its version: a new word
+ * comes into the project with a write, which moves the version on.
+ */
+const spelled = new Map<string, Term[][] | null>();
+export async function prefixWords(terms: Term[], key: string): Promise<Term[][] | null> {
+  const last = terms.at(-1);
+  if (dialect() !== "sqlite" || !last?.prefix) return null;
+  const stem = last.tokens.at(-1)!;
+  const cacheKey = `${key}|${fts5Query(terms)}`;
+  if (spelled.has(cacheKey)) return spelled.get(cacheKey)!;
+  const { rows } = await sql<{ term: string }>`select term from images_fts_vocab
+    where term >= ${stem} and term < ${stem} || char(1114111) limit 9`.execute(db());
+  const words = rows.map((r) => r.term).filter((w) => w.startsWith(stem));
+  const out =
+    words.length && words.length <= 8
+      ? words.map((w) => [...terms.slice(0, -1), { tokens: [...last.tokens.slice(0, -1), w], prefix: false }])
+      : null;
+  remember(spelled, cacheKey, out, 1000);
+  return out;
 }
 
 /**
