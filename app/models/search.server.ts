@@ -112,8 +112,11 @@ export async function prefixWords(terms: Term[], key: string): Promise<Term[][] 
   const stem = last.tokens.at(-1)!;
   const cacheKey = `${key}|${fts5Query(terms)}`;
   if (spelled.has(cacheKey)) return spelled.get(cacheKey)!;
+  // The words from the stem up to (not including) the stem with its last character the next one.
+  const chars = [...stem];
+  const past = chars.slice(0, -1).join("") + String.fromCodePoint(chars.at(-1)!.codePointAt(0)! + 1);
   const { rows } = await sql<{ term: string }>`select term from images_fts_vocab
-    where term >= ${stem} and term < ${stem} || char(1114111) limit 9`.execute(db());
+    where term >= ${stem} and term < ${past} limit 9`.execute(db());
   const words = rows.map((r) => r.term).filter((w) => w.startsWith(stem));
   const out =
     words.length && words.length <= 8

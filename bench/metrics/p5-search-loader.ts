@@ -5,7 +5,7 @@ import { datasetLabel, runGridWorker } from "./grid-worker";
 
 /**
  * P5: the project grid's loader with a keyword search, first page of 100 (scope + filter, page, count through the
- * models and Kysely), against the bare SELECT of the same page (the same SQL, prepared, no Kysely). p99 per round,
+ * models and Kysely), against the bare statements of the same page (the same SQL, prepared, no Kysely). p99 per round,
  * ratio per round, median of the ratios. The term is a place of the seeded titles ("London"), in about 10% of the
  * images; with it the two most common values of the project's first attribute (the MIX rule ORs them).
  */
@@ -31,7 +31,7 @@ function searchLoader(id: string, dataset: DatasetName): Metric {
         absolute: { name: "loader p99", value: loaderP99, unit: "ms" },
         checks: [{ name: "ratio", value: ratio, unit: "×", goal: "≤ 1.5", pass: ratio <= 1.5 }],
         subject: { "loader p50 ms": median(out.rounds.map((r) => r.a.p50)), "loader p99 ms": loaderP99 },
-        baseline: { "bare SELECT p50 ms": median(out.rounds.map((r) => r.b.p50)), "bare SELECT p99 ms": bareP99 },
+        baseline: { "bare SQL p50 ms": median(out.rounds.map((r) => r.b.p50)), "bare SQL p99 ms": bareP99 },
         rounds: out.rounds.length,
         perRound: { ratio: ratios },
         notes: [
