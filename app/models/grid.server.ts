@@ -210,15 +210,15 @@ async function walkedRows(scope: GridScope, after: Cursor | null, n: number): Pr
     return q.orderBy(sql.ref("images.created_at"), "desc").orderBy(sql.ref("images.id"), "desc").limit(count).execute();
   };
   /**
-   * The first tier of a very common word: the walk checks each image against the word's matches, which the
-   * database first reads into a list, all of them (SQLite: 100,000 for a word in 10% of a 1M project, 13 ms of the
-   * page's 14). So the walk goes through a window of the project's newest images first, with only the matches
-   * among the ids that window spans (FTS5 seeks the id range in its index), the last word's prefix spelled out: the
-   * loader's p99 2.3 ms instead of 21 on that project (bench P5-1m). A word of 10,000 matches (the 100k project's)
-   * gains 0.6 ms a page from windows and pays it in two more statements, so they start at 20,000. When a window does not fill the page (the word may be rarer in this project than its
-   * count says, or the attribute values narrow it), the next is sized by the hits the last one gave; when that would
-   * be past 16 first windows, or near the project's end, the walk goes on as before, unwindowed. The last word's
-   * prefix is spelled out for the windows (`prefixWords`): FTS5 would merge its words' lists whole first.
+   * The first tier of a very common word: the walk checks each image against the word's matches, which the database
+   * first reads into a list, all of them (SQLite: 100,000 for a word in 10% of a 1M project, 13 ms of the page's 14).
+   * So the walk goes through windows of the project's newest images, each with only the matches among the ids it
+   * spans (FTS5 seeks the id range in its index) and the last word's prefix spelled out (`prefixWords`: FTS5 would
+   * merge the prefix's lists whole first): bench P5-1m's loader p99 21 → 2.3 ms. When a window does not fill the
+   * page (the word may be rarer in this project than its count says, or the attribute values narrow it), the next
+   * is sized by the hits the last one gave; past 16 first windows, or near the project's end, the walk goes on
+   * unwindowed. A word of 10,000 matches (the 100k project's) would gain 0.6 ms a page and pay it in two more
+   * statements, so windows start at 20,000 (decision 0012).
    */
   const strongTier = async (from: Cursor | null, count: number) => {
     if (!(await strongMatchesAtLeast(terms, walkSettings.windowFrom))) return tier("strong", from, count);
