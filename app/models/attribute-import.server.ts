@@ -1,23 +1,11 @@
 import { sql } from "kysely";
-import { db, dialect } from "~/db/connection.server";
+import { dialect } from "~/db/connection.server";
 import { InvalidError } from "~/lib/errors";
-import { possibleIds } from "~/lib/ids";
 import { recordedAs } from "./actor";
 import { requireEdit, type ProjectScope } from "./scope.server";
 import { write } from "./write.server";
 
-/** The SQL of Import Attributes CSV: which ids of a batch are images of the project, and a batch's values written. */
-export async function imagesOfProject(scope: ProjectScope, ids: number[]): Promise<Set<number>> {
-  const possible = possibleIds(ids);
-  if (!possible.length) return new Set();
-  const rows = await db()
-    .selectFrom("images")
-    .select("id")
-    .where("project_id", "=", scope.project.id)
-    .where("id", "in", possible)
-    .execute();
-  return new Set(rows.map((r) => r.id));
-}
+// The SQL of Import Attributes CSV: a batch of values written (which ids are the project's images: idsInScope).
 
 export type ValueBatch = { imageId: number; attributeId: number; value: string }[];
 
@@ -80,7 +68,7 @@ export async function importValues(scope: ProjectScope, batch: ValueBatch): Prom
       )
       .execute();
     const imageIds = [...new Set([...rows.values()].map((v) => v.imageId))];
-    touched.project(scope.project.id).attributeValues(scope.project.id, imageIds);
+    touched.attributeValues(scope.project.id, imageIds);
     await touched.boardsHolding(imageIds);
     return { skipped };
   }, at);

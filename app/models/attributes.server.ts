@@ -212,6 +212,7 @@ export async function deleteAttribute(scope: ProjectScope, attributeId: number) 
     const row = await attributeOf(trx, scope, attributeId);
     if (row.type !== 3) throw new InvalidError(ATTRIBUTE_MESSAGES.cannotDelete);
     const holders = trx.selectFrom("image_attribute_values").select("image_id as id").where("attribute_id", "=", attributeId);
+    // Their boards in one set-based statement (an attribute may be held by a million images).
     await touched.boardsHoldingAny(holders);
     // The images that held a value are folded again without it (read first: afterwards nothing says which they were).
     touched.attributeValues(
@@ -259,7 +260,7 @@ export async function setAttributeValues(scope: ProjectScope, values: { imageId:
       .onConflict((oc) => oc.columns(["image_id", "attribute_id"]).doUpdateSet((eb) => ({ value: eb.ref("excluded.value") })))
       .execute();
     // Filters, counts and the image panel follow the project's version, a board's grid its own.
-    touched.project(projectId).attributeValues(projectId, imageIds);
+    touched.attributeValues(projectId, imageIds);
     await touched.boardsHolding(imageIds);
   }, now);
 }
@@ -300,7 +301,7 @@ export async function assignAttribute(
         oc.columns(["image_id", "attribute_id"]).doUpdateSet({ value: input.value, created_by: recordedAs(scope.actor), created_at: now }),
       )
       .execute();
-    touched.project(scope.project.id).attributeValues(scope.project.id, [imageId]);
+    touched.attributeValues(scope.project.id, [imageId]);
     await touched.boardsHolding([imageId]);
   }, now);
 }
@@ -316,7 +317,7 @@ export async function removeAttributeValue(scope: ProjectScope, imageId: number,
       .where("image_id", "in", trx.selectFrom("images").select("id").where("id", "=", imageId).where("project_id", "=", scope.project.id))
       .executeTakeFirst();
     if (!Number(gone.numDeletedRows)) return false;
-    touched.project(scope.project.id).attributeValues(scope.project.id, [imageId]);
+    touched.attributeValues(scope.project.id, [imageId]);
     await touched.boardsHolding([imageId]);
     return true;
   });
@@ -376,7 +377,7 @@ export async function assignAttributeBulk(
       .executeTakeFirst();
     affected += Number(inserted.numInsertedOrUpdatedRows ?? 0);
     if (affected) {
-      touched.project(scope.project.id).attributeValues(scope.project.id, selected);
+      touched.attributeValues(scope.project.id, selected);
       await touched.boardsHolding(selected);
     }
     return { affected, skipped: total - affected };

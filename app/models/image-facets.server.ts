@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { dialect } from "~/db/connection.server";
+import { chunksOf } from "~/lib/chunks";
 import type { Trx } from "./write.server";
 
 /**
@@ -19,17 +20,16 @@ const facetKey = () =>
     ? sql<string>`json_agg(json_build_array(v.attribute_id, v.value) order by v.attribute_id)::text`
     : sql<string>`json_group_array(json_array(v.attribute_id, v.value))`;
 
-const CHUNK = 500;
-
 /**
  * Folds again the values of these images of a project; the rows of images left without values go. On PostgreSQL
  * the images are locked first: two writes changing different attributes of one image would otherwise each fold it
  * from a snapshot without the other's value, and the later upsert would keep a stale key (SQLite has one writer).
  */
 export async function refreshImageFacets(trx: Trx, projectId: number, imageIds: number[]) {
-  const unique = [...new Set(imageIds)].sort((a, b) => a - b);
-  for (let i = 0; i < unique.length; i += CHUNK) {
-    const ids = unique.slice(i, i + CHUNK);
+  for (const ids of chunksOf(
+    [...new Set(imageIds)].sort((a, b) => a - b),
+    500,
+  )) {
     if (dialect() === "postgres") await trx.selectFrom("images").select("id").where("id", "in", ids).orderBy("id").forUpdate().execute();
     // An upsert rewrites a row in place (a delete and an insert moved every entry twice: bench P9's import).
     await trx

@@ -1,12 +1,12 @@
 import { sql, type SelectQueryBuilder, type Transaction } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
+import { chunksOf } from "~/lib/chunks";
 import { refreshImageFacets } from "./image-facets.server";
 
 export type Trx = Transaction<Database>;
 
-const CHUNK = 500;
-const chunks = <T>(list: T[]) => Array.from({ length: Math.ceil(list.length / CHUNK) }, (_, i) => list.slice(i * CHUNK, (i + 1) * CHUNK));
+const chunks = <T>(list: T[]) => chunksOf(list, 500);
 
 /**
  * What a write changed. Writers name what they touched; `write` moves the versions on, in one place.
@@ -21,10 +21,11 @@ export class Touched {
   constructor(private trx: Trx) {}
 
   /**
-   * Images of a project whose attribute values this write changed: their folded values (image-facets.server.ts),
-   * which the sidebar's counts read, are refreshed before the write commits.
+   * Images of a project whose attribute values this write changed (so the project changed too): their folded values
+   * (image-facets.server.ts), which the sidebar's counts read, are refreshed before the write commits.
    */
   attributeValues(projectId: number, imageIds: Iterable<number>) {
+    this.project(projectId);
     const known = this.valuesChanged.get(projectId) ?? new Set<number>();
     for (const id of imageIds) known.add(id);
     this.valuesChanged.set(projectId, known);

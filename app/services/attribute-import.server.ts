@@ -9,7 +9,8 @@ import { attributeValueProblem, CSV_MESSAGES } from "~/lib/attribute-rules";
 import { randomToken } from "~/lib/crypto.server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
-import { imagesOfProject, importValues, type ValueBatch } from "~/models/attribute-import.server";
+import { importValues, type ValueBatch } from "~/models/attribute-import.server";
+import { idsInScope } from "~/models/grid.server";
 import { attributesOf } from "~/models/attributes.server";
 import { setJobProgress } from "~/models/jobs.server";
 import type { ProjectScope } from "~/models/scope.server";
@@ -95,9 +96,11 @@ export async function checkCsv(
   let pending: { line: number; id: number; cells: string[] }[] = [];
   let bytes = 0;
   const flush = async () => {
-    const present = await imagesOfProject(
-      scope,
-      pending.map((p) => p.id),
+    const present = new Set(
+      await idsInScope(
+        scope,
+        pending.map((p) => p.id),
+      ),
     );
     for (const p of pending) {
       if (!present.has(p.id)) error(p.line, `Image ID ${p.id} is not an image of this project`);
