@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { SMTPServer } from "smtp-server";
@@ -31,7 +31,11 @@ export default async function globalSetup() {
       stream.on("end", () => {
         const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
         n += 1;
-        writeFileSync(path.join(MAIL_DIR, `${Date.now()}-${n}.json`), JSON.stringify({ to, raw: Buffer.concat(chunks).toString("utf8") }));
+        // Written whole, then renamed: a test polling the folder never reads half a message (a name without the
+        // leading time is never read).
+        const part = path.join(MAIL_DIR, `part-${process.pid}-${n}.json`);
+        writeFileSync(part, JSON.stringify({ to, raw: Buffer.concat(chunks).toString("utf8") }));
+        renameSync(part, path.join(MAIL_DIR, `${Date.now()}-${n}.json`));
         callback();
       });
     },

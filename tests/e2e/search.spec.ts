@@ -8,7 +8,11 @@ import { boardsProject, longListProject, secondProject, WORKSHOP_ATTRIBUTES } fr
 // The board workshop (users.ts): images "Workshop 1".."Workshop 6", odd ones with the keyword shelf, even ones aisle,
 // each described "Image n of the board workshop"; board Alpha holds images 1-3.
 
-const titles = async (page: Page) => (await page.getByRole("article").allTextContents()).map((t) => t.trim());
+/** The cards' texts once the whole page is in: a page streams, and the grid's last cards may still be on the way. */
+const titles = async (page: Page) => {
+  await page.waitForLoadState("load");
+  return (await page.getByRole("article").allTextContents()).map((t) => t.trim());
+};
 
 test("keyword search from the sidebar narrows the project's grid and a board's, kept in the URL; Clear search shows all again @core", async ({
   page,
