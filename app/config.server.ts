@@ -68,6 +68,7 @@ const EnvSchema = z.object({
   MAX_QUEUED_REQUESTS: int(256, 0),
   QUEUE_WAIT_SECONDS: int(5, 1),
   REQUEST_TIMEOUT_SECONDS: int(30, 1),
+  RENDER_CACHE_MB: int(32, 0),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().default("us-east-1"),
   S3_ENDPOINT: z.string().url().optional(),
@@ -155,6 +156,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       waitMs: e.QUEUE_WAIT_SECONDS * 1000,
       timeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
     },
+    /** Memoized page renders (lib/render-memo.server.ts): MiB of HTML kept; 0 turns them off. */
+    renderCacheMb: e.RENDER_CACHE_MB,
     /** S3-compatible object storage when S3_BUCKET is set; files under DATA_DIR/objects otherwise. */
     s3: e.S3_BUCKET
       ? {

@@ -7,6 +7,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { NonceProvider } from "~/lib/nonce";
+import { lookUp, memoizable } from "~/lib/render-memo.server";
 
 export { boot } from "~/services/boot.server";
 export { config } from "~/config.server";
@@ -45,6 +46,8 @@ export default function handleRequest(
       ? pending.store
       : null;
   if (store) return renderWhole(request, responseStatusCode, responseHeaders, remixContext, nonce, store);
+  if (memoizable(request, responseStatusCode, remixContext))
+    return renderMemoized(request, responseStatusCode, responseHeaders, remixContext, nonce);
   // Bots and no-JS clients get the whole document at once; browsers get it streamed.
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise((resolve, reject) => {
@@ -78,7 +81,17 @@ export default function handleRequest(
   });
 }
 
-/** A shared board's page for the page cache (app/lib/shared-page-cache.server.ts): rendered whole, kept, then sent. */
+/** A page answered from an earlier render of the same URL and data, or rendered whole and kept (lib/render-memo). */
+async function renderMemoized(request: Request, status: number, headers: Headers, remixContext: EntryContext, nonce: string) {
+  const memo = await lookUp(request, status, remixContext, nonce);
+  if (!memo.hit)
+    return renderWhole(request, status, headers, remixContext, nonce, (html, _headers, renderNonce) => memo.keep(html, renderNonce));
+  headers.set("Content-Type", "text/html; charset=utf-8");
+  headers.set("Server-Timing", 'render;desc="memo"');
+  return new Response(Buffer.concat(memo.hit.body, memo.hit.length), { headers, status });
+}
+
+/** A page rendered whole, handed to `store` (the shared-page cache, the render memo), then sent. */
 function renderWhole(
   request: Request,
   status: number,

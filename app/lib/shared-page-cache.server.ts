@@ -1,6 +1,7 @@
 import { resolveSharedUrl, recordOpen, type SharedLookup } from "~/models/shares.server";
 import { config } from "~/config.server";
 import { hasFlash, themePreference, visitorOfCookie } from "~/sessions.server";
+import { PageCache, piecesOf, withNonce } from "./page-cache.server";
 
 /**
  * The public page of a share link is the same for every visitor of a board version, so server.mjs answers repeat
@@ -9,58 +10,6 @@ import { hasFlash, themePreference, visitorOfCookie } from "~/sessions.server";
  * cache consulted: by link, board version, theme and page (the query). A visitor who reviews (their visitor cookie
  * names this link) or has a toast waiting gets the page rendered for them, never a cached one, and never fills it.
  */
-
-/** A rendered page, split around its CSP nonce so that every hit carries its own request's nonce. */
-interface Entry {
-  version: string;
-  parts: Buffer[];
-  headers: Record<string, string>;
-  /** What the entry costs the cache: its parts and its key. */
-  bytes: number;
-}
-
-/** Least recently used first out, bounded by entries and by bytes. One entry per link, theme and page. */
-export class PageCache {
-  private entries = new Map<string, Entry>();
-  private bytes = 0;
-  constructor(
-    private readonly maxEntries: number,
-    private readonly maxBytes: number,
-  ) {}
-
-  /** The entry for this version; an entry of another version is dropped (the board changed since). */
-  get(key: string, version: string): Entry | null {
-    const entry = this.entries.get(key);
-    if (!entry) return null;
-    this.entries.delete(key);
-    if (entry.version !== version) {
-      this.bytes -= entry.bytes;
-      return null;
-    }
-    this.entries.set(key, entry); // most recently used now
-    return entry;
-  }
-
-  set(key: string, entry: Entry) {
-    const old = this.entries.get(key);
-    if (old) {
-      this.entries.delete(key);
-      this.bytes -= old.bytes;
-    }
-    if (entry.bytes > this.maxBytes) return;
-    this.entries.set(key, entry);
-    this.bytes += entry.bytes;
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      this.bytes -= this.entries.get(oldest)!.bytes;
-      this.entries.delete(oldest);
-    }
-  }
-
-  get size() {
-    return { entries: this.entries.size, bytes: this.bytes };
-  }
-}
 
 // A page of 60 cards is ~100–150 KiB: 32 MiB holds a few hundred pages.
 export const pageCache = new PageCache(1000, 32 * 1024 * 1024);
@@ -111,7 +60,7 @@ export async function sharedPageAnswer(req: SharedPageRequest): Promise<SharedPa
   const entry = pageCache.get(key, version);
   if (!entry)
     return miss((html, headers, nonce) => {
-      const parts = html.split(nonce).map((part) => Buffer.from(part));
+      const parts = piecesOf(html, nonce);
       const kept: Record<string, string> = {};
       headers.forEach((value, name) => {
         if (name !== "set-cookie") kept[name] = value;
@@ -120,9 +69,6 @@ export async function sharedPageAnswer(req: SharedPageRequest): Promise<SharedPa
     });
   const params = new URLSearchParams(req.search);
   if (!params.has("after") && !params.has("before")) recordOpen(found.scope, req.clientIp);
-  // The parts as they are, the nonce between them: no copy of the page per answer.
-  const nonce = Buffer.from(req.nonce);
-  const body = entry.parts.flatMap((part, i) => (i ? [nonce, part] : [part]));
-  const length = entry.parts.reduce((n, p) => n + p.length, 0) + nonce.length * (entry.parts.length - 1);
+  const { body, length } = withNonce(entry.parts, req.nonce);
   return { hit: true, headers: { ...entry.headers, "content-length": String(length) }, body };
 }

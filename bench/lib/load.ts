@@ -28,11 +28,20 @@ export async function load(
     headers?: Record<string, string>;
     /** A mix: each connection requests these paths in turn. */
     paths?: string[];
+    /** Every request's URL gets this query parameter with a number of its own (no two requests ask for the same URL). */
+    uniqueParam?: string;
     /** Report non-2xx answers (a 503 from admission control) in the summary instead of stopping the metric. */
     countNon2xx?: boolean;
   } = {},
 ): Promise<LoadSummary> {
-  const spec = { url, connections: opts.connections ?? 50, seconds: opts.seconds ?? 5, headers: opts.headers ?? {}, paths: opts.paths };
+  const spec = {
+    url,
+    connections: opts.connections ?? 50,
+    seconds: opts.seconds ?? 5,
+    headers: opts.headers ?? {},
+    paths: opts.paths,
+    uniqueParam: opts.uniqueParam,
+  };
   const out = await run(ctx.cores.load, process.execPath, [path.join(ctx.root, "bench/workers/load.mjs"), JSON.stringify(spec)], {
     cwd: ctx.root,
   });

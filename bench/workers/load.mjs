@@ -1,9 +1,17 @@
 // One load run with autocannon's programmatic API, in its own process (the harness pins it to the load core).
 // Usage: node load.mjs '{"url": "...", "connections": 50, "seconds": 5, "headers": {...}, "paths": [...]}'  → one JSON line.
-// With `paths`, each connection requests them in turn (a mix), against the url's origin.
+// With `paths`, each connection requests them in turn (a mix), against the url's origin. With `uniqueParam`, every
+// request's URL gets that query parameter with a number no other request of the run had.
 import autocannon from "autocannon";
 
 const opts = JSON.parse(process.argv[2]);
+let counter = 0;
+function unique(url, param) {
+  return (req) => {
+    url.searchParams.set(param, String(counter++));
+    return { ...req, path: url.pathname + url.search };
+  };
+}
 const cpuBefore = process.cpuUsage();
 const wallBefore = performance.now();
 const result = await autocannon({
@@ -12,6 +20,7 @@ const result = await autocannon({
   duration: opts.seconds,
   headers: opts.headers ?? {},
   ...(opts.paths ? { requests: opts.paths.map((path) => ({ method: "GET", path })) } : {}),
+  ...(opts.uniqueParam ? { requests: [{ method: "GET", setupRequest: unique(new URL(opts.url), opts.uniqueParam) }] } : {}),
 });
 const summary = {
   rps: result.requests.total / result.duration,

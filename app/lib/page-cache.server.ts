@@ -1,0 +1,70 @@
+/**
+ * Rendered pages kept in memory: the share links' public pages (shared-page-cache.server.ts) and the memoized
+ * renders of signed-in pages (render-memo.server.ts). A page is kept split around its CSP nonce, so that every
+ * answer carries its own request's nonce.
+ */
+
+/** A rendered page, split around its CSP nonce. */
+export interface Entry {
+  /** What the page was rendered from; an entry of another version is stale. */
+  version: string;
+  parts: Buffer[];
+  headers: Record<string, string>;
+  /** What the entry costs the cache: its parts and its key. */
+  bytes: number;
+}
+
+/** A page's HTML as kept: the pieces between its nonces. */
+export const piecesOf = (html: string, nonce: string) => html.split(nonce).map((part) => Buffer.from(part));
+
+/** The kept pieces with this request's nonce between them (no copy of the page per answer), and their length. */
+export function withNonce(parts: Buffer[], nonce: string): { body: Buffer[]; length: number } {
+  const between = Buffer.from(nonce);
+  return {
+    body: parts.flatMap((part, i) => (i ? [between, part] : [part])),
+    length: parts.reduce((n, p) => n + p.length, 0) + between.length * (parts.length - 1),
+  };
+}
+
+/** Least recently used first out, bounded by entries and by bytes. */
+export class PageCache {
+  private entries = new Map<string, Entry>();
+  private bytes = 0;
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** The entry for this version; an entry of another version is dropped (what it was rendered from changed). */
+  get(key: string, version: string): Entry | null {
+    const entry = this.entries.get(key);
+    if (!entry) return null;
+    this.entries.delete(key);
+    if (entry.version !== version) {
+      this.bytes -= entry.bytes;
+      return null;
+    }
+    this.entries.set(key, entry); // most recently used now
+    return entry;
+  }
+
+  set(key: string, entry: Entry) {
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= old.bytes;
+    }
+    if (entry.bytes > this.maxBytes) return;
+    this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.bytes -= this.entries.get(oldest)!.bytes;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get size() {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+}
