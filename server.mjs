@@ -139,6 +139,7 @@ app.all(
       nonce: res.locals.nonce,
       clientIp: req.ip ?? req.socket.remoteAddress ?? "",
       sharedPage: req.sharedPage ?? null,
+      memoizeRenders: !dev,
     }),
   }),
 );

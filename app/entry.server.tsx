@@ -46,7 +46,7 @@ export default function handleRequest(
       ? pending.store
       : null;
   if (store) return renderWhole(request, responseStatusCode, responseHeaders, remixContext, nonce, store);
-  if (memoizable(request, responseStatusCode, remixContext))
+  if (loadContext.memoizeRenders && memoizable(request, responseStatusCode, remixContext, nonce))
     return renderMemoized(request, responseStatusCode, responseHeaders, remixContext, nonce);
   // Bots and no-JS clients get the whole document at once; browsers get it streamed.
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
@@ -124,8 +124,12 @@ function renderWhole(
             clearTimeout(timer);
             const html = Buffer.concat(chunks).toString("utf8");
             headers.set("Content-Type", "text/html; charset=utf-8");
-            // A page that failed to render in part is sent, never kept.
-            if (!failed) store(html, headers, nonce);
+            // A page that failed to render in part is sent, never kept; a page that could not be kept is still sent.
+            try {
+              if (!failed) store(html, headers, nonce);
+            } catch (error) {
+              log.error("rendered page not kept", { error: getErrorMessage(error) });
+            }
             resolve(new Response(html, { headers, status: failed ? 500 : status }));
           });
           pipe(sink);

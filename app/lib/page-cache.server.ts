@@ -14,8 +14,23 @@ export interface Entry {
   bytes: number;
 }
 
-/** A page's HTML as kept: the pieces between its nonces. */
-export const piecesOf = (html: string, nonce: string) => html.split(nonce).map((part) => Buffer.from(part));
+/**
+ * A page's HTML as kept: the pieces between its nonces, views of one buffer of its own (not a slab of Node's shared
+ * pool, which a small piece would keep alive unaccounted), and what that buffer costs.
+ */
+export function piecesOf(html: string, nonce: string): { parts: Buffer[]; bytes: number } {
+  const whole = Buffer.allocUnsafeSlow(Buffer.byteLength(html));
+  whole.write(html);
+  const cut = Buffer.from(nonce);
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let at = whole.indexOf(cut); at !== -1; at = whole.indexOf(cut, from)) {
+    parts.push(whole.subarray(from, at));
+    from = at + cut.length;
+  }
+  parts.push(whole.subarray(from));
+  return { parts, bytes: whole.byteLength };
+}
 
 /** The kept pieces with this request's nonce between them (no copy of the page per answer), and their length. */
 export function withNonce(parts: Buffer[], nonce: string): { body: Buffer[]; length: number } {

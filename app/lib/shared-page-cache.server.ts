@@ -60,12 +60,12 @@ export async function sharedPageAnswer(req: SharedPageRequest): Promise<SharedPa
   const entry = pageCache.get(key, version);
   if (!entry)
     return miss((html, headers, nonce) => {
-      const parts = piecesOf(html, nonce);
+      const { parts, bytes } = piecesOf(html, nonce);
       const kept: Record<string, string> = {};
       headers.forEach((value, name) => {
         if (name !== "set-cookie") kept[name] = value;
       });
-      pageCache.set(key, { version, parts, headers: kept, bytes: parts.reduce((n, p) => n + p.length, key.length) });
+      pageCache.set(key, { version, parts, headers: kept, bytes: bytes + key.length });
     });
   const params = new URLSearchParams(req.search);
   if (!params.has("after") && !params.has("before")) recordOpen(found.scope, req.clientIp);

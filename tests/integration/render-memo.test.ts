@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBoard } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
 import { projectScope, type ProjectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -8,7 +9,8 @@ import { sessionCookie, startServer, type RunningServer } from "../helpers/serve
 /**
  * Memoized renders over real HTTP against the built server (lib/render-memo.server.ts, docs/decisions/0018): a
  * repeat view of a page with the same data is answered from the earlier render with its own nonce; new data, another
- * person, an error page are rendered anew; RENDER_CACHE_MB=0 renders every view.
+ * session, an error page, a visitor without cookies get a render of their own; a memoized page is what a fresh render
+ * gives, on every signed-in page of the sweep; RENDER_CACHE_MB=0 renders every view.
  */
 const SESSION_SECRET = "render-memo-test-secret-0123456789abcdef";
 const MEMO = 'render;desc="memo"';
@@ -18,12 +20,14 @@ describe.each(dialects)("memoized renders (%s)", (dialect) => {
   let server: RunningServer;
   let scope: ProjectScope;
   let projectId: number;
-  const cookies = { manager: "", viewer: "" };
+  const cookies = { manager: "", viewer: "", managerAgain: "", none: "" };
+  let boardId: string;
+  let imageId: number;
   const emails = { manager: "", viewer: "" };
 
   /** The page, its nonce checked against every nonce in its HTML, and the HTML with the nonce taken out. */
   const page = async (path: string, who: keyof typeof cookies = "manager", base = server.base) => {
-    const res = await fetch(`${base}${path}`, { headers: { Cookie: cookies[who] }, redirect: "manual" });
+    const res = await fetch(`${base}${path}`, { headers: cookies[who] ? { Cookie: cookies[who] } : {}, redirect: "manual" });
     const html = await res.text();
     const nonce = /'nonce-([^']+)'/.exec(res.headers.get("content-security-policy") ?? "")?.[1] ?? "";
     const inHtml = new Set([...html.matchAll(/nonce="([^"]*)"/g)].map((m) => m[1]));
@@ -49,8 +53,12 @@ describe.each(dialects)("memoized renders (%s)", (dialect) => {
     ]);
     projectId = project.id;
     scope = await projectScope(manager.actor, projectId);
-    for (const i of [0, 1, 2]) await insertImage(scope, await storedFakeFile(900 + i), meta(`Memo shelf ${i}`, ["memo"]));
+    const ids: number[] = [];
+    for (const i of [0, 1, 2]) ids.push(await insertImage(scope, await storedFakeFile(900 + i), meta(`Memo shelf ${i}`, ["memo"])));
+    imageId = ids[0]!;
+    boardId = (await createBoard(scope, { title: "Memo board", imageIds: ids })).id;
     cookies.manager = await sessionCookie(manager.user.id);
+    cookies.managerAgain = await sessionCookie(manager.user.id);
     cookies.viewer = await sessionCookie(viewer.user.id);
     server = await startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, SESSION_SECRET });
   }, 90_000);
@@ -87,15 +95,36 @@ describe.each(dialects)("memoized renders (%s)", (dialect) => {
     expect((await page(path)).memo).toBe(true);
   });
 
-  it("never answers one person with a page rendered for another", async () => {
+  it("keeps a render to its session: another person, or the same person signed in elsewhere, gets a render of their own", async () => {
     const path = `/client/${projectId}?view=people`;
     await page(path, "manager");
     expect((await page(path, "manager")).memo).toBe(true);
+    const again = await page(path, "managerAgain");
+    expect(again.status).toBe(200);
+    expect(again.memo).toBe(false);
+    expect(again.html).toContain(emails.manager);
     const viewer = await page(path, "viewer");
     expect(viewer.status).toBe(200);
     expect(viewer.memo).toBe(false);
     expect(viewer.html).toContain(emails.viewer);
     expect(viewer.html).not.toContain(emails.manager);
+  });
+
+  it("renders every view for a visitor without cookies", async () => {
+    for (const _ of [1, 2]) {
+      const p = await page("/login", "none");
+      expect(p.status).toBe(200);
+      expect(p.memo).toBe(false);
+    }
+  });
+
+  it("answers a HEAD after a GET from the same render, without a body", async () => {
+    const path = `/client/${projectId}?view=head`;
+    await page(path);
+    const res = await fetch(`${server.base}${path}`, { method: "HEAD", headers: { Cookie: cookies.manager } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("server-timing")).toBe(MEMO);
+    expect(await res.text()).toBe("");
   });
 
   it("renders an error page every time, and a page of another URL anew", async () => {
@@ -109,18 +138,37 @@ describe.each(dialects)("memoized renders (%s)", (dialect) => {
     expect((await page(`/client/${projectId}?view=b`)).memo).toBe(false);
   });
 
-  it("renders every view with RENDER_CACHE_MB=0", async () => {
+  it("answers every signed-in page of the sweep from memory with exactly what a fresh render gives; RENDER_CACHE_MB=0 renders every view", async () => {
     const off = await startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, SESSION_SECRET, RENDER_CACHE_MB: "0" });
     try {
-      const path = `/client/${projectId}?view=off`;
-      const views = [await page(path, "manager", off.base), await page(path, "manager", off.base)];
-      expect(views.map((v) => [v.status, v.memo])).toEqual([
-        [200, false],
-        [200, false],
-      ]);
-      expect(views[1]!.normalised).toBe(views[0]!.normalised);
+      const sweep = [
+        `/client/${projectId}`,
+        `/client/${projectId}?q=memo`,
+        `/${projectId}/board/${boardId}`,
+        `/image/${imageId}?from=${encodeURIComponent(`/client/${projectId}`)}`,
+        `/result/keyword/memo`,
+        "/dashboard",
+        "/all-boards",
+        "/all-clients",
+        `/upload/${projectId}/attributes`,
+        "/profile",
+      ];
+      for (const path of sweep) {
+        await page(path);
+        const memoized = await page(path);
+        const fresh = [await page(path, "manager", off.base), await page(path, "manager", off.base)];
+        expect([memoized.status, memoized.memo], path).toEqual([200, true]);
+        expect(
+          fresh.map((v) => [v.status, v.memo]),
+          path,
+        ).toEqual([
+          [200, false],
+          [200, false],
+        ]);
+        expect(memoized.normalised, path).toBe(fresh[1]!.normalised);
+      }
     } finally {
       await off.stop();
     }
-  }, 60_000);
+  }, 90_000);
 });
