@@ -1,7 +1,7 @@
 import type { Metric } from "../lib/types";
 import { p1, p1Pg } from "./p1-grid-loader";
 import { p1b, p1b1m, p1bPg } from "./p1b-deep-page";
-import { p2 } from "./p2-project-page";
+import { p2, p2First } from "./p2-project-page";
 import { p3 } from "./p3-shared-page";
 import { p4 } from "./p4-thumbnail";
 import { p5, p51m, p5Pg } from "./p5-search-loader";
@@ -17,4 +17,27 @@ import { p9b } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
 
 /** Every metric `npm run bench` runs, in this order. */
-export const metrics: Metric[] = [p1, p1Pg, p1b, p1bPg, p1b1m, p2, p3, p4, p5, p5Pg, p51m, p5b, p5c, p6, p7, p7b, p8a, p8b, p9, p9b, p10];
+export const metrics: Metric[] = [
+  p1,
+  p1Pg,
+  p1b,
+  p1bPg,
+  p1b1m,
+  p2,
+  p2First,
+  p3,
+  p4,
+  p5,
+  p5Pg,
+  p51m,
+  p5b,
+  p5c,
+  p6,
+  p7,
+  p7b,
+  p8a,
+  p8b,
+  p9,
+  p9b,
+  p10,
+];

@@ -8,94 +8,100 @@ import type { Metric } from "../lib/types";
 
 const CONNECTIONS = 50;
 const SECONDS = 5;
+const GOAL = "≥ 0.02× node:http serving the same bytes, p99 ≤ 250 ms";
 
 /**
- * P2: the project page (/client/<id> of the 100k project, signed in, server-rendered HTML) under 50
- * connections, against node:http answering the very same bytes from memory. Both servers on the server core,
- * autocannon on the load core; 5 rounds of 5 s each, alternating. Then, for the record, one run of first views.
+ * P2: the project page (/client/<id> of the 100k project, signed in, server-rendered HTML) under 50 connections,
+ * against node:http answering the very same bytes from memory. Both servers on the server core, autocannon on the
+ * load core; 5 rounds of 5 s each, alternating. Repeat views: after the first, the page comes from its memoized
+ * render (docs/decisions/0018). P2-first: the same with every request's URL new (`?first=<n>`), so every one renders.
  */
-export const p2: Metric = {
-  id: "P2",
-  title: "Project page (HTML, signed in), req/s at 50 connections, 100k project",
-  goal: "≥ 0.02× node:http serving the same bytes, p99 ≤ 250 ms",
-  needs: ["build", "sqlite-100k"],
-  async run(ctx) {
-    const ds = await ctx.dataset("sqlite-100k");
-    const app = await startApp(ctx, ds, 3910);
-    try {
-      const cookie = await ctx.signIn(app.url, ds);
-      const pagePath = `/client/${ds.projectId}`;
-      const res = await fetch(app.url + pagePath, { headers: { Cookie: cookie }, redirect: "manual" });
-      const html = Buffer.from(await res.arrayBuffer());
-      if (res.status !== 200 || !html.includes(ds.projectName))
-        throw new Error(`GET ${pagePath} answered ${res.status} without the project's grid`);
-      const file = path.join(ctx.cache, "tmp", "p2-page.html");
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, html);
-      const base = await startStatic(ctx, file, 3911, res.headers.get("content-type") ?? "text/html; charset=utf-8");
+function projectPage(firstViews: boolean): Metric {
+  return {
+    id: firstViews ? "P2-first" : "P2",
+    title: firstViews
+      ? "Project page, first views (every request a page not rendered before), req/s at 50 connections, 100k project"
+      : "Project page (HTML, signed in), req/s at 50 connections, 100k project",
+    goal: GOAL,
+    needs: ["build", "sqlite-100k"],
+    async run(ctx) {
+      const ds = await ctx.dataset("sqlite-100k");
+      const app = await startApp(ctx, ds, 3910);
       try {
-        const appRun = () => load(ctx, app.url + pagePath, { connections: CONNECTIONS, seconds: SECONDS, headers: { Cookie: cookie } });
-        const baseRun = () => load(ctx, `${base.url}/`, { connections: CONNECTIONS, seconds: SECONDS });
-        // Warm-up: JIT, caches, connection set-up. The app's is 5 s: after 2 s (~800 answers) V8 was still optimising
-        // its path and the first round ran ~15% slower than the rest (as P5's loader did, bench/README.md).
-        await load(ctx, app.url + pagePath, { connections: CONNECTIONS, seconds: 5, headers: { Cookie: cookie } });
-        await load(ctx, `${base.url}/`, { connections: CONNECTIONS, seconds: 2 });
-        const rounds = await interleave(ctx.rounds(5), appRun, baseRun, (r, a, b) =>
-          ctx.log(`    round ${r + 1}: app ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), node:http ${b.rps.toFixed(0)} req/s`),
-        );
-        // For the record, not the goal: every request a page not rendered before (its URL differs by a parameter
-        // the page ignores), so each one renders its two thousand elements — the cost of a first view.
-        const cold = await load(ctx, app.url + pagePath, {
-          connections: CONNECTIONS,
-          seconds: SECONDS,
-          headers: { Cookie: cookie },
-          uniqueParam: "first",
-        });
-        ctx.log(`    first views (every page rendered): app ${cold.rps.toFixed(0)} req/s (p99 ${cold.p99} ms)`);
-        const ratios = rounds.a.map((a, i) => a.rps / rounds.b[i]!.rps);
-        const ratio = median(ratios);
-        const appRps = median(rounds.a.map((a) => a.rps));
-        const p99 = median(rounds.a.map((a) => a.p99));
-        const failures = rounds.a.reduce((n, a) => n + a.errors + a.timeouts, 0);
-        return {
-          figure: ratio,
-          unit: "×",
-          absolute: { name: "app req/s", value: appRps, unit: "req/s" },
-          checks: [
-            { name: "ratio", value: ratio, unit: "×", goal: "≥ 0.02", pass: ratio >= 0.02 },
-            { name: "p99", value: p99, unit: "ms", goal: "≤ 250", pass: p99 <= 250 },
-          ],
-          subject: {
-            "req/s": appRps,
-            "p50 ms": median(rounds.a.map((a) => a.p50)),
-            "p99 ms": p99,
-            "first views req/s": cold.rps,
-            "first views p99 ms": cold.p99,
-          },
-          baseline: {
-            "req/s": median(rounds.b.map((b) => b.rps)),
-            "p99 ms": median(rounds.b.map((b) => b.p99)),
-            "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
-          },
-          rounds: ratios.length,
-          perRound: {
-            ratio: ratios,
-            appRps: rounds.a.map((a) => a.rps),
-            appP99: rounds.a.map((a) => a.p99),
-            baselineRps: rounds.b.map((b) => b.rps),
-          },
-          notes: [
-            `Repeat views of one page, as a person going back and forth between the grid and its images makes them: after the first, the page comes from its memoized render (the loaders run every time; docs/decisions/0018). First views (every request a page not rendered before), one run of ${SECONDS} s: ${cold.rps.toFixed(0)} req/s, p99 ${cold.p99} ms.`,
-            `Page of ${(html.length / 1024).toFixed(1)} KiB (uncompressed; the load generator sends no Accept-Encoding), ${CONNECTIONS} connections, ${SECONDS} s per run.`,
-            loadBoundNote("node:http", median(rounds.b.map((b) => b.loadCpu))),
-            ...(failures ? [`${failures} socket errors or timeouts against the app.`] : []),
-          ],
-        };
+        const cookie = await ctx.signIn(app.url, ds);
+        const pagePath = `/client/${ds.projectId}`;
+        const res = await fetch(app.url + pagePath, { headers: { Cookie: cookie }, redirect: "manual" });
+        const html = Buffer.from(await res.arrayBuffer());
+        if (res.status !== 200 || !html.includes(ds.projectName))
+          throw new Error(`GET ${pagePath} answered ${res.status} without the project's grid`);
+        const file = path.join(ctx.cache, "tmp", "p2-page.html");
+        mkdirSync(path.dirname(file), { recursive: true });
+        writeFileSync(file, html);
+        const base = await startStatic(ctx, file, 3911, res.headers.get("content-type") ?? "text/html; charset=utf-8");
+        try {
+          const appLoad = (seconds: number) =>
+            load(ctx, app.url + pagePath, {
+              connections: CONNECTIONS,
+              seconds,
+              headers: { Cookie: cookie },
+              ...(firstViews ? { uniqueParam: "first" } : {}),
+            });
+          const baseRun = () => load(ctx, `${base.url}/`, { connections: CONNECTIONS, seconds: SECONDS });
+          // Warm-up: JIT, caches, connection set-up. The app's is 5 s: after 2 s (~800 answers) V8 was still
+          // optimising its path and the first round ran ~15% slower than the rest (as P5's loader did, bench/README.md).
+          await appLoad(5);
+          await load(ctx, `${base.url}/`, { connections: CONNECTIONS, seconds: 2 });
+          const rounds = await interleave(
+            ctx.rounds(5),
+            () => appLoad(SECONDS),
+            baseRun,
+            (r, a, b) =>
+              ctx.log(`    round ${r + 1}: app ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), node:http ${b.rps.toFixed(0)} req/s`),
+          );
+          const ratios = rounds.a.map((a, i) => a.rps / rounds.b[i]!.rps);
+          const ratio = median(ratios);
+          const appRps = median(rounds.a.map((a) => a.rps));
+          const p99 = median(rounds.a.map((a) => a.p99));
+          const failures = rounds.a.reduce((n, a) => n + a.errors + a.timeouts, 0);
+          return {
+            figure: ratio,
+            unit: "×",
+            absolute: { name: "app req/s", value: appRps, unit: "req/s" },
+            checks: [
+              { name: "ratio", value: ratio, unit: "×", goal: "≥ 0.02", pass: ratio >= 0.02 },
+              { name: "p99", value: p99, unit: "ms", goal: "≤ 250", pass: p99 <= 250 },
+            ],
+            subject: { "req/s": appRps, "p50 ms": median(rounds.a.map((a) => a.p50)), "p99 ms": p99 },
+            baseline: {
+              "req/s": median(rounds.b.map((b) => b.rps)),
+              "p99 ms": median(rounds.b.map((b) => b.p99)),
+              "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
+            },
+            rounds: ratios.length,
+            perRound: {
+              ratio: ratios,
+              appRps: rounds.a.map((a) => a.rps),
+              appP99: rounds.a.map((a) => a.p99),
+              baselineRps: rounds.b.map((b) => b.rps),
+            },
+            notes: [
+              firstViews
+                ? "Every request's URL carries a number no other request had (a parameter the page ignores), so each is rendered: the cost of a first view, and of every view with RENDER_CACHE_MB=0."
+                : "Repeat views of one page, as a person going back and forth between the grid and its images makes them: after the first, the page comes from its memoized render (the loaders run every time; docs/decisions/0018). P2-first measures first views.",
+              `Page of ${(html.length / 1024).toFixed(1)} KiB (uncompressed; the load generator sends no Accept-Encoding), ${CONNECTIONS} connections, ${SECONDS} s per run.`,
+              loadBoundNote("node:http", median(rounds.b.map((b) => b.loadCpu))),
+              ...(failures ? [`${failures} socket errors or timeouts against the app.`] : []),
+            ],
+          };
+        } finally {
+          await base.stop();
+        }
       } finally {
-        await base.stop();
+        await app.stop();
       }
-    } finally {
-      await app.stop();
-    }
-  },
-};
+    },
+  };
+}
+
+export const p2 = projectPage(false);
+export const p2First = projectPage(true);

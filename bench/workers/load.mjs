@@ -5,6 +5,7 @@
 import autocannon from "autocannon";
 
 const opts = JSON.parse(process.argv[2]);
+if (opts.paths && opts.uniqueParam) throw new Error("paths and uniqueParam do not go together");
 let counter = 0;
 function unique(url, param) {
   return (req) => {
