@@ -3,6 +3,11 @@
 // past a point, time out at the client after 30 s). Instead at most `concurrency` requests run; up to `queue` more
 // wait in order, each at most `waitMs`; anything beyond gets 503 with Retry-After. A request that has not sent its
 // headers after `timeoutMs` gets 503 too (the work it started finishes, its late answer is dropped).
+//
+// Requests start one per turn of the event loop, in the order they came (docs/decisions/0019). Node accepts one new
+// connection per turn, and a turn runs every request whose bytes arrived in it: started at once, fifty busy
+// connections made each turn ~100 ms of rendering, and fifty connections opened together waited up to 3 s to be
+// accepted. Starting from the loop's check phase keeps a turn to about one request's work.
 
 const RETRY_AFTER_SECONDS = 2;
 
@@ -26,9 +31,18 @@ function busy(req, res, log, reason) {
 export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt = () => false) {
   let running = 0;
   const waiting = [];
+  let turnTaken = false;
 
-  const next = () => {
-    while (running < concurrency && waiting.length) waiting.shift().admit();
+  /** The next waiting request starts in the loop's next check phase, one per turn. */
+  const takeTurn = () => {
+    turnTaken = false;
+    if (running < concurrency && waiting.length) waiting.shift().admit();
+    if (running < concurrency && waiting.length) nextTurn();
+  };
+  const nextTurn = () => {
+    if (turnTaken) return;
+    turnTaken = true;
+    setImmediate(takeTurn);
   };
 
   const run = (req, res, proceed) => {
@@ -40,7 +54,7 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
       done = true;
       clearTimeout(timer);
       running -= 1;
-      next();
+      nextTurn();
     };
     res.once("finish", finish);
     res.once("close", finish);
@@ -49,8 +63,8 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
 
   const middleware = (req, res, proceed) => {
     if (exempt(req)) return proceed();
-    if (running < concurrency && !waiting.length) return run(req, res, proceed);
-    if (waiting.length >= queue) return busy(req, res, log, "queue full");
+    // Those that a free place awaits are not queued; the queue is what waits beyond them.
+    if (waiting.length - Math.max(0, concurrency - running) >= queue) return busy(req, res, log, "queue full");
     const entry = {
       admit: () => {
         clearTimeout(entry.timer);
@@ -62,6 +76,7 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
       }, waitMs).unref(),
     };
     waiting.push(entry);
+    nextTurn();
     // A client that gave up while waiting frees its place.
     res.once("close", () => {
       const at = waiting.indexOf(entry);

@@ -1,4 +1,4 @@
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -29,6 +29,14 @@ describe("admission control: the middleware", () => {
   const entered: string[] = [];
   const gates = new Map<string, () => void>();
   let lateWrites = 0;
+  /** Turns of the event loop, counted in its check phase while a test needs it; each start noted with its turn. */
+  let turn = 0;
+  let counting = false;
+  const countTurns = () => {
+    turn += 1;
+    if (counting) setImmediate(countTurns);
+  };
+  const starts: { name: string; turn: number }[] = [];
 
   const gate = (name: string) => new Promise<void>((release) => gates.set(name, release));
   const release = async (name: string) => {
@@ -51,6 +59,10 @@ describe("admission control: the middleware", () => {
     app.get("/hold/:name", hold);
     app.get("/upload/:name", hold);
     app.get("/quick", (_req, res) => void res.send("quick"));
+    app.get("/turn/:name", (req, res) => {
+      starts.push({ name: String(req.params.name), turn });
+      res.send("ok");
+    });
     server = app.listen(0, "127.0.0.1");
     await new Promise((r) => server!.once("listening", r));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -63,6 +75,8 @@ describe("admission control: the middleware", () => {
     entered.length = 0;
     gates.clear();
     lateWrites = 0;
+    counting = false;
+    starts.length = 0;
   });
 
   it("runs up to the limit, queues the next in order, and refuses past the queue with 503 and Retry-After", async () => {
@@ -82,6 +96,40 @@ describe("admission control: the middleware", () => {
     expect(await (await second).text()).toBe("done b");
     expect(entered).toEqual(["a", "b"]);
     expect(logged).toEqual([{ msg: "request refused", fields: { method: "GET", path: "/hold/c", status: 503, reason: "queue full" } }]);
+  });
+
+  it("starts one request per turn of the event loop, in the order they came, however many arrived together", async () => {
+    const base = await serve({ concurrency: 10, queue: 10, waitMs: 60_000, timeoutMs: 60_000 });
+    const { port } = new URL(base);
+    // Five open connections, then five requests written in one go while the loop is held: they reach the server in
+    // one turn, as requests on busy connections do. Started at once, all five would share that turn.
+    const sockets: Socket[] = [];
+    for (let i = 0; i < 5; i++) {
+      const socket = connect(Number(port), "127.0.0.1");
+      await new Promise((r) => socket.once("connect", r));
+      sockets.push(socket);
+    }
+    const answered = sockets.map(
+      (socket) =>
+        new Promise<string>((resolve) => {
+          let text = "";
+          socket.on("data", (chunk) => {
+            text += String(chunk);
+            if (text.endsWith("ok")) resolve(text);
+          });
+        }),
+    );
+    counting = true;
+    setImmediate(countTurns);
+    sockets.forEach((socket, i) => socket.write(`GET /turn/r${i} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
+    const until = Date.now() + 50;
+    while (Date.now() < until); // the loop is held: every request is in the server's socket buffers before it reads
+    for (const text of await Promise.all(answered)) expect(text).toMatch(/^HTTP\/1\.1 200/);
+    for (const socket of sockets) socket.destroy();
+    expect(starts.map((s) => s.name)).toEqual(["r0", "r1", "r2", "r3", "r4"]);
+    const turns = starts.map((s) => s.turn);
+    expect(new Set(turns).size, `turns: ${turns.join(", ")}`).toBe(5);
+    expect(turns).toEqual([...turns].sort((a, b) => a - b));
   });
 
   it("bounds the wait in the queue: a request that waited too long gets 503 instead of hanging", async () => {
