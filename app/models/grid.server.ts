@@ -1,6 +1,6 @@
 import { remember } from "~/lib/bounded-cache";
 import { parseId, possibleIds } from "~/lib/ids";
-import { sql, type SelectQueryBuilder } from "kysely";
+import { sql, type AliasedRawBuilder, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
 import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope } from "./scope.server";
 import { hasSmart } from "~/lib/smart-tags";
@@ -100,24 +100,32 @@ function scopeQuery(scope: GridScope, walk?: Walk, window?: Window): GridQuery {
   const columns = ["images.id", "images.title", "images.keywords", "images.thumb_key", t.as("t")] as const;
   // A search joins its matches (driven by the full-text index); otherwise the scope's own index drives.
   const matchIn = scope.kind === "shared" && !scope.link.allowDownload ? "noFileName" : "anywhere";
-  const joinMatches = <Q extends SelectQueryBuilder<any, any, any>>(from: Q): Q => {
-    let joined: SelectQueryBuilder<any, any, any> = from;
-    if (terms.length && !walk) joined = joined.innerJoin(keywordMatches(terms, matchIn).as("m"), "m.id", "images.id");
-    if (tags.length) joined = joined.innerJoin(tagMatches(tags).as("s"), "s.id", "images.id");
-    return joined as Q;
-  };
+  const matches = terms.length && !walk ? keywordMatches(terms, matchIn).as("m") : null;
+  const tagged = tags.length ? tagMatches(tags).as("s") : null;
   let q: GridQuery;
   if (scope.kind === "project" || scope.kind === "all") {
-    const images = joinMatches(db().selectFrom("images"));
+    // A search goes from its matches to their images: SQLite otherwise read the project's whole index and looked each
+    // image up among the matches, so the rarer the word the slower its page (a word in 1 image of 100k: 6.4 ms instead
+    // of 0.03 ms; in 800: 9 ms instead of 2 ms; a smart search's five tags: 22 ms instead of 9 ms). SQLite keeps a
+    // CROSS JOIN's order; PostgreSQL plans it as any inner join. Common words are walked instead (walkedRows).
+    const driver: AliasedRawBuilder<{ id: number }, "m" | "s"> | null = matches ?? tagged;
+    const alias = matches ? "m" : "s";
+    let images: SelectQueryBuilder<any, any, any> = driver
+      ? db().selectFrom(driver).crossJoin("images").whereRef("images.id", "=", `${alias}.id`)
+      : db().selectFrom("images");
+    if (matches && tagged) images = images.innerJoin(tagged, "s.id", "images.id");
     q = (
       scope.kind === "project"
         ? images.select(columns).where("images.project_id", "=", scope.project.id)
         : images.select(columns).where("images.project_id", "in", visibleProjectIds(scope.actor))
     ) as GridQuery;
   } else {
-    q = joinMatches(db().selectFrom("board_images").innerJoin("images", "images.id", "board_images.image_id"))
-      .select(columns)
-      .where("board_images.board_id", "=", scope.board.id) as GridQuery;
+    let onBoard: SelectQueryBuilder<any, any, any> = db()
+      .selectFrom("board_images")
+      .innerJoin("images", "images.id", "board_images.image_id");
+    if (matches) onBoard = onBoard.innerJoin(matches, "m.id", "images.id");
+    if (tagged) onBoard = onBoard.innerJoin(tagged, "s.id", "images.id");
+    q = onBoard.select(columns).where("board_images.board_id", "=", scope.board.id) as GridQuery;
   }
   q = q.where("images.deleted_at", "is", null);
   if (walk === "strong") q = q.where("images.id", "in", keywordIds(terms, "strong", window));

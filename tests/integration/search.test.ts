@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db, dialect as currentDialect } from "~/db/connection.server";
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import { createBoard } from "~/models/boards.server";
 import { addKeywordsBulk, countSelection } from "~/models/bulk.server";
 import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope, walkSettings } from "~/models/grid.server";
@@ -231,6 +231,31 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     } finally {
       sent.mockRestore();
       Object.assign(walkSettings, defaults);
+    }
+  });
+
+  it("reads a search's matches first and finds their images by id, never walking the project's own index", async () => {
+    const executor = db().getExecutor();
+    const sent = vi.spyOn(executor, "executeQuery");
+    try {
+      const scope = await project();
+      // A rare word (joined, not walked), and a smart search's tags.
+      const searches = [searched(scope, "petrol"), withFilter(scope, new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" }))];
+      for (const narrowed of searches) {
+        sent.mockClear();
+        expect((await gridPage(narrowed, { limit: 2 })).cards.length).toBeGreaterThan(0);
+        const page = sent.mock.calls.map(([q]) => q).find((q) => /order by/.test(q.sql));
+        expect(page?.sql, "the page's statement goes from the matches to their images").toMatch(/ as "[ms]" cross join "images" /);
+        if (dialect !== "sqlite") continue; // PostgreSQL plans the join by its statistics
+        const explained = await db().executeQuery<{ detail: string }>(
+          CompiledQuery.raw(`explain query plan ${page!.sql}`, [...page!.parameters]),
+        );
+        const plan = explained.rows.map((r) => r.detail);
+        expect(plan.join(" | ")).toMatch(/SCAN [ms]\b.*SEARCH images USING INTEGER PRIMARY KEY/);
+        expect(plan.join(" | ")).not.toMatch(/images_project/);
+      }
+    } finally {
+      sent.mockRestore();
     }
   });
 
