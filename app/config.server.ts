@@ -3,6 +3,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 
+/** MiB of its pages a SQLite connection keeps in memory, unless SQLITE_CACHE_MB says otherwise. */
+export const SQLITE_CACHE_MB = 256;
+
 /**
  * Every setting the app reads from the environment, with its default.
  * The README's configuration table mirrors this file; keep them in step.
@@ -69,6 +72,7 @@ const EnvSchema = z.object({
   QUEUE_WAIT_SECONDS: int(5, 1),
   REQUEST_TIMEOUT_SECONDS: int(30, 1),
   RENDER_CACHE_MB: int(32, 0),
+  SQLITE_CACHE_MB: int(SQLITE_CACHE_MB, 2),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().default("us-east-1"),
   S3_ENDPOINT: z.string().url().optional(),
@@ -132,7 +136,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
     dataDir,
-    database: databaseFrom(e.DATABASE_URL, dataDir),
+    database: databaseFrom(e.DATABASE_URL, dataDir, e.SQLITE_CACHE_MB),
     sessionSecret: e.SESSION_SECRET ?? devSecret(dataDir),
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionMaxMs: e.SESSION_MAX_DAYS * 86_400_000,
@@ -183,12 +187,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-export type DatabaseConfig = { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string };
+/** SQLite: the file, and the MiB of its pages a connection keeps in memory (`SQLITE_CACHE_MB`). */
+export type DatabaseConfig = { dialect: "sqlite"; file: string; cacheMb?: number } | { dialect: "postgres"; url: string };
 
-export function databaseFrom(url: string | undefined, dataDir: string): DatabaseConfig {
-  if (!url) return { dialect: "sqlite", file: path.join(dataDir, "koala.sqlite") };
+export function databaseFrom(url: string | undefined, dataDir: string, cacheMb?: number): DatabaseConfig {
+  const cache = cacheMb === undefined ? {} : { cacheMb };
+  if (!url) return { dialect: "sqlite", file: path.join(dataDir, "koala.sqlite"), ...cache };
   if (/^postgres(ql)?:\/\//.test(url)) return { dialect: "postgres", url };
-  if (url.startsWith("sqlite:")) return { dialect: "sqlite", file: path.resolve(url.slice("sqlite:".length)) };
+  if (url.startsWith("sqlite:")) return { dialect: "sqlite", file: path.resolve(url.slice("sqlite:".length)), ...cache };
   throw new Error("DATABASE_URL must start with postgres://, postgresql:// or sqlite:");
 }
 

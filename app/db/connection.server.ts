@@ -4,7 +4,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection } from "kysely";
 import pg from "pg";
-import type { DatabaseConfig } from "~/config.server";
+import { SQLITE_CACHE_MB, type DatabaseConfig } from "~/config.server";
 import type { Database } from "./schema";
 
 export type Dialect = "sqlite" | "postgres";
@@ -40,6 +40,22 @@ function withStatementCache(database: SQLite.Database, max = 500) {
   };
 }
 
+/**
+ * The app's settings of a SQLite connection, for the app and for the bench's bare statements alike. The page cache:
+ * SQLite's own default is 2 MiB, so on a library of 100k images (a 150 MB file) a search that looks up its matched
+ * images one by one read most pages from the operating system again, each time (13,000 look-ups: 33 ms with 2 MiB,
+ * 7 ms with 128 MiB). The cache fills only as pages are read.
+ */
+export function sqliteSettings(database: SQLite.Database, cacheMb = SQLITE_CACHE_MB, opts: { readonly?: boolean } = {}) {
+  if (!opts.readonly) {
+    database.pragma("journal_mode = WAL");
+    database.pragma("synchronous = NORMAL");
+  }
+  database.pragma("busy_timeout = 5000");
+  database.pragma("foreign_keys = ON");
+  database.pragma(`cache_size = -${Math.round(cacheMb * 1024)}`);
+}
+
 // int8 (counts, sums) as numbers: every value we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
@@ -53,10 +69,7 @@ export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize
   if (cfg.dialect === "sqlite") {
     mkdirSync(path.dirname(cfg.file), { recursive: true });
     const database = new SQLite(cfg.file);
-    database.pragma("journal_mode = WAL");
-    database.pragma("synchronous = NORMAL");
-    database.pragma("busy_timeout = 5000");
-    database.pragma("foreign_keys = ON");
+    sqliteSettings(database, cfg.cacheMb);
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }) });
     return { db, dialect: "sqlite", close: () => db.destroy() };
   }

@@ -21,6 +21,7 @@ import { stringify } from "csv-stringify";
 import { config, loadConfig, setConfig } from "~/config.server";
 import { projectScope } from "~/models/scope.server";
 import { findUserByEmail } from "~/models/users.server";
+import { sqliteSettings } from "~/db/connection.server";
 import { openDatabase } from "~/services/boot.server";
 import { writeAttributesCsv } from "~/services/attribute-export.server";
 
@@ -44,6 +45,7 @@ async function product(): Promise<{ ms: number; rows: number; bytes: number }> {
 }
 
 const raw = new SQLite(source.file, { readonly: true });
+sqliteSettings(raw, source.cacheMb, { readonly: true }); // the app's page cache, as its connection has
 const pageOf = raw.prepare(
   "select id, title, keywords from images where project_id = ? and deleted_at is null and id > ? order by id limit 1000",
 );

@@ -22,7 +22,7 @@ import SQLite from "better-sqlite3";
 import { freshCopy as copyOf } from "../lib/sqlite-copy";
 import { parse } from "csv-parse";
 import { config, loadConfig, setConfig } from "~/config.server";
-import { connect, db, setConnection } from "~/db/connection.server";
+import { connect, db, setConnection, sqliteSettings } from "~/db/connection.server";
 import { SYSTEM } from "~/models/actor";
 import { createAttribute } from "~/models/attributes.server";
 import { projectScope } from "~/models/scope.server";
@@ -131,9 +131,7 @@ async function product(): Promise<{ ms: number; peakMb: number; baseMb: number }
 async function bare(): Promise<number> {
   const file = freshCopy("bare");
   const raw = new SQLite(file);
-  raw.pragma("journal_mode = WAL");
-  raw.pragma("synchronous = NORMAL");
-  raw.pragma("foreign_keys = ON");
+  sqliteSettings(raw);
   const upsert = raw.prepare(
     "insert into image_attribute_values (image_id, attribute_id, value, created_by, created_at) values (?, ?, ?, null, ?) on conflict (image_id, attribute_id) do update set value = excluded.value",
   );

@@ -19,7 +19,7 @@ import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
 import { freshCopy as copyOf } from "../lib/sqlite-copy";
 import { config, loadConfig, setConfig } from "~/config.server";
-import { connect, db, setConnection } from "~/db/connection.server";
+import { connect, db, setConnection, sqliteSettings } from "~/db/connection.server";
 import type { Actor } from "~/models/actor";
 import { createBoard } from "~/models/boards.server";
 import { getJob } from "~/models/jobs.server";
@@ -98,10 +98,7 @@ async function product(): Promise<number> {
 function bare(): number {
   const file = freshCopy("bare");
   const raw = new SQLite(file);
-  raw.pragma("journal_mode = WAL");
-  raw.pragma("synchronous = NORMAL");
-  raw.pragma("busy_timeout = 5000");
-  raw.pragma("foreign_keys = ON");
+  sqliteSettings(raw);
   const insert = raw.prepare(
     "insert into board_images (board_id, image_id, added_by, added_at) select ?, id, ?, ? from images where project_id = ? and deleted_at is null",
   );

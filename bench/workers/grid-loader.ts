@@ -18,7 +18,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { config, loadConfig, setConfig } from "~/config.server";
-import { db, setConnection } from "~/db/connection.server";
+import { db, setConnection, sqliteSettings } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
 import type { Actor } from "~/models/actor";
 import { attributeFacets } from "~/models/facets.server";
@@ -103,6 +103,7 @@ async function captureQueries(after: Cursor | null): Promise<CompiledQuery[]> {
 async function rawDatabase() {
   if (cfg.database.dialect === "sqlite") {
     const raw = new SQLite(cfg.database.file, { readonly: true });
+    sqliteSettings(raw, cfg.database.cacheMb, { readonly: true });
     return {
       prepare(q: CompiledQuery) {
         const stmt = raw.prepare(q.sql);

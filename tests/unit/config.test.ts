@@ -1,5 +1,10 @@
+import { CompiledQuery } from "kysely";
 import { describe, expect, it } from "vitest";
-import { databaseFrom, loadConfig } from "~/config.server";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { databaseFrom, loadConfig, SQLITE_CACHE_MB } from "~/config.server";
+import { connect } from "~/db/connection.server";
 import { redact } from "~/lib/log.server";
 
 describe("configuration", () => {
@@ -25,6 +30,38 @@ describe("configuration", () => {
     expect(databaseFrom("postgres://u@h/db", "/d")).toEqual({ dialect: "postgres", url: "postgres://u@h/db" });
     expect(databaseFrom("sqlite:/x/y.db", "/d")).toEqual({ dialect: "sqlite", file: "/x/y.db" });
     expect(() => databaseFrom("mysql://x", "/d")).toThrow(/DATABASE_URL/);
+  });
+  it("gives a SQLite connection SQLITE_CACHE_MB of page cache (256 MiB unless set), not SQLite's 2 MiB", async () => {
+    expect(loadConfig({ DATA_DIR: "/d" }).database).toEqual({ dialect: "sqlite", file: "/d/koala.sqlite", cacheMb: SQLITE_CACHE_MB });
+    expect(loadConfig({ DATA_DIR: "/d", SQLITE_CACHE_MB: "64" }).database).toMatchObject({ cacheMb: 64 });
+    expect(() => loadConfig({ DATA_DIR: "/d", SQLITE_CACHE_MB: "1" })).toThrow(/SQLITE_CACHE_MB/);
+    const dir = mkdtempSync(path.join(tmpdir(), "koala-cache-"));
+    try {
+      for (const [cacheMb, kib] of [
+        [64, 65_536],
+        [undefined, SQLITE_CACHE_MB * 1024],
+      ] as const) {
+        const connection = connect({ dialect: "sqlite", file: path.join(dir, "cache.sqlite"), cacheMb });
+        const { rows } = await connection.db.executeQuery<{ cache_size: number }>(CompiledQuery.raw("pragma cache_size"));
+        expect(rows[0]!.cache_size).toBe(-kib); // negative: KiB, not pages
+        await connection.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the README's configuration table", () => {
+  it("lists every variable the configuration reads", () => {
+    const source = readFileSync("app/config.server.ts", "utf8");
+    const schema = source.slice(source.indexOf("const EnvSchema = z.object({"), source.indexOf("\n});", source.indexOf("const EnvSchema")));
+    const variables = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
+    expect(variables.length).toBeGreaterThan(40);
+    const rows = readFileSync("README.md", "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("| `"));
+    expect(variables.filter((v) => !rows.some((row) => row.includes(`\`${v}\``)))).toEqual([]);
   });
 });
 
