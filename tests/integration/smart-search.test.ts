@@ -4,13 +4,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { config, loadConfig, setConfig } from "~/config.server";
 import { db } from "~/db/connection.server";
 import { createBoard } from "~/models/boards.server";
-import { countSelection } from "~/models/bulk.server";
+import { addKeywordsBulk, countSelection } from "~/models/bulk.server";
 import { decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
 import { updateImage } from "~/models/image-edits.server";
 import { insertImage } from "~/models/images.server";
 import { addMember } from "~/models/projects.server";
 import { allProjectsScope, boardScope, projectScope, withFilter, type GridScope } from "~/models/scope.server";
 import { createShareLinks, resolveSharedUrl } from "~/models/shares.server";
+import { scopeVocabulary, vocabularySettings, type VocabularyTag } from "~/models/vocabulary.server";
 import { smartAnswer, withSmartTags } from "~/services/smart-search.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
@@ -90,6 +91,33 @@ describe.each(dialects)("smart search (%s)", (dialect) => {
     expect(answer.tags).not.toContain("Forecourt");
     expect(answer.description).toContain("Soda");
     expect(answer.failed).toBe(false);
+  });
+
+  it("reads a vocabulary in slices of images, each tag counted once per image however the slices fall", async () => {
+    const counts = (vocabulary: VocabularyTag[]) => Object.fromEntries(vocabulary.map((v) => [v.tag, v.n]));
+    const expected = { Soda: 2, "Grocery aisle": 2, Shopper: 1, Shelf: 1, Chocolate: 1, Checkout: 1 };
+    const board = await boardScope(owner.actor, boardId);
+    const defaults = { ...vocabularySettings };
+    try {
+      for (const slice of [1, 2, 3, 1000]) {
+        vocabularySettings.slice = slice;
+        // Each read at a version of its own: a write moves the project's and the board's versions on.
+        await addKeywordsBulk(await project(), { all: false, ids: [id.chocolate!] }, [`Slice ${slice}`]);
+        expect(counts(await scopeVocabulary(await project())), `slices of ${slice}`).toEqual({ ...expected, [`Slice ${slice}`]: 1 });
+        expect(counts(await scopeVocabulary(await boardScope(owner.actor, board.board.id))), `board, slices of ${slice}`).toEqual({
+          Soda: 1,
+          Shelf: 1,
+          Chocolate: 1,
+          Checkout: 1,
+          [`Slice ${slice}`]: 1,
+        });
+        const row = await db().selectFrom("images").selectAll().where("id", "=", id.chocolate!).executeTakeFirstOrThrow();
+        const { title, description, ocr_text: ocrText } = row;
+        await updateImage(await project(), row, { title, description, keywords: ["Chocolate", "Checkout"], ocrText });
+      }
+    } finally {
+      Object.assign(vocabularySettings, defaults);
+    }
   });
 
   it("inside a board finds only the board's images, with the board's vocabulary", async () => {
