@@ -32,6 +32,10 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
   let running = 0;
   const waiting = [];
   let turnTaken = false;
+  // Requests this middleware has let in. It is mounted on more than one path (the media routes, then everything), so
+  // a request can pass it twice: counted again, it would wait in the queue for a second place while holding its
+  // first, and sixteen such requests would hold every place while waiting for themselves.
+  const admitted = new WeakSet();
 
   /** The next waiting request starts in the loop's next check phase, one per turn. */
   const takeTurn = () => {
@@ -46,6 +50,7 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
   };
 
   const run = (req, res, proceed) => {
+    admitted.add(req);
     running += 1;
     let done = false;
     const timer = setTimeout(() => busy(req, res, log, `no answer within ${timeoutMs / 1000} s`), timeoutMs).unref();
@@ -62,7 +67,7 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
   };
 
   const middleware = (req, res, proceed) => {
-    if (exempt(req)) return proceed();
+    if (exempt(req) || admitted.has(req)) return proceed();
     // Those that a free place awaits are not queued; the queue is what waits beyond them.
     if (waiting.length - Math.max(0, concurrency - running) >= queue) return busy(req, res, log, "queue full");
     const entry = {

@@ -59,6 +59,8 @@ describe("admission control: the middleware", () => {
     app.get("/hold/:name", hold);
     app.get("/upload/:name", hold);
     app.get("/quick", (_req, res) => void res.send("quick"));
+    // Mounted a second time on this path, as server.mjs mounts it on the media paths and again on everything.
+    app.get("/twice", middleware, (_req, res) => void res.json(stats()));
     app.get("/turn/:name", (req, res) => {
       starts.push({ name: String(req.params.name), turn });
       res.send("ok");
@@ -132,6 +134,15 @@ describe("admission control: the middleware", () => {
     expect(turns).toEqual([...turns].sort((a, b) => a - b));
   });
 
+  it("counts a request that passes it twice once: it never waits in the queue for a second place", async () => {
+    const base = await serve({ concurrency: 1, queue: 10, waitMs: 2_000, timeoutMs: 60_000 });
+    const res = await fetch(`${base}/twice`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ running: 1, waiting: 0 }); // as the handler saw it
+    await expect.poll(stats, settled).toEqual({ running: 0, waiting: 0 });
+    expect(logged).toEqual([]);
+  });
+
   it("bounds the wait in the queue: a request that waited too long gets 503 instead of hanging", async () => {
     const base = await serve({ concurrency: 1, queue: 10, waitMs: 100, timeoutMs: 60_000 });
     const first = fetch(`${base}/hold/a`);
@@ -198,6 +209,9 @@ describe("admission control: the real server", () => {
     expect(statuses).toContain(503);
     expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
     expect(answers.find((r) => r.status === 503)!.headers.get("retry-after")).toBe("2");
+    // A path under /media that no media route takes passes admission twice (server.mjs mounts it there and on
+    // everything): it is counted once, and reaches the app's 404 although the one place is its own.
+    await expect.poll(async () => (await fetch(`${server.base}/media/x`)).status, settled).toBe(404);
     // Static files and the health check are not limited; afterwards the server answers normally.
     expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
     // Its place is free again once the server has seen the last answer finish (a moment after the client read it).
