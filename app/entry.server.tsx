@@ -25,7 +25,7 @@ const noStore = (headers: Headers) => {
   if (!headers.has("Cache-Control")) headers.set("Cache-Control", "private, no-store");
 };
 
-export default function handleRequest(
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
@@ -46,8 +46,12 @@ export default function handleRequest(
       ? pending.store
       : null;
   if (store) return renderWhole(request, responseStatusCode, responseHeaders, remixContext, nonce, store);
-  if (loadContext.memoizeRenders && memoizable(request, responseStatusCode, remixContext, nonce))
-    return renderMemoized(request, responseStatusCode, responseHeaders, remixContext, nonce);
+  if (loadContext.memoizeRenders && memoizable(request, responseStatusCode, remixContext, nonce)) {
+    const memo = await lookUp(request, responseStatusCode, remixContext, nonce);
+    if (memo.hit) return answerMemoized(responseStatusCode, responseHeaders, memo.hit);
+    const keep = memo.keep;
+    if (keep) return renderWhole(request, responseStatusCode, responseHeaders, remixContext, nonce, (html, _h, n) => keep(html, n));
+  }
   // Bots and no-JS clients get the whole document at once; browsers get it streamed.
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise((resolve, reject) => {
@@ -81,14 +85,18 @@ export default function handleRequest(
   });
 }
 
-/** A page answered from an earlier render of the same URL and data, or rendered whole and kept (lib/render-memo). */
-async function renderMemoized(request: Request, status: number, headers: Headers, remixContext: EntryContext, nonce: string) {
-  const memo = await lookUp(request, status, remixContext, nonce);
-  if (!memo.hit)
-    return renderWhole(request, status, headers, remixContext, nonce, (html, _headers, renderNonce) => memo.keep(html, renderNonce));
+/** A page answered from an earlier render of the same URL, cookies and data (lib/render-memo), its parts as they are kept. */
+function answerMemoized(status: number, headers: Headers, page: { body: Buffer[]; length: number }) {
   headers.set("Content-Type", "text/html; charset=utf-8");
+  headers.set("Content-Length", String(page.length));
   headers.set("Server-Timing", 'render;desc="memo"');
-  return new Response(Buffer.concat(memo.hit.body, memo.hit.length), { headers, status });
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const part of page.body) controller.enqueue(part);
+      controller.close();
+    },
+  });
+  return new Response(body, { headers, status });
 }
 
 /** A page rendered whole, handed to `store` (the shared-page cache, the render memo), then sent. */
