@@ -1,6 +1,7 @@
 import path from "node:path";
 import { run } from "./proc";
-import type { Context } from "./types";
+import { median } from "./stats";
+import type { Context, MetricResult } from "./types";
 
 export interface LoadSummary {
   rps: number;
@@ -60,4 +61,48 @@ export function loadBoundNote(baseline: string, loadCpu: number): string {
   return loadCpu >= 0.9
     ? `The load generator used ${share} of its core during the ${baseline} runs: ${baseline} was faster than measured, so the ratio is an upper bound.`
     : `The load generator used ${share} of its core during the ${baseline} runs (not saturated).`;
+}
+
+/**
+ * The result of a page served by the app against the same bytes from `node:http` (P2, P2-first, P3): the median of
+ * the per-round req/s ratios, and the app's p99, against their goals; `notes` come first, then who set the
+ * baseline's pace and any socket errors.
+ */
+export function pageThroughput(
+  rounds: { a: LoadSummary[]; b: LoadSummary[] },
+  goal: { ratio: number; p99: number },
+  notes: string[],
+): MetricResult {
+  const ratios = rounds.a.map((a, i) => a.rps / rounds.b[i]!.rps);
+  const ratio = median(ratios);
+  const appRps = median(rounds.a.map((a) => a.rps));
+  const p99 = median(rounds.a.map((a) => a.p99));
+  const failures = rounds.a.reduce((n, a) => n + a.errors + a.timeouts, 0);
+  return {
+    figure: ratio,
+    unit: "×",
+    absolute: { name: "app req/s", value: appRps, unit: "req/s" },
+    checks: [
+      { name: "ratio", value: ratio, unit: "×", goal: `≥ ${goal.ratio}`, pass: ratio >= goal.ratio },
+      { name: "p99", value: p99, unit: "ms", goal: `≤ ${goal.p99}`, pass: p99 <= goal.p99 },
+    ],
+    subject: { "req/s": appRps, "p50 ms": median(rounds.a.map((a) => a.p50)), "p99 ms": p99 },
+    baseline: {
+      "req/s": median(rounds.b.map((b) => b.rps)),
+      "p99 ms": median(rounds.b.map((b) => b.p99)),
+      "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
+    },
+    rounds: ratios.length,
+    perRound: {
+      ratio: ratios,
+      appRps: rounds.a.map((a) => a.rps),
+      appP99: rounds.a.map((a) => a.p99),
+      baselineRps: rounds.b.map((b) => b.rps),
+    },
+    notes: [
+      ...notes,
+      loadBoundNote("node:http", median(rounds.b.map((b) => b.loadCpu))),
+      ...(failures ? [`${failures} socket errors or timeouts against the app.`] : []),
+    ],
+  };
 }

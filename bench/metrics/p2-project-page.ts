@@ -1,9 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { interleave } from "../lib/interleave";
-import { load, loadBoundNote } from "../lib/load";
+import { load, pageThroughput } from "../lib/load";
 import { startApp, startStatic } from "../lib/server";
-import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
 
 const CONNECTIONS = 50;
@@ -58,41 +57,12 @@ function projectPage(firstViews: boolean): Metric {
             (r, a, b) =>
               ctx.log(`    round ${r + 1}: app ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), node:http ${b.rps.toFixed(0)} req/s`),
           );
-          const ratios = rounds.a.map((a, i) => a.rps / rounds.b[i]!.rps);
-          const ratio = median(ratios);
-          const appRps = median(rounds.a.map((a) => a.rps));
-          const p99 = median(rounds.a.map((a) => a.p99));
-          const failures = rounds.a.reduce((n, a) => n + a.errors + a.timeouts, 0);
-          return {
-            figure: ratio,
-            unit: "×",
-            absolute: { name: "app req/s", value: appRps, unit: "req/s" },
-            checks: [
-              { name: "ratio", value: ratio, unit: "×", goal: "≥ 0.02", pass: ratio >= 0.02 },
-              { name: "p99", value: p99, unit: "ms", goal: "≤ 250", pass: p99 <= 250 },
-            ],
-            subject: { "req/s": appRps, "p50 ms": median(rounds.a.map((a) => a.p50)), "p99 ms": p99 },
-            baseline: {
-              "req/s": median(rounds.b.map((b) => b.rps)),
-              "p99 ms": median(rounds.b.map((b) => b.p99)),
-              "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
-            },
-            rounds: ratios.length,
-            perRound: {
-              ratio: ratios,
-              appRps: rounds.a.map((a) => a.rps),
-              appP99: rounds.a.map((a) => a.p99),
-              baselineRps: rounds.b.map((b) => b.rps),
-            },
-            notes: [
-              firstViews
-                ? "Every request's URL carries a number no other request had (a parameter the page ignores), so each is rendered: the cost of a first view, and of every view with RENDER_CACHE_MB=0."
-                : "Repeat views of one page, as a person going back and forth between the grid and its images makes them: after the first, the page comes from its memoized render (the loaders run every time; docs/decisions/0018). P2-first measures first views.",
-              `Page of ${(html.length / 1024).toFixed(1)} KiB (uncompressed; the load generator sends no Accept-Encoding), ${CONNECTIONS} connections, ${SECONDS} s per run.`,
-              loadBoundNote("node:http", median(rounds.b.map((b) => b.loadCpu))),
-              ...(failures ? [`${failures} socket errors or timeouts against the app.`] : []),
-            ],
-          };
+          return pageThroughput(rounds, { ratio: 0.02, p99: 250 }, [
+            firstViews
+              ? "Every request's URL carries a number no other request had (a parameter the page ignores), so each is rendered: the cost of a first view, and of every view with RENDER_CACHE_MB=0."
+              : "Repeat views of one page, as a person going back and forth between the grid and its images makes them: from the third view on, the page comes from its memoized render (the loaders run every time; docs/decisions/0018). P2-first measures first views.",
+            `Page of ${(html.length / 1024).toFixed(1)} KiB (uncompressed; the load generator sends no Accept-Encoding), ${CONNECTIONS} connections, ${SECONDS} s per run.`,
+          ]);
         } finally {
           await base.stop();
         }

@@ -2,10 +2,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { appEnv } from "../lib/datasets";
 import { interleave } from "../lib/interleave";
-import { load, loadBoundNote } from "../lib/load";
+import { load, pageThroughput } from "../lib/load";
 import { run } from "../lib/proc";
 import { startApp, startStatic } from "../lib/server";
-import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
 
 const CONNECTIONS = 50;
@@ -52,40 +51,11 @@ export const p3: Metric = {
         const rounds = await interleave(ctx.rounds(5), appRun, baseRun, (r, a, b) =>
           ctx.log(`    round ${r + 1}: app ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), node:http ${b.rps.toFixed(0)} req/s`),
         );
-        const ratios = rounds.a.map((a, i) => a.rps / rounds.b[i]!.rps);
-        const ratio = median(ratios);
-        const appRps = median(rounds.a.map((a) => a.rps));
-        const p99 = median(rounds.a.map((a) => a.p99));
-        const failures = rounds.a.reduce((n, a) => n + a.errors + a.timeouts, 0);
         const requests = rounds.a.reduce((n, a) => n + a.requests, 0);
-        return {
-          figure: ratio,
-          unit: "×",
-          absolute: { name: "app req/s", value: appRps, unit: "req/s" },
-          checks: [
-            { name: "ratio", value: ratio, unit: "×", goal: "≥ 0.25", pass: ratio >= 0.25 },
-            { name: "p99", value: p99, unit: "ms", goal: "≤ 100", pass: p99 <= 100 },
-          ],
-          subject: { "req/s": appRps, "p50 ms": median(rounds.a.map((a) => a.p50)), "p99 ms": p99 },
-          baseline: {
-            "req/s": median(rounds.b.map((b) => b.rps)),
-            "p99 ms": median(rounds.b.map((b) => b.p99)),
-            "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
-          },
-          rounds: ratios.length,
-          perRound: {
-            ratio: ratios,
-            appRps: rounds.a.map((a) => a.rps),
-            appP99: rounds.a.map((a) => a.p99),
-            baselineRps: rounds.b.map((b) => b.rps),
-          },
-          notes: [
-            `Page of ${(html.length / 1024).toFixed(1)} KiB with the first ${cards} cards of the board's ${total} (uncompressed; the load generator sends no Accept-Encoding and no cookies), ${CONNECTIONS} connections, ${SECONDS} s per run.`,
-            `Every request resolves the link and counts a view (${requests.toLocaleString("en")} measured requests).`,
-            loadBoundNote("node:http", median(rounds.b.map((b) => b.loadCpu))),
-            ...(failures ? [`${failures} socket errors or timeouts against the app.`] : []),
-          ],
-        };
+        return pageThroughput(rounds, { ratio: 0.25, p99: 100 }, [
+          `Page of ${(html.length / 1024).toFixed(1)} KiB with the first ${cards} cards of the board's ${total} (uncompressed; the load generator sends no Accept-Encoding and no cookies), ${CONNECTIONS} connections, ${SECONDS} s per run.`,
+          `Every request resolves the link and counts a view (${requests.toLocaleString("en")} measured requests).`,
+        ]);
       } finally {
         await base.stop();
       }
