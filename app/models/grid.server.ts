@@ -294,13 +294,26 @@ export async function gridPage(
   // Row-value comparison: both dialects seek the (t, id) index directly, at any depth.
   if (at) q = q.where(sql<boolean>`(${key.t}, ${key.id}) ${sql.raw(backwards ? ">" : "<")} (${at.t}, ${at.id})`);
   const direction = backwards ? "asc" : "desc";
+  // The page's keys are sorted first and its cards' columns read after, for its rows only: a search sorts every
+  // match, and sorting whole rows (title, keywords) cost twice as much (a smart search's tag in 13,000 images of the
+  // 100k project: 74 → 35 ms a page).
+  const keys = q
+    .clearSelect()
+    .select([sql.ref<number>("images.id").as("id"), key.t.as("t")])
+    .orderBy(key.t, direction)
+    .orderBy(key.id, direction)
+    .limit(limit + 1)
+    .as("k");
   const rows =
     (!backwards && (await walkedRows(scope, opts.after ?? null, limit + 1))) ||
-    (await q
-      .orderBy(key.t, direction)
-      .orderBy(key.id, direction)
-      .limit(limit + 1)
-      .execute());
+    ((await db()
+      .selectFrom(keys)
+      .crossJoin("images")
+      .whereRef("images.id", "=", "k.id")
+      .select(["images.id", "images.title", "images.keywords", "images.thumb_key", "k.t"])
+      .orderBy("k.t", direction)
+      .orderBy("k.id", direction)
+      .execute()) as GridRow[]);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();

@@ -259,6 +259,27 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     }
   });
 
+  it("sorts only a joined page's keys and reads its cards' columns for the page's rows alone", async () => {
+    const executor = db().getExecutor();
+    const sent = vi.spyOn(executor, "executeQuery");
+    try {
+      const scope = await project();
+      sent.mockClear();
+      const page = await gridPage(withFilter(scope, new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" })), { limit: 2 });
+      expect(page.cards.length).toBeGreaterThan(0);
+      expect(page.cards[0]!.title, "the cards still carry their columns").toBeTruthy();
+      const statement = sent.mock.calls.map(([q]) => q.sql).find((s) => /order by/.test(s))!;
+      // select <the cards' columns> from (<the sorted keys>) as "k" cross join "images" where images.id = k.id …
+      const keys = statement.slice(statement.indexOf(" from (") + 7, statement.lastIndexOf(') as "k" cross join "images" '));
+      expect(keys, "the page's rows are joined to their images after the sort").toMatch(/^select "images"\."id" as "id", .* as "t" from /);
+      expect(keys, "the sort carries no card column").not.toMatch(/"title"|"keywords"|"thumb_key"/);
+      expect(keys).toMatch(/order by .* limit (\?|\$\d+)$/);
+      expect(statement).toMatch(/^select "images"\."id", "images"\."title", .* where "images"\."id" = "k"\."id" order by/);
+    } finally {
+      sent.mockRestore();
+    }
+  });
+
   it("treats query syntax as words: never an error, never an operator", async () => {
     const scope = await project();
     // Operators of FTS5 and tsquery are words here, so these need a word no image has.
