@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 
 /** MiB of its pages a SQLite connection keeps in memory, unless SQLITE_CACHE_MB says otherwise. */
-export const SQLITE_CACHE_MB = 256;
+export const SQLITE_CACHE_MB = 64;
 
 /**
  * Every setting the app reads from the environment, with its default.

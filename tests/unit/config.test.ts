@@ -31,9 +31,9 @@ describe("configuration", () => {
     expect(databaseFrom("sqlite:/x/y.db", "/d")).toEqual({ dialect: "sqlite", file: "/x/y.db" });
     expect(() => databaseFrom("mysql://x", "/d")).toThrow(/DATABASE_URL/);
   });
-  it("gives a SQLite connection SQLITE_CACHE_MB of page cache (256 MiB unless set), not SQLite's 2 MiB", async () => {
+  it("gives a SQLite connection SQLITE_CACHE_MB of page cache (64 MiB unless set), not SQLite's 2 MiB", async () => {
     expect(loadConfig({ DATA_DIR: "/d" }).database).toEqual({ dialect: "sqlite", file: "/d/koala.sqlite", cacheMb: SQLITE_CACHE_MB });
-    expect(loadConfig({ DATA_DIR: "/d", SQLITE_CACHE_MB: "64" }).database).toMatchObject({ cacheMb: 64 });
+    expect(loadConfig({ DATA_DIR: "/d", SQLITE_CACHE_MB: "128" }).database).toMatchObject({ cacheMb: 128 });
     expect(() => loadConfig({ DATA_DIR: "/d", SQLITE_CACHE_MB: "1" })).toThrow(/SQLITE_CACHE_MB/);
     const dir = mkdtempSync(path.join(tmpdir(), "koala-cache-"));
     try {
