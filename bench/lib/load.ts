@@ -19,6 +19,21 @@ export interface LoadSummary {
   loadCpu: number;
 }
 
+/** A load test's baseline side in a result: its median req/s and p99, and how busy the load generator was. */
+export const loadBaseline = (runs: LoadSummary[]) => ({
+  "req/s": median(runs.map((b) => b.rps)),
+  "p99 ms": median(runs.map((b) => b.p99)),
+  "load generator CPU": median(runs.map((b) => b.loadCpu)),
+});
+
+/** A load test's rounds in a result: the ratio, the app's req/s and p99, and the baseline's req/s, per round. */
+export const loadRounds = (ratios: number[], rounds: { a: LoadSummary[]; b: LoadSummary[] }) => ({
+  ratio: ratios,
+  appRps: rounds.a.map((a) => a.rps),
+  appP99: rounds.a.map((a) => a.p99),
+  baselineRps: rounds.b.map((b) => b.rps),
+});
+
 /** One autocannon run from a separate process pinned to the load core (workers/load.mjs). */
 export async function load(
   ctx: Context,
@@ -87,18 +102,9 @@ export function pageThroughput(
       { name: "p99", value: p99, unit: "ms", goal: `≤ ${goal.p99}`, pass: p99 <= goal.p99 },
     ],
     subject: { "req/s": appRps, "p50 ms": median(rounds.a.map((a) => a.p50)), "p99 ms": p99 },
-    baseline: {
-      "req/s": median(rounds.b.map((b) => b.rps)),
-      "p99 ms": median(rounds.b.map((b) => b.p99)),
-      "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
-    },
+    baseline: loadBaseline(rounds.b),
     rounds: ratios.length,
-    perRound: {
-      ratio: ratios,
-      appRps: rounds.a.map((a) => a.rps),
-      appP99: rounds.a.map((a) => a.p99),
-      baselineRps: rounds.b.map((b) => b.rps),
-    },
+    perRound: loadRounds(ratios, rounds),
     notes: [
       ...notes,
       loadBoundNote("node:http", median(rounds.b.map((b) => b.loadCpu))),

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { interleave } from "../lib/interleave";
-import { load, loadBoundNote } from "../lib/load";
+import { load, loadBaseline, loadBoundNote, loadRounds } from "../lib/load";
 import { startApp, startStaticPaths } from "../lib/server";
 import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
@@ -77,19 +77,9 @@ export const p10: Metric = {
             "worst round p99 ms": worstP99,
             "max ms": Math.max(...rounds.a.map((a) => a.max)),
           },
-          baseline: {
-            "req/s": median(rounds.b.map((b) => b.rps)),
-            "p99 ms": median(rounds.b.map((b) => b.p99)),
-            "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
-          },
+          baseline: loadBaseline(rounds.b),
           rounds: ratios.length,
-          perRound: {
-            ratio: ratios,
-            appRps: rounds.a.map((a) => a.rps),
-            appP99: rounds.a.map((a) => a.p99),
-            appErrors: rounds.a.map((a) => a.non2xx + a.errors + a.timeouts),
-            baselineRps: rounds.b.map((b) => b.rps),
-          },
+          perRound: { ...loadRounds(ratios, rounds), appErrors: rounds.a.map((a) => a.non2xx + a.errors + a.timeouts) },
           notes: [
             `${CONNECTIONS} connections, each cycling through ${paths.length} paths; ${ROUNDS} rounds of ${SECONDS} s per side.`,
             loadBoundNote("node:http", median(rounds.b.map((b) => b.loadCpu))),

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { interleave } from "../lib/interleave";
-import { load, loadBoundNote } from "../lib/load";
+import { load, loadBaseline, loadBoundNote } from "../lib/load";
 import { startApp, startNginx } from "../lib/server";
 import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
@@ -54,11 +54,7 @@ export const p4: Metric = {
             { name: "immutable", value: immutable, goal: "Cache-Control immutable, long max-age", pass: immutable },
           ],
           subject: { "req/s": appRps, "p50 ms": median(rounds.a.map((a) => a.p50)), "p99 ms": median(rounds.a.map((a) => a.p99)) },
-          baseline: {
-            "req/s": median(rounds.b.map((b) => b.rps)),
-            "p99 ms": median(rounds.b.map((b) => b.p99)),
-            "load generator CPU": median(rounds.b.map((b) => b.loadCpu)),
-          },
+          baseline: loadBaseline(rounds.b),
           rounds: ratios.length,
           perRound: { ratio: ratios, appRps: rounds.a.map((a) => a.rps), nginxRps: rounds.b.map((b) => b.rps) },
           notes: [
