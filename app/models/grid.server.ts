@@ -87,6 +87,9 @@ function sortKey(scope: GridScope) {
  */
 type Walk = "strong" | "rest";
 
+/** What a card shows of its image (with the sort key `t`, a grid row). */
+const CARD_COLUMNS = ["images.id", "images.title", "images.keywords", "images.thumb_key"] as const;
+
 /** The base query of a scope: its live images with their sort key `t`, narrowed by the scope's filter. */
 function scopeQuery(scope: GridScope, walk?: Walk, window?: Window): GridQuery {
   const terms = termsOf(scope.filter?.q);
@@ -97,7 +100,7 @@ function scopeQuery(scope: GridScope, walk?: Walk, window?: Window): GridQuery {
     : sortKey(scope).t;
   const smart = hasSmart(scope.filter);
   const tags = tagTermsOf(scope.filter?.tags);
-  const columns = ["images.id", "images.title", "images.keywords", "images.thumb_key", t.as("t")] as const;
+  const columns = [...CARD_COLUMNS, t.as("t")] as const;
   // A search joins its matches (driven by the full-text index); otherwise the scope's own index drives.
   const matchIn = scope.kind === "shared" && !scope.link.allowDownload ? "noFileName" : "anywhere";
   const matches = terms.length && !walk ? keywordMatches(terms, matchIn).as("m") : null;
@@ -296,24 +299,25 @@ export async function gridPage(
   const direction = backwards ? "asc" : "desc";
   // The page's keys are sorted first and its cards' columns read after, for its rows only: a search sorts every
   // match, and sorting whole rows (title, keywords) cost twice as much (a smart search's tag in 13,000 images of the
-  // 100k project: 74 → 35 ms a page).
-  const keys = q
-    .clearSelect()
-    .select([sql.ref<number>("images.id").as("id"), key.t.as("t")])
-    .orderBy(key.t, direction)
-    .orderBy(key.id, direction)
-    .limit(limit + 1)
-    .as("k");
-  const rows =
-    (!backwards && (await walkedRows(scope, opts.after ?? null, limit + 1))) ||
-    ((await db()
+  // 100k project: 74 → 35 ms for the bare statement).
+  const sorted = () => {
+    const keys = q
+      .clearSelect()
+      .select([sql.ref<number>("images.id").as("id"), key.t.as("t")])
+      .orderBy(key.t, direction)
+      .orderBy(key.id, direction)
+      .limit(limit + 1)
+      .as("k");
+    return db()
       .selectFrom(keys)
       .crossJoin("images")
       .whereRef("images.id", "=", "k.id")
-      .select(["images.id", "images.title", "images.keywords", "images.thumb_key", "k.t"])
+      .select([...CARD_COLUMNS, "k.t"])
       .orderBy("k.t", direction)
       .orderBy("k.id", direction)
-      .execute()) as GridRow[]);
+      .execute() as Promise<GridRow[]>;
+  };
+  const rows = (!backwards && (await walkedRows(scope, opts.after ?? null, limit + 1))) || (await sorted());
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();
