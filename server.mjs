@@ -3,6 +3,7 @@
 // start-up work (migrations, demo seed, job runner) and a graceful shutdown. See docs/decisions/0002. A share
 // link's cached page is answered by a front ahead of Express (server/shared-page.mjs, docs/decisions/0011).
 import http from "node:http";
+import { pipeline } from "node:stream";
 import compression from "compression";
 import express from "express";
 // Express's own dependency: the front below takes the client address exactly as Express's req.ip does.
@@ -76,6 +77,18 @@ app.get("/terms.pdf", (_req, res, next) => {
   next();
 });
 
+/**
+ * A media answer onto the socket. pipeline() (not pipe()) so that a client that goes away also closes the file
+ * being read, which gives back a download's place; a client's early close is not an error worth a log line.
+ */
+function sendMedia(answer, res, next) {
+  res.status(answer.status).set(answer.headers);
+  if (!answer.body) return void res.end(answer.text);
+  pipeline(answer.body, res, (err) => {
+    if (err && err.code !== "ERR_STREAM_PREMATURE_CLOSE") next(err);
+  });
+}
+
 // Images: straight from Express (access-checked in the app's own code), not through the Remix pipeline.
 app.get("/media/:imageId/:key", async (req, res, next) => {
   try {
@@ -88,9 +101,7 @@ app.get("/media/:imageId/:key", async (req, res, next) => {
       download: "download" in req.query,
       path: req.originalUrl,
     });
-    res.status(answer.status).set(answer.headers);
-    if (!answer.body) return res.end(answer.status === 404 ? "Not found" : undefined);
-    answer.body.on("error", next).pipe(res);
+    sendMedia(answer, res, next);
   } catch (err) {
     next(err);
   }
@@ -110,9 +121,7 @@ app.get("/shared-media/:sharedUrl/:imageId/:key", async (req, res, next) => {
       path: req.originalUrl,
       clientIp: req.ip ?? null,
     });
-    res.status(answer.status).set(answer.headers);
-    if (!answer.body) return res.end(answer.status === 404 ? "Not found" : undefined);
-    answer.body.on("error", next).pipe(res);
+    sendMedia(answer, res, next);
   } catch (err) {
     next(err);
   }
@@ -151,7 +160,19 @@ app.use((err, req, res, _next) => {
   res.status(500).type("text/plain").set("Cache-Control", "no-store").send("Server error");
 });
 process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: err instanceof Error ? err.message : String(err) }));
-process.on("uncaughtException", (err) => log.error("uncaught exception", { error: err.message, stack: err.stack }));
+// An exception nothing caught leaves the process in a state nobody knows: say so once and exit non-zero, so the
+// supervisor starts a clean one (Node's own advice). Carrying on turned a closed log pipe into a busy loop: each
+// failed log write raised again (the log itself now treats a closed pipe as the end of logging: log.server.ts).
+let dying = false;
+process.on("uncaughtException", (err) => {
+  if (dying) return;
+  dying = true;
+  try {
+    log.error("uncaught exception: exiting", { error: err?.message, stack: err?.stack });
+  } finally {
+    process.exit(1);
+  }
+});
 
 // A share link's cached page is answered ahead of Express; everything else (and a page to render) goes to Express.
 const entryModule = async () => (viteDevServer ? (await loadBuild()).entry.module : build.entry.module);
@@ -172,15 +193,24 @@ const server = http.createServer((req, res) => {
     },
   );
 });
+// A response whose client has taken none of its bytes for RESPONSE_IDLE_SECONDS is cut: a reader that stopped
+// reading would otherwise hold its socket, its open file and its download place for good. Node suppresses the
+// timeout while a write still moves, however slowly; a socket idle with nothing to send (the app still working, a
+// keep-alive wait) is left alone here.
+server.setTimeout(cfg.responseIdleMs, (socket) => {
+  if (socket.writableLength === 0) return;
+  log.warn("response cut", { reason: `the client read nothing for ${cfg.responseIdleMs / 1000} s`, pending: socket.writableLength });
+  socket.destroy();
+});
 server.listen(cfg.port, cfg.host, () => {
-  process.stdout.write(`Koala is listening on ${cfg.appUrl} (bound to ${cfg.host}:${cfg.port})\n`);
+  log.info(`Koala is listening on ${cfg.appUrl}`, { host: cfg.host, port: cfg.port });
 });
 
 let closing = false;
 async function shutdown(signal) {
   if (closing) return;
   closing = true;
-  process.stdout.write(`${signal}: shutting down\n`);
+  log.info("shutting down", { signal });
   server.close();
   server.closeIdleConnections?.();
   await services.shutdown().catch(() => {});

@@ -71,6 +71,11 @@ const EnvSchema = z.object({
   MAX_QUEUED_REQUESTS: int(256, 0),
   QUEUE_WAIT_SECONDS: int(5, 1),
   REQUEST_TIMEOUT_SECONDS: int(30, 1),
+  /** A response whose client has taken none of its bytes for this long is cut (a reader that stopped reading). */
+  RESPONSE_IDLE_SECONDS: int(60, 1),
+  MAX_CONCURRENT_DOWNLOADS: int(32, 1),
+  DOWNLOADS_PER_CLIENT: int(4, 1),
+  DOWNLOADS_PER_LINK: int(8, 1),
   RENDER_CACHE_MB: int(32, 0),
   SQLITE_CACHE_MB: int(SQLITE_CACHE_MB, 2),
   S3_BUCKET: z.string().optional(),
@@ -160,6 +165,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       waitMs: e.QUEUE_WAIT_SECONDS * 1000,
       timeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
     },
+    responseIdleMs: e.RESPONSE_IDLE_SECONDS * 1000,
+    /** Downloads running at once (lib/download-slots.server.ts): in all, per person or address, per share link. */
+    downloads: { total: e.MAX_CONCURRENT_DOWNLOADS, perClient: e.DOWNLOADS_PER_CLIENT, perLink: e.DOWNLOADS_PER_LINK },
     /** Memoized page renders (lib/render-memo.server.ts): MiB of HTML kept; 0 turns them off. */
     renderCacheMb: e.RENDER_CACHE_MB,
     /** S3-compatible object storage when S3_BUCKET is set; files under DATA_DIR/objects otherwise. */

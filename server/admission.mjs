@@ -4,6 +4,12 @@
 // wait in order, each at most `waitMs`; anything beyond gets 503 with Retry-After. A request that has not sent its
 // headers after `timeoutMs` gets 503 too (the work it started finishes, its late answer is dropped).
 //
+// A request holds its place until its answer's headers go out, not until the client has read the body: by then the
+// work is done and the body goes at the client's pace (a ZIP, an original, a long page), so a client that stops
+// reading cannot keep a place (issue 24: sixteen stalled downloads held every place). What bounds those bodies is
+// the downloads' own limits (app/lib/download-slots.server.ts) and the server's write-idle limit
+// (RESPONSE_IDLE_SECONDS in server.mjs).
+//
 // Requests start one per turn of the event loop, in the order they came (docs/decisions/0019). Node accepts one new
 // connection per turn, and a turn runs every request whose bytes arrived in it: started at once, fifty busy
 // connections made each turn ~100 ms of rendering, and fifty connections opened together waited up to 3 s to be
@@ -63,6 +69,12 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
     };
     res.once("finish", finish);
     res.once("close", finish);
+    // Every way headers go out passes writeHead (Node's implicit headers call it too).
+    const writeHead = res.writeHead;
+    res.writeHead = function (...args) {
+      finish();
+      return writeHead.apply(this, args);
+    };
     proceed();
   };
 

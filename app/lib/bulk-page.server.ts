@@ -1,5 +1,6 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
+import { asDownload } from "~/lib/download-slots.server";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
 import { assignableAttribute, assignableAttributes, NotAssignable } from "~/models/attributes.server";
 import { recordAudit } from "~/models/audit.server";
@@ -135,21 +136,23 @@ export async function bulkFile(request: Request, scope: MemberScope, kind: "zip"
   await readForm(request);
   const picked = await pickedOf(request, scope);
   const name = slug(scope.kind === "board" ? scope.board.title : scope.project.name);
-  if (kind === "zip") {
-    const count = await countSelection(scope, picked);
-    if (count > MAX_DOWNLOAD) throw new InvalidError(DOWNLOAD_LIMIT_MESSAGE);
-    const zip = await zipOfSelection(scope, picked);
-    await recordAudit({
-      action: "bulk.download",
-      actorUserId: scope.actor.id,
-      ip: meta.ip,
-      subject: scope.kind === "board" ? `board:${scope.board.id}` : `project:${scope.project.id}`,
-      detail: { images: zip.count },
-    });
-    return download(zip.stream, `${name}-${stamp()}.zip`, "application/zip", await cleared(scope), zip.size);
-  }
-  const csv = await csvOfSelection(scope, picked);
-  return download(csv.stream, `${name}-images-${stamp()}.csv`, "text/csv; charset=utf-8", await cleared(scope));
+  return asDownload(request, { client: `user:${scope.actor.id}` }, async () => {
+    if (kind === "zip") {
+      const count = await countSelection(scope, picked);
+      if (count > MAX_DOWNLOAD) throw new InvalidError(DOWNLOAD_LIMIT_MESSAGE);
+      const zip = await zipOfSelection(scope, picked);
+      await recordAudit({
+        action: "bulk.download",
+        actorUserId: scope.actor.id,
+        ip: meta.ip,
+        subject: scope.kind === "board" ? `board:${scope.board.id}` : `project:${scope.project.id}`,
+        detail: { images: zip.count },
+      });
+      return download(zip.stream, `${name}-${stamp()}.zip`, "application/zip", await cleared(scope), zip.size);
+    }
+    const csv = await csvOfSelection(scope, picked);
+    return download(csv.stream, `${name}-images-${stamp()}.csv`, "text/csv; charset=utf-8", await cleared(scope));
+  });
 }
 
 /** Runs the action the page confirmed. */

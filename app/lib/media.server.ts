@@ -1,5 +1,7 @@
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
+import { releasingNodeStream, takeDownloadSlot, type DownloadOwner } from "~/lib/download-slots.server";
+import { HttpError, NotFoundError } from "~/lib/errors";
 import { findImageObject } from "~/models/images.server";
 import { findSharedObject, recordDownload, resolveSharedUrl, sharedImage } from "~/models/shares.server";
 import { storage } from "~/services/storage.server";
@@ -9,6 +11,8 @@ export interface MediaAnswer {
   status: number;
   headers: Record<string, string>;
   body?: Readable;
+  /** The plain-text answer of a refusal. */
+  text?: string;
 }
 
 interface MediaRequest {
@@ -20,17 +24,23 @@ interface MediaRequest {
   path: string;
 }
 
-const notFound = (): MediaAnswer => ({
-  status: 404,
-  headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+const refusal = (error: HttpError): MediaAnswer => ({
+  status: error.status,
+  headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...error.headers },
+  text: error.message,
 });
+const notFound = () => refusal(new NotFoundError());
 
-/** The stored object's answer, once access is settled: streamed, with its validators and a sandboxed CSP. */
+/**
+ * The stored object's answer, once access is settled: streamed, with its validators and a sandboxed CSP. A download
+ * (an original asked for as a file) holds a download place of `owner`'s while it streams, or is refused with 429.
+ */
 async function objectAnswer(
   object: { mimeType: string; fileName: string },
   key: string,
   req: MediaRequest,
   cacheControl: string,
+  owner: DownloadOwner,
 ): Promise<MediaAnswer> {
   const etag = `"${key.split("/").pop()}"`;
   const headers: Record<string, string> = {
@@ -42,13 +52,30 @@ async function objectAnswer(
     "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
   };
   if (req.ifNoneMatch === etag) return { status: 304, headers };
-  const found = await storage().get(key);
-  if (!found) return notFound();
+  let release = () => {};
+  if (req.download) {
+    try {
+      release = takeDownloadSlot(owner);
+    } catch (error) {
+      if (error instanceof HttpError) return refusal(error);
+      throw error;
+    }
+  }
+  const found = await storage()
+    .get(key)
+    .catch((error: unknown) => {
+      release();
+      throw error;
+    });
+  if (!found) {
+    release();
+    return notFound();
+  }
   headers["Content-Length"] = String(found.size);
   if (req.download)
     headers["Content-Disposition"] =
       `attachment; filename="${object.fileName.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(object.fileName)}`;
-  return { status: 200, headers, body: found.stream };
+  return { status: 200, headers, body: releasingNodeStream(found.stream, release) };
 }
 
 /**
@@ -63,7 +90,7 @@ export async function mediaAnswer(req: MediaRequest): Promise<MediaAnswer> {
     return { status: 302, headers: { Location: `/login?redirectTo=${encodeURIComponent(req.path)}`, "Cache-Control": "no-store" } };
   const key = req.key.replaceAll("~", "/");
   const object = await findImageObject(actorOf(user), Number(req.imageId), key);
-  return object ? objectAnswer(object, key, req, "private, max-age=31536000, immutable") : notFound();
+  return object ? objectAnswer(object, key, req, "private, max-age=31536000, immutable", { client: `user:${user.id}` }) : notFound();
 }
 
 /**
@@ -82,7 +109,8 @@ export async function sharedMediaAnswer(req: MediaRequest & { sharedUrl: string;
     req.download && found.scope.link.allowDownload && key === (await sharedImage(found.scope, Number(req.imageId))).storage_key;
   if (download) await recordDownload(found.scope);
   const named = found.scope.link.showMetadata ? object : { ...object, fileName: `image-${req.imageId}${extensionOf(object.fileName)}` };
-  const answer = await objectAnswer(named, key, { ...req, download }, "private, no-cache");
+  const owner = { client: `ip:${req.clientIp ?? ""}`, link: `link:${found.scope.link.id}` };
+  const answer = await objectAnswer(named, key, { ...req, download }, "private, no-cache", owner);
   answer.headers["Referrer-Policy"] = "no-referrer";
   answer.headers["X-Robots-Tag"] = "noindex";
   return answer;

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
+import { asDownload } from "~/lib/download-slots.server";
 import { InvalidError, NotFoundError } from "~/lib/errors";
 import { api, readForm } from "~/lib/http.server";
 import { DOWNLOAD_LIMIT_MESSAGE, MAX_DOWNLOAD } from "~/lib/schemas";
@@ -15,6 +16,7 @@ const Wanted = z.object({
 /**
  * POST /shared-board/:sharedUrl/zip (?q= as the grid was searched): the board's images (when it holds at most 100) or the page's, as the boards
  * feature's streamed ZIP, only when the link allows downloads; every id is checked against the board (404 else).
+ * A download place is held per visitor address and per link while it streams (429 past either limit).
  */
 export const action = api(async ({ request, params, context }: ActionFunctionArgs) => {
   const scope = searchable(await sharedScope(params.sharedUrl, context), request);
@@ -25,20 +27,23 @@ export const action = api(async ({ request, params, context }: ActionFunctionArg
   const wanted = parsed.data;
   // Every posted id must be an image on this board now: zipOfSelection's count answers 404 for one that is not.
   const picked = wanted.all ? { all: true, ids: [] } : { all: false, ids: wanted.ids };
-  const zip = await zipOfSelection(scope, picked, { metadata: scope.link.showMetadata });
-  await recordDownload(scope);
-  const name = `${
-    scope.board.title
-      .replace(/[^\p{L}\p{N}]+/gu, "-")
-      .replace(/^-|-$/g, "")
-      .slice(0, 40) || "images"
-  }.zip`;
-  return new Response(zip.stream, {
-    headers: {
-      ...SHARED_HEADERS,
-      "Content-Type": "application/zip",
-      "Content-Length": String(zip.size),
-      "Content-Disposition": `attachment; filename="${name.replace(/[^\w.-]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-    },
+  const owner = { client: `ip:${context.clientIp ?? ""}`, link: `link:${scope.link.id}` };
+  return asDownload(request, owner, async () => {
+    const zip = await zipOfSelection(scope, picked, { metadata: scope.link.showMetadata });
+    await recordDownload(scope);
+    const name = `${
+      scope.board.title
+        .replace(/[^\p{L}\p{N}]+/gu, "-")
+        .replace(/^-|-$/g, "")
+        .slice(0, 40) || "images"
+    }.zip`;
+    return new Response(zip.stream, {
+      headers: {
+        ...SHARED_HEADERS,
+        "Content-Type": "application/zip",
+        "Content-Length": String(zip.size),
+        "Content-Disposition": `attachment; filename="${name.replace(/[^\w.-]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+      },
+    });
   });
 });

@@ -59,6 +59,13 @@ describe("admission control: the middleware", () => {
     app.get("/hold/:name", hold);
     app.get("/upload/:name", hold);
     app.get("/quick", (_req, res) => void res.send("quick"));
+    // Headers and a first chunk at once, the rest when the test releases it: a download whose client reads slowly.
+    app.get("/stream/:name", async (req, res) => {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.write("first ");
+      await gate(String(req.params.name));
+      res.end("last");
+    });
     // Mounted a second time on this path, as server.mjs mounts it on the media paths and again on everything.
     app.get("/twice", middleware, (_req, res) => void res.json(stats()));
     app.get("/turn/:name", (req, res) => {
@@ -166,6 +173,24 @@ describe("admission control: the middleware", () => {
     expect(await (await fetch(`${base}/quick`)).text()).toBe("quick");
     await release("a");
     await expect.poll(() => lateWrites, settled).toBe(1);
+  });
+
+  it("frees a request's place once its headers are sent, while its body is still going out", async () => {
+    const base = await serve({ concurrency: 1, queue: 0, waitMs: 60_000, timeoutMs: 60_000 });
+    const streaming = await fetch(`${base}/stream/s`);
+    expect(streaming.status).toBe(200);
+    const reader = streaming.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("first ");
+    expect(stats()).toEqual({ running: 0, waiting: 0 });
+    // The one place is free: with no queue at all, another request runs at once.
+    expect(await (await fetch(`${base}/quick`)).text()).toBe("quick");
+    await release("s");
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    expect(rest).toBe("last");
+    expect(stats()).toEqual({ running: 0, waiting: 0 }); // counted once: its end does not free a second place
+    expect(await (await fetch(`${base}/quick`)).text()).toBe("quick");
+    expect(logged).toEqual([]);
   });
 
   it("lets exempt requests (streamed uploads) through uncounted and untimed", async () => {
