@@ -108,28 +108,52 @@ function readBody(req, limit) {
   });
 }
 
+/** `{ nulInField }` when the body parses as multipart form data (whether a text field holds a NUL), null when not. */
 function parsesAsMultipart(headers, body) {
   return new Promise((resolve) => {
     let parser;
     try {
       parser = busboy({ headers, limits: { fieldSize: MAX_BODY } });
     } catch {
-      return resolve(false); // no boundary, or not multipart at all
+      return resolve(null); // no boundary, or not multipart at all
     }
+    let nulInField = false;
+    parser.on("field", (name, value) => {
+      if (name.includes(NUL) || value.includes(NUL)) nulInField = true;
+    });
     parser.on("file", (_name, stream) => {
       stream.on("error", () => {});
       stream.resume();
     });
-    parser.on("error", () => resolve(false));
-    parser.on("close", () => resolve(true));
+    parser.on("error", () => resolve(null));
+    parser.on("close", () => resolve({ nulInField }));
     parser.end(body);
   });
 }
 
-/** Express middleware: method allowlist, body size, type and syntax. Sets `req.checkedBody` (a Buffer) for Remix. */
+/**
+ * What the address says must decode: a path whose %-escapes are broken or not UTF-8 (`/client/%E0%A4%A`) would fail
+ * deep in Remix's routing as a 500. A NUL anywhere (path or query) is refused too: no name, word or id holds one,
+ * PostgreSQL cannot store one, and SQLite's LIKE stops at it (`/all-boards?q=%00` matched every board).
+ */
+function addressProblem(req) {
+  try {
+    decodeURIComponent(req.path);
+  } catch {
+    return "The address is malformed (a % escape that is not valid UTF-8).";
+  }
+  if (NUL_ESCAPE.test(req.originalUrl)) return "The address holds a NUL character.";
+  return null;
+}
+const NUL_ESCAPE = /%00|\0/i;
+const NUL = "\0";
+
+/** Express middleware: method allowlist, address, body size, type and syntax. Sets `req.checkedBody` (a Buffer) for Remix. */
 export function checkRequests(log) {
   return async (req, res, next) => {
     if (!METHODS.has(req.method)) return refuse(req, res, log, 405, "Method not allowed.", { Allow: [...METHODS].join(", ") });
+    const badAddress = addressProblem(req);
+    if (badAddress) return refuse(req, res, log, 400, badAddress);
     if (req.method === "PUT" && req.path !== "/storage/upload")
       return refuse(req, res, log, 405, "Method not allowed.", { Allow: "GET, HEAD, POST" });
     if (["GET", "HEAD", "OPTIONS"].includes(req.method) || streamsItsBody(req)) return next();
@@ -150,16 +174,27 @@ export function checkRequests(log) {
       );
     }
     if (body.length) {
+      // Text fields with a NUL are refused like an address with one; a file's bytes may hold any byte.
+      const nulInField = "A field holds a NUL character.";
       if (MULTIPART.test(type)) {
         if (!/boundary=/i.test(type)) return refuse(req, res, log, 400, "The form data has no boundary.");
-        if (!(await parsesAsMultipart(req.headers, body))) return refuse(req, res, log, 400, "The form data is incomplete or malformed.");
+        const parsed = await parsesAsMultipart(req.headers, body);
+        if (!parsed) return refuse(req, res, log, 400, "The form data is incomplete or malformed.");
+        if (parsed.nulInField) return refuse(req, res, log, 400, nulInField);
       } else if (JSON_TYPE.test(type)) {
+        let nul = false;
         try {
-          JSON.parse(body.toString("utf8"));
+          JSON.parse(body.toString("utf8"), (_key, value) => {
+            if (typeof value === "string" && value.includes(NUL)) nul = true;
+            return value;
+          });
         } catch {
           return refuse(req, res, log, 400, "Data format error");
         }
-      } else if (!FORM.test(type)) {
+        if (nul) return refuse(req, res, log, 400, nulInField);
+      } else if (FORM.test(type)) {
+        if (NUL_ESCAPE.test(body.toString("latin1"))) return refuse(req, res, log, 400, nulInField);
+      } else {
         return refuse(req, res, log, 415, "Send a form (application/x-www-form-urlencoded or multipart/form-data) or JSON.");
       }
     }

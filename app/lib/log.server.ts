@@ -27,6 +27,14 @@ export function redact(value: unknown, depth = 0): unknown {
   );
 }
 
+/**
+ * A log stream whose reader went away (`node server.mjs | shipper`, and the shipper stopped) fails every write with
+ * EPIPE. That is the end of logging to it, not an error to log: logging it would write to the same closed pipe.
+ * The listener also catches what other writers (the dev mail line, the demo seed) send to the same stream.
+ */
+const closed = new WeakSet<NodeJS.WriteStream>();
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => closed.add(stream));
+
 function write(level: Level, msg: string, fields?: Record<string, unknown>) {
   let min: Level = "info";
   try {
@@ -36,7 +44,8 @@ function write(level: Level, msg: string, fields?: Record<string, unknown>) {
   }
   if (levels[level] < levels[min]) return;
   const line = JSON.stringify({ t: new Date().toISOString(), level, msg, ...(redact(fields ?? {}) as object) });
-  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(line + "\n");
+  const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
+  if (!closed.has(stream) && !stream.destroyed) stream.write(line + "\n");
 }
 
 export const log = {

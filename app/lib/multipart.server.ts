@@ -20,6 +20,9 @@ export function openMultipart(request: Request, what: "the file" | "the files", 
   if (!request.body) throw new InvalidError(what === "the file" ? "No file was sent." : "No files were sent.");
   const source = Readable.fromWeb(request.body as WebReadableStream);
   const parser = busboy({ headers: Object.fromEntries(request.headers), defParamCharset: "utf8", limits });
+  // busboy reports a truncated body on the part being read as well as on the parser: the parser's report (below)
+  // is the one acted on, and a part's must never go unheard (an 'error' without a listener ends the process).
+  parser.on("file", (_field, stream: Readable) => stream.on("error", () => {}));
   const onFailure = (fail: (error: Error) => void) => {
     parser.on("error", () => fail(new InvalidError("The upload could not be read: the form data is incomplete or malformed.")));
     source.on("error", () => fail(new InvalidError("The upload was interrupted.")));

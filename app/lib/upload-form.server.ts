@@ -92,8 +92,6 @@ export async function receiveFormUploads(request: Request, scope: ProjectScope):
           return;
         }
         current.add(stream);
-        // busboy reports a truncated body on the file stream too; it must never go unheard.
-        stream.on("error", () => {});
         // Parts arrive one after another; each is written before the next is read. Whatever a part leaves unread is drained.
         work = work
           .then(() => (failure ? undefined : receive(stream, cleanFileName(decodeName(info.filename)))))

@@ -292,20 +292,7 @@ describe.each(dialects)("hardening: the running server under hostile requests (%
 
   it("answers hostile search text on every page and API that searches with a normal answer, logs nothing, and keeps each person to their own projects", async () => {
     const before = app.stderr().length;
-    const hostile = [
-      '"',
-      "NEAR(shelf",
-      "*",
-      "' OR 1=1 --",
-      "\u0000",
-      "%",
-      ")(",
-      '"unbalanced',
-      'a"b"c',
-      "shelf -x",
-      "x".repeat(3000),
-      "🧃",
-    ];
+    const hostile = ['"', "NEAR(shelf", "*", "' OR 1=1 --", "%", ")(", '"unbalanced', 'a"b"c', "shelf -x", "x".repeat(3000), "🧃"];
     for (const h of hostile) {
       const q = encodeURIComponent(h);
       for (const url of [
@@ -332,6 +319,66 @@ describe.each(dialects)("hardening: the running server under hostile requests (%
     expect(await theirs.text()).toContain("No related images found:");
     expect((await request(`/api/grid?project=${projectId}&q=shelf`, { cookie: stranger })).status).toBe(404);
     expect(app.stderr().slice(before)).toBe("");
+  });
+
+  it("refuses an address that does not decode, or a NUL in the address or a field, with 400; nothing changes and the server stays up", async () => {
+    const before = app.stderr().length;
+    const boards = async () => (await db().selectFrom("boards").select("id").execute()).length;
+    const boardsBefore = await boards();
+    // Broken %-escapes, or escapes of bytes that are not UTF-8, anywhere in the path (Remix's routing answered 500).
+    for (const url of [
+      "/client/%E0%A4%A",
+      "/client/%E0%A4%A0%",
+      "/%ff",
+      `/image/%C0%AF`,
+      `/${projectId}/board/%E0%A4%A`,
+      "/shared-board/%E0%A4%A",
+      "/media/%E0/x",
+    ]) {
+      const res = await request(url, { cookie: editor });
+      expect(res.status, url).toBe(400);
+      expect(await res.text(), url).toBe("The address is malformed (a % escape that is not valid UTF-8).");
+    }
+    // A NUL in a query (SQLite's LIKE stopped at it: /all-boards?q=%00 listed every board) or in a path.
+    for (const url of [
+      "/all-boards?q=%00",
+      "/all-boards?q=Bo%00ard",
+      `/client/${projectId}?q=a%00b`,
+      "/result/keyword/%00",
+      `/api/grid?project=${projectId}&q=%00`,
+      "/login?redirectTo=%00",
+    ]) {
+      const res = await request(url, { cookie: editor });
+      expect(res.status, url).toBe(400);
+      const text = await res.text();
+      expect(text, url).toContain("The address holds a NUL character.");
+      expect(text, url).not.toContain("Board");
+    }
+    // A NUL in a posted field, in each body type (PostgreSQL cannot store one), changes nothing.
+    const newBoard = `/client/${projectId}/boards/new`;
+    const multipart = new FormData();
+    multipart.set("title", "Evil\u0000board");
+    for (const body of [new URLSearchParams({ title: "Evil\u0000board" }), multipart]) {
+      const res = await request(newBoard, { method: "POST", cookie: editor, body, headers: { Origin: app.base } });
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain("A field holds a NUL character.");
+    }
+    const json = await request("/api/selection", {
+      method: "POST",
+      cookie: editor,
+      headers: { Origin: app.base, "Content-Type": "application/json" },
+      body: JSON.stringify({ scope: "evil\u0000", ids: [] }),
+    });
+    expect(json.status).toBe(400);
+    expect(await json.json()).toEqual({ error: "A field holds a NUL character." });
+    expect(await boards()).toBe(boardsBefore);
+    // The same words without the NUL still work: a search, a new board.
+    expect((await request("/all-boards?q=Board", { cookie: editor })).status).toBe(200);
+    // A file's bytes may hold any byte: only text fields are checked (the upload paths stream their own bodies).
+    expect((await request("/healthz")).status).toBe(200);
+    const logged = app.stderr().slice(before);
+    expect(logged).not.toMatch(/\n\s+at /);
+    for (const line of logged.split("\n").filter(Boolean)) expect(JSON.parse(line)).toMatchObject({ level: "warn", status: 400 });
   });
 
   it("echoes a malformed or huge id as typed, never NaN or a rounded number", async () => {
