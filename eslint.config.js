@@ -28,7 +28,7 @@ export default tseslint.config(
   },
   {
     // Scripts, the CLI, benchmarks and tests write to the terminal on purpose.
-    files: ["scripts/**", "cli/**", "bench/**", "tests/**", "server.mjs"],
+    files: ["scripts/**", "cli/**", "bench/**", "tests/**"],
     rules: { "no-console": "off" },
   },
 );

@@ -2,11 +2,11 @@ import "@remix-run/node";
 
 declare module "@remix-run/node" {
   interface AppLoadContext {
-    /** Per-request CSP nonce, set by server.mjs. */
+    /** Per-request CSP nonce, set by the HTTP front (server/index.ts). */
     nonce: string;
     /** The client's address (X-Forwarded-For only when TRUST_PROXY is on). */
     clientIp: string;
-    /** GET /shared-board/:sharedUrl only: the link server.mjs resolved ahead of Remix, and the page cache's slot. */
+    /** GET /shared-board/:sharedUrl only: the link the shared-page front (server/shared-page.ts) resolved ahead of Remix, and the page cache's slot. */
     sharedPage?: import("~/lib/shared-page-cache.server").SharedPagePending | null;
     /** Whether a page may be answered from an earlier render (lib/render-memo.server.ts): not under `--dev`, where code changes while data does not. */
     memoizeRenders?: boolean;

@@ -3,10 +3,15 @@
 // deployment use `npm run build` and `npm run serve` with the production settings (README).
 import { spawn, spawnSync } from "node:child_process";
 
-const build = spawnSync("node_modules/.bin/remix", ["vite:build"], { stdio: "inherit" });
-if (build.status !== 0) process.exit(build.status ?? 1);
+for (const [command, ...args] of [
+  ["node_modules/.bin/remix", "vite:build"],
+  [process.execPath, "scripts/build-server.mjs"],
+]) {
+  const build = spawnSync(command, args, { stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
 
-const child = spawn(process.execPath, ["server.mjs"], {
+const child = spawn(process.execPath, ["build/server.js"], {
   stdio: "inherit",
   // React's production build; Koala's own mode stays "development" (local mailbox, generated secret) unless set.
   env: { ...process.env, NODE_ENV: "production", KOALA_ENV: process.env.KOALA_ENV ?? "development" },

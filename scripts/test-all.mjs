@@ -21,7 +21,7 @@ if (!existsSync(chromium)) fail(`The e2e tests need Chromium at ${chromium}: apt
 if (run(bin("tsc"), ["--noEmit"]) !== 0) fail("Type check failed.");
 if (run(bin("eslint"), ["."]) !== 0) fail("Lint failed (npx eslint . to see it).");
 if (run(bin("prettier"), ["--check", "."]) !== 0) fail("Formatting differs: npm run format.");
-if (run(bin("remix"), ["vite:build"]) !== 0) fail("Build failed.");
+if (run(bin("remix"), ["vite:build"]) !== 0 || run("node", ["scripts/build-server.mjs"]) !== 0) fail("Build failed.");
 
 if (!process.env.TEST_DATABASE_URL)
   process.stdout.write(

@@ -28,7 +28,7 @@ export function redact(value: unknown, depth = 0): unknown {
 }
 
 /**
- * A log stream whose reader went away (`node server.mjs | shipper`, and the shipper stopped) fails every write with
+ * A log stream whose reader went away (`node build/server.js | shipper`, and the shipper stopped) fails every write with
  * EPIPE. That is the end of logging to it, not an error to log: logging it would write to the same closed pipe.
  * The listener also catches what other writers (the dev mail line, the demo seed) send to the same stream.
  */

@@ -80,7 +80,7 @@ async function objectAnswer(
 
 /**
  * `/media/:imageId/:key`: an image's original or derivative, by its content-addressed key (with `/` written
- * as `~`). Served by server.mjs straight from Express, outside Remix's request pipeline: thumbnails are the most
+ * as `~`). Served by the HTTP front (server/index.ts) straight from Express, outside Remix's request pipeline: thumbnails are the most
  * frequent request of all (sixty per grid page) and need no rendering (bench P4). The key changes whenever the
  * content does, so the answer is cached for good; private, as access is checked on every request.
  */

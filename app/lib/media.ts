@@ -1,4 +1,4 @@
-/** The URL of an image's stored object (served by server.mjs through app/lib/media.server.ts). */
+/** The URL of an image's stored object (served by server/index.ts through app/lib/media.server.ts). */
 export const mediaUrl = (imageId: number, key: string) => `/media/${imageId}/${key.replaceAll("/", "~")}`;
 
 /** A project's logo: the key's hash in the query, so the address changes with the logo and may be cached for good. */

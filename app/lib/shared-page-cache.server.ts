@@ -4,7 +4,7 @@ import { hasFlash, themePreference, visitorOfCookie } from "~/sessions.server";
 import { PageCache, piecesOf, withNonce } from "./page-cache.server";
 
 /**
- * The public page of a share link is the same for every visitor of a board version, so server.mjs answers repeat
+ * The public page of a share link is the same for every visitor of a board version, so the HTTP front (server/shared-page.ts) answers repeat
  * views from rendered HTML kept in memory (bench P3; docs/decisions/0011). The link is resolved on every request
  * first (a revoked or expired link stops at once, whatever is cached), the view is counted, and only then is the
  * cache consulted: by link, board version, theme and page (the query). A visitor who reviews (their visitor cookie
@@ -40,7 +40,7 @@ const PAGE_PARAMS = new Set(["after", "before", "pos"]);
 const isPageQuery = (search: string) => search.length <= 160 && [...new URLSearchParams(search).keys()].every((k) => PAGE_PARAMS.has(k));
 
 /**
- * GET `/shared-board/:sharedUrl` ahead of Remix (server.mjs): the cached page with a fresh nonce, or what the route
+ * GET `/shared-board/:sharedUrl` ahead of Remix (server/shared-page.ts): the cached page with a fresh nonce, or what the route
  * needs to render it (the resolved link, and where to put the result).
  */
 export async function sharedPageAnswer(req: SharedPageRequest): Promise<SharedPageAnswer> {

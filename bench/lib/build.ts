@@ -3,20 +3,18 @@ import path from "node:path";
 import { run } from "./proc";
 
 /**
- * Builds the production app (`remix vite:build`, into build/) and copies build/, server.mjs and server/ (the
- * modules server.mjs imports) to bench/.cache/app, so that the servers under test keep running this run's build
- * even if someone rebuilds build/ or edits server/ meanwhile. Node resolves the server's packages from the
- * repository's node_modules (a parent folder).
+ * Builds the production app (`npm run build`: the Remix build and build/server.js) and copies build/ to
+ * bench/.cache/app, so that the servers under test keep running this run's build even if someone rebuilds build/
+ * meanwhile. Node resolves the server's packages from the repository's node_modules (a parent folder).
  */
 export async function buildApp(root: string, cache: string, log: (line: string) => void): Promise<string> {
   const started = Date.now();
   await run(null, path.join(root, "node_modules/.bin/remix"), ["vite:build"], { cwd: root });
+  await run(null, process.execPath, ["scripts/build-server.mjs"], { cwd: root });
   const appDir = path.join(cache, "app");
   rmSync(appDir, { recursive: true, force: true });
   mkdirSync(appDir, { recursive: true });
   cpSync(path.join(root, "build"), path.join(appDir, "build"), { recursive: true });
-  cpSync(path.join(root, "server.mjs"), path.join(appDir, "server.mjs"));
-  cpSync(path.join(root, "server"), path.join(appDir, "server"), { recursive: true });
   log(`  app built in ${((Date.now() - started) / 1000).toFixed(1)} s (snapshot in ${path.relative(root, appDir)})`);
   return appDir;
 }

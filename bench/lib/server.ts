@@ -30,7 +30,7 @@ export async function startApp(ctx: Context, ds: Dataset, port: number): Promise
     RATE_LIMIT_PER_ADDRESS: "1000000",
   };
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ctx.cache, "profiles")}`] : [];
-  const proc = start(ctx.cores.server, process.execPath, [...profile, "server.mjs"], { cwd: ctx.appDir, env });
+  const proc = start(ctx.cores.server, process.execPath, [...profile, "build/server.js"], { cwd: ctx.appDir, env });
   await waitForHttp(`${url}/healthz`, proc);
   return { url, proc, stop: () => proc.stop() };
 }

@@ -52,7 +52,7 @@ export interface Context {
   rounds(defaultRounds: number): number;
   log(line: string): void;
   dataset(name: DatasetName): Promise<Dataset>;
-  /** The production build, snapshotted under bench/.cache/app (server.mjs + build/). */
+  /** The production build, snapshotted under bench/.cache/app (build/server.js + build/server/). */
   appDir: string;
   /** A session cookie (`name=value`) for the dataset's bench user, signed in over HTTP once per run. */
   signIn(baseUrl: string, dataset: Dataset): Promise<string>;

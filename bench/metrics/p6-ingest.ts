@@ -35,7 +35,7 @@ async function appRound(ctx: Context, files: string[]): Promise<Side> {
     };
     await assertPortFree(PORT);
     const url = `http://127.0.0.1:${PORT}`;
-    const server = start(ctx.cores.server, process.execPath, ["server.mjs"], {
+    const server = start(ctx.cores.server, process.execPath, ["build/server.js"], {
       cwd: ctx.appDir,
       env: { ...env, NODE_ENV: "production", PORT: String(PORT), HOST: "127.0.0.1", APP_URL: url, JOB_RUNNER: "false" },
     });

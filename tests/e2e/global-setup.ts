@@ -88,7 +88,7 @@ export default async function globalSetup() {
       targets.map(async (target) => {
         // A boot that died of another run's schema vanishing under its migration starts again (helpers/pg-race.ts).
         for (let attempt = 1; ; attempt++) {
-          const server = spawn(process.execPath, ["server.mjs"], { env: envFor(target), stdio: ["ignore", "inherit", "pipe"] });
+          const server = spawn(process.execPath, ["build/server.js"], { env: envFor(target), stdio: ["ignore", "inherit", "pipe"] });
           let errors = "";
           server.stderr!.on("data", (c: Buffer) => {
             errors = (errors + c.toString()).slice(-20_000);

@@ -6,10 +6,10 @@ import type { TestDatabase } from "./db";
 import { VANISHED_SCHEMA } from "./pg-race";
 
 /**
- * The built app (server.mjs + build/, so `npm run build` first; npm test builds before it runs the suites),
+ * The built app (build/server.js and build/server/, so `npm run build` first; npm test builds before it runs the suites),
  * started as its own process on a free loopback port, over real HTTP, its output kept for the test to read.
  */
-const SERVER = path.resolve("server.mjs");
+const SERVER = path.resolve("build/server.js");
 
 /** A free port on loopback, chosen by the kernel. */
 export async function freePort(): Promise<number> {

@@ -2,7 +2,7 @@ import { connect, type AddressInfo, type Socket } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { admission } from "../../server/admission.mjs";
+import { admission } from "../../server/admission";
 import { freshDatabase, type TestDatabase } from "../helpers/db";
 import { startServer, type RunningServer } from "../helpers/server";
 
@@ -66,7 +66,7 @@ describe("admission control: the middleware", () => {
       await gate(String(req.params.name));
       res.end("last");
     });
-    // Mounted a second time on this path, as server.mjs mounts it on the media paths and again on everything.
+    // Mounted a second time on this path, as server/index.ts mounts it on the media paths and again on everything.
     app.get("/twice", middleware, (_req, res) => void res.json(stats()));
     app.get("/turn/:name", (req, res) => {
       starts.push({ name: String(req.params.name), turn });
@@ -234,7 +234,7 @@ describe("admission control: the real server", () => {
     expect(statuses).toContain(503);
     expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
     expect(answers.find((r) => r.status === 503)!.headers.get("retry-after")).toBe("2");
-    // A path under /media that no media route takes passes admission twice (server.mjs mounts it there and on
+    // A path under /media that no media route takes passes admission twice (server/index.ts mounts it there and on
     // everything): it is counted once, and reaches the app's 404 although the one place is its own.
     await expect.poll(async () => (await fetch(`${server.base}/media/x`)).status, settled).toBe(404);
     // Static files and the health check are not limited; afterwards the server answers normally.

@@ -6,7 +6,7 @@ import { startAppServer, type AppServer } from "../helpers/server";
 
 /**
  * What the process does when its surroundings fail (issue 24, item 19): the pipe its log goes to closes (the log
- * shipper reading `node server.mjs | shipper` went away), or an exception escapes every handler.
+ * shipper reading `node build/server.js | shipper` went away), or an exception escapes every handler.
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

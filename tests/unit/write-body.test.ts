@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, expect, test } from "vitest";
-import { writeBody } from "../../server/requests.mjs";
+import { writeBody } from "../../server/requests";
 
 const CHUNK = 64 * 1024;
 const servers: http.Server[] = [];

@@ -2,10 +2,21 @@
 // message and one log line, never a crash or a stack trace. Bodies (other than the two upload paths, which
 // stream with their own limits) are read whole here, at most 1 MiB, checked for their declared type, and handed
 // to Remix as they are, so no route ever meets a truncated multipart body or broken JSON.
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { createReadableStreamFromReadable, createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
 import busboy from "busboy";
-import { createReadableStreamFromReadable, createRequestHandler } from "@remix-run/node";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { WarnLog } from "./admission";
 
-function headersOf(req) {
+/** What the checks add to Express's request: the body they read, and the shared-page front's pending answer. */
+declare module "express-serve-static-core" {
+  interface Request {
+    checkedBody?: Buffer;
+    sharedPage?: AppLoadContext["sharedPage"];
+  }
+}
+
+function headersOf(req: Request) {
   const headers = new Headers();
   for (const [key, values] of Object.entries(req.headers)) {
     if (Array.isArray(values)) for (const value of values) headers.append(key, value);
@@ -14,7 +25,7 @@ function headersOf(req) {
   return headers;
 }
 
-async function send(res, response) {
+async function send(res: Response, response: globalThis.Response) {
   // Admission control already answered 503 (the time limit passed): the late answer is dropped.
   if (res.headersSent) return void (await response.body?.cancel().catch(() => {}));
   res.statusMessage = response.statusText;
@@ -36,7 +47,7 @@ async function send(res, response) {
  * stops too. After each chunk the compression middleware, when it compresses, is flushed as Remix's helper does,
  * so streamed HTML still goes out as it is rendered.
  */
-export async function writeBody(body, res) {
+export async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
   const reader = body.getReader();
   try {
     for (;;) {
@@ -44,19 +55,20 @@ export async function writeBody(body, res) {
       const { done, value } = await reader.read();
       if (done) return void res.end();
       const room = res.write(value);
-      if (typeof res.flush === "function") res.flush();
+      const flush = (res as ServerResponse & { flush?: () => void }).flush;
+      if (typeof flush === "function") flush.call(res);
       if (!room && !(await drained(res))) return await reader.cancel();
     }
   } catch (error) {
-    res.destroy(error);
+    res.destroy(error as Error);
     throw error;
   }
 }
 
 /** true once the socket has room again, false when it closed first; its listeners are removed either way. */
-function drained(res) {
+function drained(res: ServerResponse): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = (ok) => () => {
+    const done = (ok: boolean) => () => {
       res.off("drain", onDrain);
       res.off("close", onClose);
       resolve(ok);
@@ -77,10 +89,10 @@ const MULTIPART = /^multipart\/form-data\b/i;
 const JSON_TYPE = /^application\/json\b/i;
 
 /** The paths whose bodies are file bytes, streamed by their own handlers with their own limits (images, CSV import). */
-export const streamsItsBody = (req) =>
+export const streamsItsBody = (req: Request) =>
   (req.method === "PUT" && req.path === "/storage/upload") || (req.method === "POST" && /^\/upload\/\d+\/(files|import)$/.test(req.path));
 
-function refuse(req, res, log, status, message, headers = {}) {
+function refuse(req: Request, res: Response, log: WarnLog, status: number, message: string, headers: Record<string, string> = {}) {
   log.warn("request refused", { method: req.method, path: req.path, status, reason: message });
   res.set({ "Cache-Control": "no-store", ...headers });
   if (!res.headersSent) res.status(status);
@@ -91,11 +103,13 @@ function refuse(req, res, log, status, message, headers = {}) {
   if (!req.complete) req.resume();
 }
 
-function readBody(req, limit) {
+type StatusError = Error & { status?: number };
+
+function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const chunks = [];
+    const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk) => {
+    req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
         req.pause();
@@ -103,15 +117,15 @@ function readBody(req, limit) {
       } else chunks.push(chunk);
     });
     req.on("end", () => resolve(Buffer.concat(chunks, size)));
-    req.on("error", (err) => reject(Object.assign(err, { status: 400 })));
+    req.on("error", (err: Error) => reject(Object.assign(err, { status: 400 })));
     req.on("aborted", () => reject(Object.assign(new Error("aborted"), { status: 400 })));
   });
 }
 
 /** `{ nulInField }` when the body parses as multipart form data (whether a text field holds a NUL), null when not. */
-function parsesAsMultipart(headers, body) {
+function parsesAsMultipart(headers: IncomingHttpHeaders, body: Buffer): Promise<{ nulInField: boolean } | null> {
   return new Promise((resolve) => {
-    let parser;
+    let parser: busboy.Busboy;
     try {
       parser = busboy({ headers, limits: { fieldSize: MAX_BODY } });
     } catch {
@@ -136,7 +150,7 @@ function parsesAsMultipart(headers, body) {
  * deep in Remix's routing as a 500. A NUL anywhere (path or query) is refused too: no name, word or id holds one,
  * PostgreSQL cannot store one, and SQLite's LIKE stops at it (`/all-boards?q=%00` matched every board).
  */
-function addressProblem(req) {
+function addressProblem(req: Request): string | null {
   try {
     decodeURIComponent(req.path);
   } catch {
@@ -149,7 +163,7 @@ const NUL_ESCAPE = /%00|\0/i;
 const NUL = "\0";
 
 /** Express middleware: method allowlist, address, body size, type and syntax. Sets `req.checkedBody` (a Buffer) for Remix. */
-export function checkRequests(log) {
+export function checkRequests(log: WarnLog): RequestHandler {
   return async (req, res, next) => {
     if (!METHODS.has(req.method)) return refuse(req, res, log, 405, "Method not allowed.", { Allow: [...METHODS].join(", ") });
     const badAddress = addressProblem(req);
@@ -161,17 +175,12 @@ export function checkRequests(log) {
     const length = req.get("content-length");
     if (length === undefined && req.get("transfer-encoding")) return refuse(req, res, log, 411, "A Content-Length is required.");
     if (Number(length ?? 0) > MAX_BODY) return refuse(req, res, log, 413, "The request is too large.");
-    let body;
+    let body: Buffer;
     try {
       body = await readBody(req, MAX_BODY);
     } catch (err) {
-      return refuse(
-        req,
-        res,
-        log,
-        err.status ?? 400,
-        err.status === 413 ? "The request is too large." : "The request body could not be read.",
-      );
+      const status = (err as StatusError).status ?? 400;
+      return refuse(req, res, log, status, status === 413 ? "The request is too large." : "The request body could not be read.");
     }
     if (body.length) {
       // Text fields with a NUL are refused like an address with one; a file's bytes may hold any byte.
@@ -207,24 +216,32 @@ export function checkRequests(log) {
  * The Remix request handler (as @remix-run/express's, which cannot take a body already read: a checked body is
  * handed over as the bytes read, a streamed one as the stream).
  */
-export function remixHandler({ build, mode, getLoadContext }) {
+export function remixHandler({
+  build,
+  mode,
+  getLoadContext,
+}: {
+  build: ServerBuild | (() => Promise<ServerBuild>);
+  mode: "development" | "production";
+  getLoadContext: (req: Request, res: Response) => AppLoadContext;
+}) {
   const handle = createRequestHandler(build, mode);
-  return async (req, res, next) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     try {
       // The Host header becomes part of the URL Remix routes by: a host with a path in it (`x/shared-board/…?`)
       // would make Remix render another page than the one asked for.
       const host = req.get("host") ?? "";
       if (!HOST.test(host)) return void res.status(400).type("text/plain").set("Cache-Control", "no-store").send("Bad Host header.");
       const url = new URL(`${req.protocol}://${host}${req.originalUrl}`);
-      let controller = new AbortController();
+      let controller: AbortController | null = new AbortController();
       res.on("finish", () => (controller = null));
       res.on("close", () => controller?.abort());
-      const init = { method: req.method, headers: headersOf(req), signal: controller.signal };
+      const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: headersOf(req), signal: controller.signal };
       if (req.method !== "GET" && req.method !== "HEAD") {
-        init.body = req.checkedBody ?? createReadableStreamFromReadable(req);
+        init.body = (req.checkedBody ?? createReadableStreamFromReadable(req)) as BodyInit;
         init.duplex = "half";
       }
-      const response = await handle(new Request(url.href, init), await getLoadContext(req, res));
+      const response = await handle(new globalThis.Request(url.href, init), getLoadContext(req, res));
       await send(res, response);
     } catch (error) {
       next(error);

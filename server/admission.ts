@@ -8,16 +8,29 @@
 // work is done and the body goes at the client's pace (a ZIP, an original, a long page), so a client that stops
 // reading cannot keep a place (issue 24: sixteen stalled downloads held every place). What bounds those bodies is
 // the downloads' own limits (app/lib/download-slots.server.ts) and the server's write-idle limit
-// (RESPONSE_IDLE_SECONDS in server.mjs).
+// (RESPONSE_IDLE_SECONDS in server/index.ts).
 //
 // Requests start one per turn of the event loop, in the order they came (docs/decisions/0019). Node accepts one new
 // connection per turn, and a turn runs every request whose bytes arrived in it: started at once, fifty busy
 // connections made each turn ~100 ms of rendering, and fifty connections opened together waited up to 3 s to be
 // accepted. Starting from the loop's check phase keeps a turn to about one request's work.
 
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+
 const RETRY_AFTER_SECONDS = 2;
 
-function busy(req, res, log, reason) {
+export interface Limits {
+  concurrency: number;
+  queue: number;
+  waitMs: number;
+  timeoutMs: number;
+}
+export interface WarnLog {
+  warn: (msg: string, fields: Record<string, unknown>) => void;
+}
+export type Admission = RequestHandler & { stats: () => { running: number; waiting: number } };
+
+function busy(req: Request, res: Response, log: WarnLog, reason: string) {
   if (res.headersSent) return;
   log.warn("request refused", { method: req.method, path: req.path, status: 503, reason });
   res
@@ -30,23 +43,28 @@ function busy(req, res, log, reason) {
 /**
  * Express middleware. `exempt(req)` lets a request through uncounted and untimed: uploads stream a body for as long
  * as the client's line needs, waiting on the network rather than the CPU, and have limits of their own.
- * @param {{ concurrency: number, queue: number, waitMs: number, timeoutMs: number }} limits
- * @param {{ warn: (msg: string, fields: Record<string, unknown>) => void }} log
- * @param {(req: import("express").Request) => boolean} [exempt]
  */
-export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt = () => false) {
+export function admission(
+  { concurrency, queue, waitMs, timeoutMs }: Limits,
+  log: WarnLog,
+  exempt: (req: Request) => boolean = () => false,
+): Admission {
   let running = 0;
-  const waiting = [];
+  interface Waiting {
+    admit: () => void;
+    timer: NodeJS.Timeout;
+  }
+  const waiting: Waiting[] = [];
   let turnTaken = false;
   // Requests this middleware has let in. It is mounted on more than one path (the media routes, then everything), so
   // a request can pass it twice: counted again, it would wait in the queue for a second place while holding its
   // first, and sixteen such requests would hold every place while waiting for themselves.
-  const admitted = new WeakSet();
+  const admitted = new WeakSet<Request>();
 
   /** The next waiting request starts in the loop's next check phase, one per turn. */
   const takeTurn = () => {
     turnTaken = false;
-    if (running < concurrency && waiting.length) waiting.shift().admit();
+    if (running < concurrency && waiting.length) waiting.shift()!.admit();
     if (running < concurrency && waiting.length) nextTurn();
   };
   const nextTurn = () => {
@@ -55,7 +73,7 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
     setImmediate(takeTurn);
   };
 
-  const run = (req, res, proceed) => {
+  const run = (req: Request, res: Response, proceed: NextFunction) => {
     admitted.add(req);
     running += 1;
     let done = false;
@@ -71,18 +89,18 @@ export function admission({ concurrency, queue, waitMs, timeoutMs }, log, exempt
     res.once("close", finish);
     // Every way headers go out passes writeHead (Node's implicit headers call it too).
     const writeHead = res.writeHead;
-    res.writeHead = function (...args) {
+    res.writeHead = function (this: Response, ...args: Parameters<Response["writeHead"]>) {
       finish();
       return writeHead.apply(this, args);
-    };
+    } as Response["writeHead"];
     proceed();
   };
 
-  const middleware = (req, res, proceed) => {
+  const middleware = (req: Request, res: Response, proceed: NextFunction) => {
     if (exempt(req) || admitted.has(req)) return proceed();
     // Those that a free place awaits are not queued; the queue is what waits beyond them.
     if (waiting.length - Math.max(0, concurrency - running) >= queue) return busy(req, res, log, "queue full");
-    const entry = {
+    const entry: Waiting = {
       admit: () => {
         clearTimeout(entry.timer);
         run(req, res, proceed);

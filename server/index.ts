@@ -1,21 +1,38 @@
 // The HTTP server: Express in front of the Remix request handler. It exists (rather than
 // remix-serve) for the per-request CSP nonce, the cross-site POST check, the client IP,
 // start-up work (migrations, demo seed, job runner) and a graceful shutdown. See docs/decisions/0002. A share
-// link's cached page is answered by a front ahead of Express (server/shared-page.mjs, docs/decisions/0011).
+// link's cached page is answered by a front ahead of Express (server/shared-page.ts, docs/decisions/0011).
+//
+// TypeScript, run by tsx under `npm run dev` and bundled by `npm run build` into build/server.js. It reaches the app
+// only through the server build's entry module (typed as app/entry.server.tsx): importing app modules here would
+// load a second copy of each, with its own configuration, database pool and caches (docs/decisions/0020).
 import http from "node:http";
-import { pipeline } from "node:stream";
+import path from "node:path";
+import { pipeline, type Readable } from "node:stream";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
-import express from "express";
+import express, { type ErrorRequestHandler, type NextFunction, type Response } from "express";
 // Express's own dependency: the front below takes the client address exactly as Express's req.ip does.
 import proxyaddr from "proxy-addr";
-import { admission } from "./server/admission.mjs";
-import { newNonce, securityHeaders } from "./server/headers.mjs";
-import { checkRequests, remixHandler, streamsItsBody } from "./server/requests.mjs";
-import { sharedPageFront } from "./server/shared-page.mjs";
+import type * as Entry from "~/entry.server";
+import { admission } from "./admission";
+import { newNonce, securityHeaders } from "./headers";
+import { checkRequests, remixHandler, streamsItsBody } from "./requests";
+import { sharedPageFront } from "./shared-page";
 
+/** The server build, whose entry module is app/entry.server.tsx. */
+type KoalaBuild = ServerBuild & { entry: { module: typeof Entry } };
+type MediaAnswer = Awaited<ReturnType<typeof Entry.mediaAnswer>>;
+
+// server/index.ts and build/server.js both sit one folder below the project's root.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dev = process.argv.includes("--dev");
 const viteDevServer = dev ? await import("vite").then((vite) => vite.createServer({ server: { middlewareMode: true } })) : undefined;
-const loadBuild = viteDevServer ? () => viteDevServer.ssrLoadModule("virtual:remix/server-build") : () => import("./build/server/index.js");
+const loadBuild = (): Promise<KoalaBuild> =>
+  viteDevServer
+    ? (viteDevServer.ssrLoadModule("virtual:remix/server-build") as Promise<KoalaBuild>)
+    : import(pathToFileURL(path.join(root, "build/server/index.js")).href);
 
 const build = await loadBuild();
 const { config, log } = build.entry.module;
@@ -81,11 +98,11 @@ app.get("/terms.pdf", (_req, res, next) => {
  * A media answer onto the socket. pipeline() (not pipe()) so that a client that goes away also closes the file
  * being read, which gives back a download's place; a client's early close is not an error worth a log line.
  */
-function sendMedia(answer, res, next) {
+function sendMedia(answer: MediaAnswer, res: Response, next: NextFunction) {
   res.status(answer.status).set(answer.headers);
   if (!answer.body) return void res.end(answer.text);
-  pipeline(answer.body, res, (err) => {
-    if (err && err.code !== "ERR_STREAM_PREMATURE_CLOSE") next(err);
+  pipeline(answer.body as Readable, res, (err) => {
+    if (err && (err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") next(err);
   });
 }
 
@@ -154,17 +171,18 @@ app.all(
 );
 
 // Anything that escaped a handler: one log line, a plain 500, and the process goes on.
-app.use((err, req, res, _next) => {
+const lastResort: ErrorRequestHandler = (err, req, res, _next) => {
   log.error("request failed", { method: req.method, path: req.path, error: err instanceof Error ? err.message : String(err) });
-  if (res.headersSent) return res.destroy();
+  if (res.headersSent) return void res.destroy();
   res.status(500).type("text/plain").set("Cache-Control", "no-store").send("Server error");
-});
+};
+app.use(lastResort);
 process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: err instanceof Error ? err.message : String(err) }));
 // An exception nothing caught leaves the process in a state nobody knows: say so once and exit non-zero, so the
 // supervisor starts a clean one (Node's own advice). Carrying on turned a closed log pipe into a busy loop: each
 // failed log write raised again (the log itself now treats a closed pipe as the end of logging: log.server.ts).
 let dying = false;
-process.on("uncaughtException", (err) => {
+process.on("uncaughtException", (err: Error) => {
   if (dying) return;
   dying = true;
   try {
@@ -207,7 +225,7 @@ server.listen(cfg.port, cfg.host, () => {
 });
 
 let closing = false;
-async function shutdown(signal) {
+async function shutdown(signal: NodeJS.Signals) {
   if (closing) return;
   closing = true;
   log.info("shutting down", { signal });

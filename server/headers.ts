@@ -1,10 +1,11 @@
 // The headers every answer carries, with a fresh CSP nonce each time: set by Express's first middleware and by the
-// shared-page front (server/shared-page.mjs), which answers ahead of Express.
+// shared-page front (server/shared-page.ts), which answers ahead of Express.
 import { randomBytes } from "node:crypto";
+import type { Config } from "~/config.server";
 
 // The bucket origins for connect-src: with S3 storage the browser PUTs uploads to presigned URLs, on the bucket's
 // endpoint (path style) or the bucket's own host under it (virtual-host style).
-function bucketOrigins(s3) {
+function bucketOrigins(s3: Config["s3"]): string[] {
   if (!s3) return [];
   if (!s3.endpoint) return ["https://*.amazonaws.com"];
   const url = new URL(s3.endpoint);
@@ -12,9 +13,9 @@ function bucketOrigins(s3) {
 }
 
 /** `nonce => headers`, for the configuration (the policy's fixed parts are built once). */
-export function securityHeaders(cfg, { dev }) {
+export function securityHeaders(cfg: Config, { dev }: { dev: boolean }): (nonce: string) => Record<string, string> {
   const connectSrc = ["'self'", ...(dev ? ["ws:", "wss:"] : []), ...bucketOrigins(cfg.s3)].join(" ");
-  const fixed = {
+  const fixed: Record<string, string> = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
@@ -22,7 +23,7 @@ export function securityHeaders(cfg, { dev }) {
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
     ...(cfg.production ? { "Strict-Transport-Security": "max-age=31536000; includeSubDomains" } : {}),
   };
-  const policy = (nonce) =>
+  const policy = (nonce: string) =>
     [
       "default-src 'self'",
       `script-src 'self' 'nonce-${nonce}'`,
@@ -43,7 +44,7 @@ export function securityHeaders(cfg, { dev }) {
 // Nonces are cut from a pool of CSPRNG bytes (each byte used once): one randomBytes call per 256 answers.
 let pool = Buffer.alloc(0);
 let used = 0;
-export function newNonce() {
+export function newNonce(): string {
   if (used + 16 > pool.length) {
     pool = randomBytes(4096);
     used = 0;
