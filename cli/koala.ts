@@ -16,6 +16,7 @@ import { openDatabase } from "~/services/boot.server";
 import { seedDemo, seedLargeProject } from "~/services/demo.server";
 import { ImageRejected } from "~/services/image-files.server";
 import { addImageFile } from "~/services/ingest.server";
+import { jobRegistry } from "~/services/job-registry.server";
 import { startRunner } from "~/services/jobs.server";
 import { readSidecar, type SidecarEntry } from "./sidecar";
 
@@ -145,7 +146,7 @@ async function run(command: string, opts: Opts) {
       return;
     }
     case "worker": {
-      const runner = startRunner({ concurrency: 4 });
+      const runner = startRunner(jobRegistry, { concurrency: 4 });
       out("Worker running; stop with Ctrl-C.");
       await new Promise<void>((resolve) => {
         process.once("SIGINT", resolve);

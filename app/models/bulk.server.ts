@@ -1,3 +1,4 @@
+import { PURGE_MANY_JOB } from "~/lib/job-types";
 import { sql, type SelectQueryBuilder } from "kysely";
 import { db, dialect } from "~/db/connection.server";
 import type { Image } from "~/db/schema";
@@ -5,7 +6,7 @@ import { InvalidError, NotFoundError } from "~/lib/errors";
 import { recordedAs } from "./actor";
 import { boardOfProject, refreshCover } from "./boards.server";
 import { idsInScope, pickedImages, selectedImageIds, type Picked } from "./grid.server";
-import { PURGE_MANY_JOB, type PurgePayload } from "./image-edits.server";
+import type { PurgePayload } from "./image-edits.server";
 import { enqueueJob } from "./jobs.server";
 import { requireEdit, type BoardScope, type GridScope, type MemberScope, type ProjectScope } from "./scope.server";
 import { write, type Touched, type Trx } from "./write.server";

@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError } from "~/lib/errors";
+import { PURGE_JOB } from "~/lib/job-types";
 import { recordedAs } from "./actor";
 import { parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
 import { enqueueJob } from "./jobs.server";
@@ -100,9 +101,6 @@ export async function updateImage(
   }, at);
 }
 
-export const PURGE_JOB = "objects.purge";
-/** The purge of many images' objects at once (a bulk delete): `{ items: PurgePayload[] }`. */
-export const PURGE_MANY_JOB = "objects.purge-many";
 export interface PurgePayload {
   checksum: string;
   keys: string[];

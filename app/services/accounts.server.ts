@@ -1,3 +1,4 @@
+import { REGISTRATION_DIGEST_JOB } from "~/lib/job-types";
 import { config } from "~/config.server";
 import type { MemberRole, RegistrationInput } from "~/lib/account-schemas";
 import { escapeHtml } from "~/lib/html";
@@ -10,7 +11,7 @@ import { approveRegistration, countPendingRegistrations, rejectRegistration, sub
 import { issueMagicLink, WELCOME_LINK_TTL_MS } from "~/models/sign-in-tokens.server";
 import { normaliseEmail } from "~/models/users.server";
 import type { RequestMeta } from "~/sessions.server";
-import { registerDailyJob } from "./jobs.server";
+import { dailyJob } from "./jobs.server";
 import { sendMail } from "./mail.server";
 
 /**
@@ -113,6 +114,6 @@ export async function sendRegistrationDigest(): Promise<number> {
   return admins.length;
 }
 
-export const REGISTRATION_DIGEST_JOB = "registrations.digest";
 /** Housekeeping: the admins' digest is always queued once. */
-export const ensureRegistrationDigest = registerDailyJob(REGISTRATION_DIGEST_JOB, () => sendRegistrationDigest());
+/** The daily digest of waiting applications (REGISTRATION_DIGEST_JOB). */
+export const registrationDigestJob = dailyJob(REGISTRATION_DIGEST_JOB, () => sendRegistrationDigest());

@@ -1,3 +1,4 @@
+import { EXPORT_JOB } from "~/lib/job-types";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
@@ -13,13 +14,12 @@ import { setJobProgress } from "~/models/jobs.server";
 import { attributeColumns, attributeValuesByImage, countSelection, selectionRows, type Picked } from "~/models/bulk.server";
 import type { MemberScope } from "~/models/scope.server";
 import { resumeScope, selectionJobRef, spreadsheetCsv, type SelectionJobRef } from "./bulk.server";
-import { queue, registerJob } from "./jobs.server";
+import { defineJob, queue } from "./jobs.server";
 import { deliver } from "./mail.server";
 import { objectKey, storage } from "./storage.server";
 
 /** The page's answer at once (spec 1): the file follows by e-mail. */
 export const EXPORT_QUEUED = "Image attributes will be sent to your email shortly.";
-const EXPORT_JOB = "attributes.export";
 const CHUNK = 1000;
 
 interface ExportJob extends SelectionJobRef {
@@ -88,7 +88,8 @@ export async function writeAttributesCsv(
 
 const plural = (n: number) => `${n.toLocaleString("en")} image${n === 1 ? "" : "s"}`;
 
-registerJob(EXPORT_JOB, async (payload: ExportJob, job) => {
+/** The export's job (EXPORT_JOB): the CSV written 1,000 rows at a time, then mailed. */
+export const exportJob = defineJob(async (payload: ExportJob, job) => {
   const { scope, user } = await resumeScope(payload);
   const cfg = config();
   const dir = path.join(cfg.dataDir, "tmp");

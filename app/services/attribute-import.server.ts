@@ -16,7 +16,7 @@ import { setJobProgress } from "~/models/jobs.server";
 import type { ProjectScope } from "~/models/scope.server";
 import { IMPORT_JOB } from "~/lib/job-types";
 import { resumeProjectScope } from "./bulk.server";
-import { queue, registerJob } from "./jobs.server";
+import { defineJob, queue } from "./jobs.server";
 import { deliver } from "./mail.server";
 import { objectKey, storage } from "./storage.server";
 
@@ -273,7 +273,8 @@ function reportText(report: ImportReport): string {
   return [`${CSV_MESSAGES.importError}: nothing was changed. ${plural(report.errorCount, "error")}:`, ...lines, ...more].join("\n");
 }
 
-registerJob(IMPORT_JOB, async (payload: ImportJob, job) => {
+/** The import's job (IMPORT_JOB): a large CSV checked and written in batches, with progress. */
+export const importJob = defineJob(async (payload: ImportJob, job) => {
   const file = await tempCsvPath();
   try {
     const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId);

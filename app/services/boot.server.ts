@@ -5,6 +5,7 @@ import { log } from "~/lib/log.server";
 import { flushViews } from "~/models/shares.server";
 import { countUsers } from "~/models/users.server";
 import { startHousekeeping } from "./housekeeping.server";
+import { jobRegistry } from "./job-registry.server";
 import { startRunner, type Runner } from "./jobs.server";
 import "./ingest.server";
 import "./mail.server";
@@ -37,7 +38,7 @@ export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
     const { seedDemo } = await import("./demo.server");
     await seedDemo({ log: (line) => process.stdout.write(line + "\n") });
   }
-  const runner = (opts.runner ?? cfg.jobRunner) ? startRunner() : null;
+  const runner = (opts.runner ?? cfg.jobRunner) ? startRunner(jobRegistry) : null;
   const stopHousekeeping = startHousekeeping();
   return {
     connection,

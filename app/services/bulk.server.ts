@@ -1,3 +1,4 @@
+import { BULK_JOB } from "~/lib/job-types";
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import { ZipFile } from "yazl";
@@ -25,7 +26,7 @@ import { setJobProgress } from "~/models/jobs.server";
 import { boardScope, projectScope, withFilter, type MemberScope, type OneProjectScope } from "~/models/scope.server";
 import { filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { findUserById } from "~/models/users.server";
-import { queue, registerJob } from "./jobs.server";
+import { defineJob, queue } from "./jobs.server";
 import { storage } from "./storage.server";
 import { nativeZipCrc } from "./zip-crc.server";
 
@@ -83,7 +84,6 @@ export async function runBulk(
   return { jobId, count };
 }
 
-const BULK_JOB = "bulk.action";
 interface BulkJob extends SelectionJobRef {
   picked: Picked;
   action: BulkAction;
@@ -125,7 +125,8 @@ export async function resumeProjectScope(userId: number, projectId: number) {
 }
 
 /** The job re-resolves the scope, then works through the selection. */
-registerJob(BULK_JOB, async (payload: BulkJob, job) => {
+/** A large selection's bulk action (BULK_JOB): in id ranges of 2,000, with progress. */
+export const bulkJob = defineJob(async (payload: BulkJob, job) => {
   const { scope } = await resumeScope(payload);
   const ranges = await selectionRanges(scope, payload.picked, CHUNK);
   const total = ranges.length ? (job.total ?? ranges.length * CHUNK) : 0;

@@ -1,3 +1,4 @@
+import { REGISTRATION_DIGEST_JOB, REVIEW_DIGEST_JOB } from "~/lib/job-types";
 import { config } from "~/config.server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
@@ -7,8 +8,7 @@ import { pruneSessions } from "~/models/sessions.server";
 import { pruneSignInTokens } from "~/models/sign-in-tokens.server";
 import { sweepExpiredExports } from "./attribute-export.server";
 import { resumeStalledPurges, sweepExpiredUploads } from "./ingest.server";
-import { ensureRegistrationDigest } from "./accounts.server";
-import { ensureReviewDigest } from "./sharing.server";
+import { ensureDailyJob } from "./jobs.server";
 import { FileStorage, storage } from "./storage.server";
 
 /** One round of clean-up of what can no longer be used. Safe to run on every instance at once. */
@@ -20,8 +20,8 @@ export async function runHousekeeping() {
   await pruneJobs();
   await sweepExpiredUploads();
   await resumeStalledPurges();
-  await ensureReviewDigest();
-  await ensureRegistrationDigest();
+  await ensureDailyJob(REVIEW_DIGEST_JOB);
+  await ensureDailyJob(REGISTRATION_DIGEST_JOB);
   await sweepExpiredExports();
   const store = storage();
   if (store instanceof FileStorage) await store.sweepTemporaryFiles();

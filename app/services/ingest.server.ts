@@ -2,7 +2,8 @@ import { config } from "~/config.server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { cleanFileName } from "~/lib/schemas";
-import { deleteImage, PURGE_JOB, PURGE_MANY_JOB, updateImage, type MetadataChange, type PurgePayload } from "~/models/image-edits.server";
+import { PURGE_JOB } from "~/lib/job-types";
+import { deleteImage, updateImage, type MetadataChange, type PurgePayload } from "~/models/image-edits.server";
 import { insertImage, type ImageLike, type ImageMetadata, type StoredImageFile } from "~/models/images.server";
 import { forgetObjects, lockObjects, markUnreferenced, ObjectMissing, stalledPurges } from "~/models/objects.server";
 import type { ProjectScope } from "~/models/scope.server";
@@ -15,7 +16,7 @@ import {
 } from "~/models/uploads.server";
 import { write } from "~/models/write.server";
 import { ImageRejected, storeDerivatives, storeImageFile, tooLarge } from "./image-files.server";
-import { queue, registerJob, wakeRunners } from "./jobs.server";
+import { defineJob, queue, wakeRunners } from "./jobs.server";
 import { newUploadKey, ObjectTooLarge, readObject, storage } from "./storage.server";
 
 /**
@@ -153,8 +154,9 @@ export async function purgeObjects(payload: PurgePayload) {
   for (const key of marked) await storage().delete(key);
   await forgetObjects(marked);
 }
-registerJob(PURGE_JOB, purgeObjects);
-registerJob(PURGE_MANY_JOB, async ({ items }: { items: PurgePayload[] }) => {
+/** The purge jobs (PURGE_JOB, PURGE_MANY_JOB): an image's objects, or many images' at once, once nothing refers to them. */
+export const purgeJob = defineJob(purgeObjects);
+export const purgeManyJob = defineJob(async ({ items }: { items: PurgePayload[] }) => {
   for (const item of items) await purgeObjects(item);
 });
 

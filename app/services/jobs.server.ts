@@ -2,38 +2,39 @@ import { hostname } from "node:os";
 import { randomToken } from "~/lib/crypto.server";
 import { log } from "~/lib/log.server";
 import type { Job } from "~/db/schema";
+import type { JobType } from "~/lib/job-types";
 import { claimJob, completeJob, enqueueJob, failJob, hasPendingJob, JOB_LEASE_MS, renewJobLease } from "~/models/jobs.server";
 
-/** A job's work. What it returns is kept as the job's result (for the person who started it). */
-export type JobHandler = (payload: any, job: Job) => Promise<unknown>;
-const handlers = new Map<string, JobHandler>();
-/** Types that may run for hours (a WSC re-import): never more than one slot of a runner, so short jobs keep moving. */
-const longTypes = new Set<string>();
-
-export function registerJob(type: string, handler: JobHandler, opts: { long?: boolean } = {}) {
-  handlers.set(type, handler);
-  if (opts.long) longTypes.add(type);
+/**
+ * A kind of job: its work (what it returns is kept as the job's result, for the person who started it), and whether
+ * it may run for hours (a WSC re-import): a long job never takes more than one slot of a runner, so short jobs keep
+ * moving. The runner is given every kind in one map (job-registry.server.ts); nothing registers itself on import.
+ */
+export interface JobDefinition<P = any> {
+  run: (payload: P, job: Job) => Promise<unknown>;
+  long?: boolean;
 }
+export type JobRegistry = Readonly<Record<string, JobDefinition>>;
+
+export const defineJob = <P>(run: JobDefinition<P>["run"], opts: { long?: boolean } = {}): JobDefinition<P> => ({ run, ...opts });
 
 const nextDay = (now: number) => Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
 
-/**
- * Work done once a day, just after midnight UTC (the digests): the job queues its next run itself. Returns what
- * housekeeping calls every hour to make sure one is queued (after a first start, or a run that failed for good).
- */
-export function registerDailyJob(type: string, work: () => Promise<unknown>) {
-  registerJob(type, async () => {
+/** Work done once a day, just after midnight UTC (the digests): the job queues its next run itself. */
+export function dailyJob(type: string, work: () => Promise<unknown>): JobDefinition<Record<string, never>> {
+  return defineJob(async () => {
     await work();
     // Two instances' housekeeping can queue one each at the same moment; the next day has one again.
-    if (!(await hasPendingJob(type, { queuedOnly: true }))) await queue(type, {}, { runAt: nextDay(Date.now()) });
+    if (!(await hasPendingJob(type, { queuedOnly: true }))) await enqueueDaily(type);
   });
-  return async function ensureQueued() {
-    if (await hasPendingJob(type)) return;
-    await queue(type, {}, { runAt: nextDay(Date.now()) }).catch((err: unknown) =>
-      log.warn("daily job not queued", { type, error: String(err) }),
-    );
-  };
 }
+
+/** What housekeeping calls every hour: a daily job is queued (after a first start, or a run that failed for good). */
+export async function ensureDailyJob(type: string) {
+  if (await hasPendingJob(type)) return;
+  await enqueueDaily(type).catch((err: unknown) => log.warn("daily job not queued", { type, error: String(err) }));
+}
+const enqueueDaily = (type: string) => enqueueJob(type, {}, { runAt: nextDay(Date.now()) });
 
 /** A running job's lease is renewed this often, so a long handler is never taken for a dead worker's. */
 const RENEW_MS = Math.floor(JOB_LEASE_MS / 5);
@@ -42,11 +43,10 @@ const wakers = new Set<() => void>();
 
 /** Queues durable work; a runner in this process is woken at once instead of at its next poll. */
 export async function queue(
-  type: string,
+  type: JobType,
   payload: unknown,
   opts?: { runAt?: number; maxAttempts?: number; ownerUserId?: number | null; total?: number | null },
 ) {
-  if (!handlers.has(type)) throw new Error(`No job handler registered for ${type}`);
   const id = await enqueueJob(type, payload, opts);
   wakeRunners();
   return id;
@@ -57,12 +57,12 @@ export function wakeRunners() {
   for (const wake of wakers) wake();
 }
 
-/** Runs one claimed job (of any type, or only the short ones); returns false when there was nothing due. */
-export async function runOnce(workerId: string, opts: { shortOnly?: boolean } = {}): Promise<boolean> {
-  const types = [...handlers.keys()].filter((t) => !(opts.shortOnly && longTypes.has(t)));
+/** Runs one claimed job of the registry's kinds (or only its short ones); returns false when there was nothing due. */
+export async function runOnce(registry: JobRegistry, workerId: string, opts: { shortOnly?: boolean } = {}): Promise<boolean> {
+  const types = Object.keys(registry).filter((t) => !(opts.shortOnly && registry[t]!.long));
   const job = await claimJob(workerId, types);
   if (!job) return false;
-  const handler = handlers.get(job.type)!;
+  const handler = registry[job.type]!.run;
   const renew = setInterval(
     () =>
       void renewJobLease(job.id, workerId).catch((err: unknown) =>
@@ -90,8 +90,8 @@ export interface Runner {
   drain(): Promise<void>;
 }
 
-/** Polls for due jobs, `concurrency` at a time, until stopped. */
-export function startRunner(opts: { pollMs?: number; concurrency?: number } = {}): Runner {
+/** Polls for due jobs of the registry's kinds, `concurrency` at a time, until stopped. */
+export function startRunner(registry: JobRegistry, opts: { pollMs?: number; concurrency?: number } = {}): Runner {
   const workerId = `${hostname()}:${process.pid}:${randomToken(4)}`;
   const pollMs = opts.pollMs ?? 1000;
   let stopped = false;
@@ -100,12 +100,12 @@ export function startRunner(opts: { pollMs?: number; concurrency?: number } = {}
   const wake = () => sleeping?.();
   wakers.add(wake);
 
-  // The first slot takes any job; the others only short ones (see registerJob's `long`).
+  // The first slot takes any job; the others only short ones (see JobDefinition's `long`).
   const loop = async (_: unknown, slot: number) => {
     while (!stopped) {
       let worked = false;
       try {
-        worked = await runOnce(workerId, { shortOnly: slot > 0 });
+        worked = await runOnce(registry, workerId, { shortOnly: slot > 0 });
       } catch (err) {
         log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
       }
@@ -127,7 +127,7 @@ export function startRunner(opts: { pollMs?: number; concurrency?: number } = {}
       await Promise.allSettled(loops);
     },
     async drain() {
-      while (await runOnce(workerId));
+      while (await runOnce(registry, workerId));
     },
   };
 }

@@ -1,10 +1,11 @@
+import { MAIL_JOB } from "~/lib/job-types";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import nodemailer from "nodemailer";
 import { config } from "~/config.server";
 import { randomToken } from "~/lib/crypto.server";
 import { log } from "~/lib/log.server";
-import { queue, registerJob } from "./jobs.server";
+import { defineJob, queue } from "./jobs.server";
 
 export interface MailMessage {
   to: string;
@@ -66,11 +67,12 @@ export async function deliver(msg: MailMessage) {
   else log.info("mail stored in local mailbox", { to: msg.to, subject: msg.subject });
 }
 
-registerJob("mail.send", deliver);
+/** Mail's job (MAIL_JOB): one message, retried with backoff while the SMTP server refuses it. */
+export const mailJob = defineJob(deliver);
 
 /** Sends through the durable job queue (retried with backoff). */
 export async function sendMail(msg: MailMessage) {
-  await queue("mail.send", msg, { maxAttempts: 8 });
+  await queue(MAIL_JOB, msg, { maxAttempts: 8 });
 }
 
 /** The local mailbox (development only), newest first. */

@@ -20,14 +20,13 @@ import {
   queueReimport,
   refreshImageFiles,
   reindexImages,
-  REIMPORT_JOB,
   type ReimportJob,
 } from "~/models/reimport.server";
 import { requireManage, type ProjectScope } from "~/models/scope.server";
 import { resumeProjectScope } from "./bulk.server";
 import { ImageRejected, storeDerivatives } from "./image-files.server";
 import { addImageFile } from "./ingest.server";
-import { registerJob } from "./jobs.server";
+import { defineJob } from "./jobs.server";
 import { readObject, storage } from "./storage.server";
 
 /**
@@ -233,8 +232,8 @@ async function addOrUpdate(scope: ProjectScope, entry: ManifestEntry, body: Buff
   return "added";
 }
 
-registerJob(
-  REIMPORT_JOB,
+/** The re-import's job (REIMPORT_JOB): long, since a WSC source may take hours. */
+export const reimportJob = defineJob(
   async (payload: ReimportJob, job) => {
     const { scope: resumed } = await resumeProjectScope(payload.userId, payload.projectId);
     // Who may, and which kind, as they are now (a manager since demoted; a WSC flag since cleared).

@@ -1,10 +1,11 @@
+import { REVIEW_DIGEST_JOB } from "~/lib/job-types";
 import { config } from "~/config.server";
 import { escapeHtml } from "~/lib/html";
 import type { BoardScope } from "~/models/scope.server";
 import { createShareLinks, markDigested, pendingDigests, type LinkOptions, type NewLink } from "~/models/shares.server";
 import { findUserById } from "~/models/users.server";
 import { sendMail } from "./mail.server";
-import { registerDailyJob } from "./jobs.server";
+import { dailyJob } from "./jobs.server";
 
 const whenText = (at: number | null) =>
   at === null
@@ -32,8 +33,6 @@ export async function shareBoardByEmail(scope: BoardScope, recipients: string[],
   }
   return links;
 }
-
-export const DIGEST_JOB = "reviews.digest";
 
 /** Midnight UTC after `now`: the digest goes out once a day. */
 /**
@@ -63,4 +62,5 @@ export async function sendReviewDigests(now = Date.now()) {
 }
 
 /** Housekeeping: the daily digest is always queued once. */
-export const ensureReviewDigest = registerDailyJob(DIGEST_JOB, () => sendReviewDigests());
+/** The daily review digest (REVIEW_DIGEST_JOB). */
+export const reviewDigestJob = dailyJob(REVIEW_DIGEST_JOB, () => sendReviewDigests());

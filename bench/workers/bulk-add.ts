@@ -27,6 +27,7 @@ import { projectScope } from "~/models/scope.server";
 import { findUserByEmail } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
 import { runBulk } from "~/services/bulk.server";
+import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 
 const args = JSON.parse(process.argv[2] ?? "{}") as { rounds: number; projectId: number; email: string; workDir: string };
@@ -82,7 +83,7 @@ async function product(): Promise<number> {
     const queued = await runBulk(scope, { all: true, ids: [] }, { op: "add", target: board.id });
     if (!("jobId" in queued)) throw new Error(`runBulk ran ${count} images inline; expected a job`);
     jobId = queued.jobId;
-    while (await runOnce("bench-bulk-add"));
+    while (await runOnce(jobRegistry, "bench-bulk-add"));
     ms = performance.now() - started;
     const job = await getJob(jobId);
     if (job?.status !== "done") throw new Error(`The bulk job ended ${job?.status}: ${job?.last_error ?? ""}`);

@@ -7,6 +7,7 @@ import { createAttribute, setAttributeValues } from "~/models/attributes.server"
 import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
 import { requestAttributeExport, sweepExpiredExports } from "~/services/attribute-export.server";
+import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -51,7 +52,7 @@ describe.each(dialects)("attribute export by e-mail (%s)", (dialect) => {
       }),
     );
   const mailTo = async (email: string, since: number) => {
-    while (await runOnce("export-test"));
+    while (await runOnce(jobRegistry, "export-test"));
     return received.slice(since).find((m) => m.includes(email));
   };
 

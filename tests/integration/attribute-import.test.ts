@@ -9,6 +9,7 @@ import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
 import { writeAttributesCsv } from "~/services/attribute-export.server";
 import { checkCsv, ERROR_CAP, importCsvFile, importSettings, importUploadedCsv } from "~/services/attribute-import.server";
+import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { listMailbox } from "~/services/mail.server";
 import { storage } from "~/services/storage.server";
@@ -219,7 +220,7 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
         .executeTakeFirstOrThrow();
       const key = (JSON.parse(job.payload) as { key: string }).key;
       expect(await storage().size(key)).toBeGreaterThan(0);
-      while (await runOnce("import-test"));
+      while (await runOnce(jobRegistry, "import-test"));
       expect(await values()).toEqual([`${images[0]}/Channel=Store`, `${images[1]}/Region=West`, `${images[2]}/Region=West`]);
       const mail = (await listMailbox()).find((m) => m.subject.includes("regions.csv"));
       expect(mail?.to).toBe(editor.user.email);

@@ -4,6 +4,7 @@ import { totpCode } from "~/lib/totp.server";
 import { auditEntries } from "~/models/audit.server";
 import { authenticatorFor, INVALID_CREDENTIALS, requestMagicLink, SignInError } from "~/services/auth.server";
 import { listMailbox } from "~/services/mail.server";
+import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeUser } from "../helpers/fixtures";
@@ -68,7 +69,7 @@ describe.each(dialects)("sign-in service (%s)", (dialect) => {
     const meta = { ip: "10.0.0.3", userAgent: null };
     await requestMagicLink(user.email, "/client/1", meta);
     await requestMagicLink("stranger@example.com", null, meta);
-    while (await runOnce("test"));
+    while (await runOnce(jobRegistry, "test"));
     const mails = await listMailbox();
     const toUser = mails.find((m) => m.to === user.email)!;
     const toStranger = mails.find((m) => m.to === "stranger@example.com")!;

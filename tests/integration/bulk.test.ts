@@ -24,6 +24,7 @@ import { getJob } from "~/models/jobs.server";
 import { boardScope, projectScope, type ProjectScope, withFilter } from "~/models/scope.server";
 import { BULK_INLINE_MAX, csvOfSelection, runBulk, zipOfSelection } from "~/services/bulk.server";
 import { addImageFile } from "~/services/ingest.server";
+import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -258,7 +259,7 @@ describe.each(dialects)("bulk actions on a selection (%s)", (dialect) => {
     expect(run).toHaveProperty("jobId");
     const jobId = (run as { jobId: number }).jobId;
     expect((await getJob(jobId))?.total).toBe(count);
-    while (await runOnce("bulk-test"));
+    while (await runOnce(jobRegistry, "bulk-test"));
     const job = await getJob(jobId);
     expect(job).toMatchObject({ status: "done", progress: count, total: count });
     expect(JSON.parse(job!.result!)).toMatchObject({ affected: count, skipped: 0, action: "add" });
@@ -285,7 +286,7 @@ describe.each(dialects)("bulk actions on a selection (%s)", (dialect) => {
     const run = await runBulk(searched, { all: true, ids: [] }, { op: "add", target: board.id });
     const jobId = (run as { jobId: number }).jobId;
     expect(jobId).toBeGreaterThan(0);
-    while (await runOnce("bulk-test"));
+    while (await runOnce(jobRegistry, "bulk-test"));
     const job = await getJob(jobId);
     expect(JSON.parse(job!.result!)).toMatchObject({ affected: found, skipped: 0, action: "add", back: `/client/${big.id}?q=wanted` });
     expect((await onBoard(board.id)).length).toBe(found);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { backoffMs, claimJob, enqueueJob, getJob, renewJobLease } from "~/models/jobs.server";
-import { queue, registerDailyJob, registerJob, runOnce, startRunner } from "~/services/jobs.server";
+import { JOB_TYPES } from "~/lib/job-types";
+import { jobRegistry } from "~/services/job-registry.server";
+import { dailyJob, defineJob, ensureDailyJob, runOnce, startRunner, wakeRunners } from "~/services/jobs.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 
 describe.each(dialects)("durable job queue (%s)", (dialect) => {
@@ -30,9 +32,12 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
   it("a daily job is queued once for the next UTC midnight, queues its own next run, and two queued at once become one", async () => {
     const type = `daily-${dialect}`;
     let runs = 0;
-    const ensure = registerDailyJob(type, async () => {
-      runs += 1;
-    });
+    const registry = {
+      [type]: dailyJob(type, async () => {
+        runs += 1;
+      }),
+    };
+    const ensure = () => ensureDailyJob(type);
     const queued = () => db().selectFrom("jobs").select(["id", "run_at"]).where("type", "=", type).where("status", "=", "queued").execute();
     await ensure();
     await ensure();
@@ -42,13 +47,13 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     expect(Number(first!.run_at)).toBeGreaterThan(Date.now());
 
     // As two instances' housekeeping could leave it: a second one queued, both due now.
-    await queue(type, {});
+    await enqueueJob(type, {});
     await db()
       .updateTable("jobs")
       .set({ run_at: Date.now() - 1 })
       .where("type", "=", type)
       .execute();
-    while (await runOnce("w")) {
+    while (await runOnce(registry, "w")) {
       /* run everything due */
     }
     expect(runs).toBe(2);
@@ -59,17 +64,19 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
 
   it("retries a failing job with backoff, then marks it failed", async () => {
     let calls = 0;
-    registerJob(`flaky-${dialect}`, async () => {
-      calls += 1;
-      throw new Error("SMTP said no");
-    });
-    const id = await queue(`flaky-${dialect}`, {}, { maxAttempts: 2 });
-    expect(await runOnce("w")).toBe(true);
+    const registry = {
+      [`flaky-${dialect}`]: defineJob(async () => {
+        calls += 1;
+        throw new Error("SMTP said no");
+      }),
+    };
+    const id = await enqueueJob(`flaky-${dialect}`, {}, { maxAttempts: 2 });
+    expect(await runOnce(registry, "w")).toBe(true);
     let job = await getJob(id);
     expect(job).toMatchObject({ status: "queued", attempts: 1, last_error: "SMTP said no" });
     expect(job!.run_at).toBeGreaterThan(Date.now() + backoffMs(1) - 2000);
     await db().updateTable("jobs").set({ run_at: Date.now() }).where("id", "=", id).execute();
-    expect(await runOnce("w")).toBe(true);
+    expect(await runOnce(registry, "w")).toBe(true);
     job = await getJob(id);
     expect(job).toMatchObject({ status: "failed", attempts: 2 });
     expect(calls).toBe(2);
@@ -117,22 +124,24 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     const started: number[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    registerJob(
-      `long-${dialect}`,
-      async ({ n }: { n: number }) => {
-        started.push(n);
-        await gate;
-      },
-      { long: true },
-    );
     const short: number[] = [];
-    registerJob(`short-${dialect}`, async ({ n }: { n: number }) => void short.push(n));
-    const first = await queue(`long-${dialect}`, { n: 1 });
-    const second = await queue(`long-${dialect}`, { n: 2 });
-    const runner = startRunner({ pollMs: 20, concurrency: 2 });
+    const registry = {
+      [`long-${dialect}`]: defineJob(
+        async ({ n }: { n: number }) => {
+          started.push(n);
+          await gate;
+        },
+        { long: true },
+      ),
+      [`short-${dialect}`]: defineJob(async ({ n }: { n: number }) => void short.push(n)),
+    };
+    const first = await enqueueJob(`long-${dialect}`, { n: 1 });
+    const second = await enqueueJob(`long-${dialect}`, { n: 2 });
+    const runner = startRunner(registry, { pollMs: 20, concurrency: 2 });
     try {
       await expect.poll(() => started.length, { timeout: 15_000, interval: 20 }).toBe(1);
-      await queue(`short-${dialect}`, { n: 3 });
+      await enqueueJob(`short-${dialect}`, { n: 3 });
+      wakeRunners();
       await expect.poll(() => short, { timeout: 15_000, interval: 20 }).toEqual([3]);
       // The free slot took the short job and left the second long one waiting.
       expect(started).toEqual([1]);
@@ -148,13 +157,29 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
 
   it("runs queued work in the background runner and clears the payload when done", async () => {
     const seen: unknown[] = [];
-    registerJob(`ok-${dialect}`, async (p) => void seen.push(p));
-    const runner = startRunner({ pollMs: 50 });
-    const id = await queue(`ok-${dialect}`, { secret: "link" });
+    const registry = { [`ok-${dialect}`]: defineJob(async (p: unknown) => void seen.push(p)) };
+    const runner = startRunner(registry, { pollMs: 50 });
+    const id = await enqueueJob(`ok-${dialect}`, { secret: "link" });
+    wakeRunners();
     // Waits for the runner, not a fixed time: a loaded machine may take seconds to get to it.
     await expect.poll(() => seen.length, { timeout: 15_000, interval: 20 }).toBe(1);
     await runner.stop();
     expect(seen).toEqual([{ secret: "link" }]);
     expect(await getJob(id)).toMatchObject({ status: "done", payload: "null" });
+  });
+
+  it("a runner claims only the kinds of job its registry holds, and the app's registry holds every kind the app queues", async () => {
+    expect(Object.keys(jobRegistry).sort()).toEqual([...JOB_TYPES].sort());
+    const known = `known-${dialect}`;
+    const unknown = `unknown-${dialect}`;
+    const ran: string[] = [];
+    const registry = { [known]: defineJob(async () => void ran.push(known)) };
+    const stranger = await enqueueJob(unknown, {});
+    const mine = await enqueueJob(known, {});
+    while (await runOnce(registry, "w"));
+    expect(ran).toEqual([known]);
+    expect((await getJob(mine))!.status).toBe("done");
+    // Left for a runner that knows it (another version of the app, say), not failed.
+    expect(await getJob(stranger)).toMatchObject({ status: "queued", attempts: 0 });
   });
 });

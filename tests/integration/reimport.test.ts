@@ -12,6 +12,7 @@ import { editProject } from "~/models/projects.server";
 import { queueReimport, REIMPORT_RUNNING } from "~/models/reimport.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { addImageFile } from "~/services/ingest.server";
+import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import type { ReimportReport } from "~/services/reimport.server";
 import { startReimport, wscBudget } from "~/services/reimport.server";
@@ -75,7 +76,7 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
   });
 
   const runJobs = async () => {
-    while (await runOnce("reimport-test"));
+    while (await runOnce(jobRegistry, "reimport-test"));
   };
   const reportOf = async (jobId: number) => {
     const job = await db().selectFrom("jobs").select(["status", "result", "last_error"]).where("id", "=", jobId).executeTakeFirstOrThrow();

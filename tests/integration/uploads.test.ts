@@ -10,6 +10,7 @@ import { imageScope, projectScope } from "~/models/scope.server";
 import { MAX_PENDING_UPLOADS, TooManyUploads } from "~/models/uploads.server";
 import { ImageRejected } from "~/services/image-files.server";
 import { registerUpload, removeImage, saveImageEdit, signUpload, sweepExpiredUploads } from "~/services/ingest.server";
+import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { storage, setStorage, type Storage } from "~/services/storage.server";
 import { action as putAction } from "~/routes/storage.upload";
@@ -234,14 +235,14 @@ describe.each(dialects.flatMap((d) => drivers.map((s) => [d, s] as const)))("upl
     const firstKeys = [...(await objectsOf(first)), ...(await objectsOf(second))];
     await removeAs(alice.actor, first);
     await expect(detailOf(alice.actor, first)).rejects.toBeInstanceOf(NotFoundError);
-    while (await runOnce("test"));
+    while (await runOnce(jobRegistry, "test"));
     // The shared original and unrotated derivatives stay for the second image; the rotated ones went.
     for (const k of await objectsOf(second)) expect(await store.size(k)).not.toBeNull();
     const rotated = firstKeys.filter((k) => k.includes("-r180"));
     expect(rotated).toHaveLength(2);
     for (const k of rotated) expect(await store.size(k)).toBeNull();
     await removeAs(alice.actor, second);
-    while (await runOnce("test"));
+    while (await runOnce(jobRegistry, "test"));
     for (const k of firstKeys) expect(await store.size(k)).toBeNull();
     await expect(removeAs(alice.actor, second)).rejects.toBeInstanceOf(NotFoundError);
   });
