@@ -4,6 +4,7 @@ import jsxA11y from "eslint-plugin-jsx-a11y";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import renderPurity from "./eslint-rules/render-purity.js";
 
 export default tseslint.config(
   { ignores: ["build/", "node_modules/", "data/", "reports/", "tests/.tmp/", "bench/.cache/", "public/"] },
@@ -25,6 +26,12 @@ export default tseslint.config(
       // Single-purpose pages (a typed confirmation, an MFA code) put focus where the person is going.
       "jsx-a11y/no-autofocus": "off",
     },
+  },
+  {
+    // Renders are pure (eslint-rules/render-purity.js): components and route modules, not their server halves.
+    files: ["app/components/**/*.tsx", "app/routes/**/*.tsx", "app/root.tsx"],
+    plugins: { koala: renderPurity },
+    rules: { "koala/no-impure-render": "error" },
   },
   {
     // Scripts, the CLI, benchmarks and tests write to the terminal on purpose.

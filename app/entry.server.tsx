@@ -1,4 +1,4 @@
-import { PassThrough, Writable } from "node:stream";
+import { PassThrough } from "node:stream";
 import type { AppLoadContext, EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
@@ -54,7 +54,21 @@ export default async function handleRequest(
   }
   // Bots and no-JS clients get the whole document at once; browsers get it streamed.
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
-  return new Promise((resolve, reject) => {
+  const page = await renderDocument(request, remixContext, nonce, waitForAll ? "all" : "shell");
+  responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+  return new Response(createReadableStreamFromReadable(page.body), {
+    headers: responseHeaders,
+    status: page.failed() ? 500 : responseStatusCode,
+  });
+}
+
+/**
+ * The one render of a document: resolves once its shell (or, for `all`, everything) is ready, with the HTML as a
+ * stream and whether any part failed to render. A render still running after ABORT_DELAY is aborted.
+ */
+function renderDocument(request: Request, remixContext: EntryContext, nonce: string, readyWhen: "shell" | "all") {
+  return new Promise<{ body: PassThrough; failed: () => boolean }>((resolve, reject) => {
+    let failed = false;
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
@@ -62,26 +76,30 @@ export default async function handleRequest(
       </NonceProvider>,
       {
         nonce,
-        [waitForAll ? "onAllReady" : "onShellReady"]() {
+        onShellReady() {
           shellRendered = true;
-          const body = new PassThrough();
-          // The abort timer would keep the finished render reachable for its whole delay (every page of 5 s).
-          body.on("close", () => clearTimeout(timer));
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
-          pipe(body);
+          if (readyWhen === "shell") ready();
         },
-        onShellError(error: unknown) {
-          reject(error);
+        onAllReady() {
+          if (readyWhen === "all") ready();
         },
+        onShellError: reject,
         onError(error: unknown) {
-          responseStatusCode = 500;
+          failed = true;
           // Logged once, without the request's cookies or body.
           if (shellRendered) log.error("render failed", { error: getErrorMessage(error) });
         },
       },
     );
     const timer = setTimeout(abort, ABORT_DELAY);
+    function ready() {
+      const body = new PassThrough();
+      // The abort timer would keep the finished render reachable for its whole delay (every page of 5 s).
+      body.on("close", () => clearTimeout(timer));
+      body.on("end", () => clearTimeout(timer));
+      resolve({ body, failed: () => failed });
+      pipe(body);
+    }
   });
 }
 
@@ -100,7 +118,7 @@ function answerMemoized(status: number, headers: Headers, page: { body: Buffer[]
 }
 
 /** A page rendered whole, handed to `store` (the shared-page cache, the render memo), then sent. */
-function renderWhole(
+async function renderWhole(
   request: Request,
   status: number,
   headers: Headers,
@@ -108,49 +126,18 @@ function renderWhole(
   nonce: string,
   store: (html: string, headers: Headers, nonce: string) => void,
 ) {
-  return new Promise<Response>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk);
-        done();
-      },
-    });
-    let failed = false;
-    let shellRendered = false;
-    const { pipe, abort } = renderToPipeableStream(
-      <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
-      </NonceProvider>,
-      {
-        nonce,
-        onShellReady() {
-          shellRendered = true;
-        },
-        onAllReady() {
-          sink.on("finish", () => {
-            clearTimeout(timer);
-            const html = Buffer.concat(chunks).toString("utf8");
-            headers.set("Content-Type", "text/html; charset=utf-8");
-            // A page that failed to render in part is sent, never kept; a page that could not be kept is still sent.
-            try {
-              if (!failed) store(html, headers, nonce);
-            } catch (error) {
-              log.error("rendered page not kept", { error: getErrorMessage(error) });
-            }
-            resolve(new Response(html, { headers, status: failed ? 500 : status }));
-          });
-          pipe(sink);
-        },
-        onShellError: reject,
-        onError(error: unknown) {
-          failed = true;
-          if (shellRendered) log.error("render failed", { error: getErrorMessage(error) });
-        },
-      },
-    );
-    const timer = setTimeout(abort, ABORT_DELAY);
-  });
+  const page = await renderDocument(request, remixContext, nonce, "all");
+  const chunks: Buffer[] = [];
+  for await (const chunk of page.body) chunks.push(chunk as Buffer);
+  const html = Buffer.concat(chunks).toString("utf8");
+  headers.set("Content-Type", "text/html; charset=utf-8");
+  // A page that failed to render in part is sent, never kept; a page that could not be kept is still sent.
+  try {
+    if (!page.failed()) store(html, headers, nonce);
+  } catch (error) {
+    log.error("rendered page not kept", { error: getErrorMessage(error) });
+  }
+  return new Response(html, { headers, status: page.failed() ? 500 : status });
 }
 
 export const handleDataRequest: HandleDataRequestFunction = (response) => {
