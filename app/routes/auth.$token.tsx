@@ -2,10 +2,10 @@ import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation, useParams } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import { page } from "~/lib/http.server";
+import { page, readForm } from "~/lib/http.server";
 import { Logo } from "~/components/logo";
 import { Spinner } from "~/components/spinner";
-import { authenticatorFor, SignInError, startTotpChallenge } from "~/services/auth.server";
+import { SignInError, startTotpChallenge, verifyMagicLink } from "~/services/auth.server";
 import { requestMeta, signIn, totpChallengeCookie } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Logging in | Koala" }];
@@ -17,7 +17,8 @@ export const meta: MetaFunction = () => [{ title: "Logging in | Koala" }];
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const meta = requestMeta(request, context);
   try {
-    const result = await authenticatorFor(meta).authenticate("magic-link", request);
+    const form = await readForm(request);
+    const result = await verifyMagicLink(String(form.get("token") ?? ""), meta);
     if (result.totpRequired) {
       const challenge = await startTotpChallenge(result);
       throw redirect("/auth/verify", { headers: { "Set-Cookie": await totpChallengeCookie(challenge) } });

@@ -9,7 +9,7 @@ import { Logo } from "~/components/logo";
 import { page, readForm } from "~/lib/http.server";
 import { TotpChallengeSchema } from "~/lib/schemas";
 import { peekToken } from "~/models/sign-in-tokens.server";
-import { authenticatorFor, SignInError } from "~/services/auth.server";
+import { SignInError, verifyTotpChallenge } from "~/services/auth.server";
 import { readTotpChallenge, requestMeta, signIn } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Verification code | Koala" }];
@@ -23,10 +23,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const meta = requestMeta(request, context);
-  const submission = parseWithZod(await readForm(request.clone()), { schema: TotpChallengeSchema });
+  const submission = parseWithZod(await readForm(request), { schema: TotpChallengeSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   try {
-    const result = await authenticatorFor(meta, await readTotpChallenge(request)).authenticate("totp-challenge", request);
+    const result = await verifyTotpChallenge(await readTotpChallenge(request), submission.value.code, meta);
     return await signIn(request, meta, result.userId, result.redirectTo, "magic_link_totp");
   } catch (error) {
     if (error instanceof SignInError)

@@ -8,7 +8,7 @@ import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm }
 import { Logo } from "~/components/logo";
 import { MagicLinkSchema, MfaLoginSchema } from "~/lib/schemas";
 import { dailyMedia } from "~/models/daily-media.server";
-import { authenticatorFor, requestMagicLink, SignInError } from "~/services/auth.server";
+import { requestMagicLink, SignInError, verifyPasswordTotp } from "~/services/auth.server";
 import { getUser, requestMeta, signIn } from "~/sessions.server";
 import { page, readForm } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
@@ -29,13 +29,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const meta = requestMeta(request, context);
-  const formData = await readForm(request.clone());
+  const formData = await readForm(request);
 
   if (formData.get("intent") === "mfa") {
     const submission = parseWithZod(formData, { schema: MfaLoginSchema });
     if (submission.status !== "success") return data({ mfa: submission.reply({ hideFields: ["password"] }), sent: null }, { status: 400 });
     try {
-      const result = await authenticatorFor(meta).authenticate("password-totp", request);
+      const result = await verifyPasswordTotp(submission.value, meta);
       return await signIn(request, meta, result.userId, result.redirectTo, "password_totp");
     } catch (error) {
       const known = error instanceof SignInError;

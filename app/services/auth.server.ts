@@ -1,5 +1,3 @@
-import { Authenticator } from "remix-auth";
-import { Strategy } from "remix-auth/strategy";
 import { config } from "~/config.server";
 import { verifyPassword } from "~/lib/crypto.server";
 import { matchTotpStep } from "~/lib/totp.server";
@@ -26,7 +24,10 @@ export class SignInError extends Error {
   }
 }
 
-/** What a strategy yields: the user, and whether a TOTP code is still owed before a session may start. */
+/**
+ * Sign-in is three plain functions, one per way in (decision 0021): each checks its rate limits, its credentials and
+ * the account, audits a failure, and yields the user and whether a TOTP code is still owed before a session starts.
+ */
 export interface SignInResult {
   userId: number;
   redirectTo: string | null;
@@ -60,115 +61,42 @@ async function acceptCode(userId: number, secret: string, code: string) {
   return step !== null && (await acceptTotpStep(userId, step));
 }
 
-type Verify<P> = (params: P) => Promise<SignInResult>;
-
 /** Magic link, second half: the POST from /auth/:token uses the token once. */
-class MagicLinkStrategy extends Strategy<SignInResult, { token: string; meta: RequestMeta }> {
-  name = "magic-link";
-  constructor(
-    private meta: (r: Request) => RequestMeta,
-    verify: Verify<{ token: string; meta: RequestMeta }>,
-  ) {
-    super(verify);
-  }
-  async authenticate(request: Request) {
-    const form = await request.formData();
-    return this.verify({ token: String(form.get("token") ?? ""), meta: this.meta(request) });
-  }
+export async function verifyMagicLink(token: string, meta: RequestMeta): Promise<SignInResult> {
+  await enforceRateLimit("auth-link", meta);
+  const used = await consumeToken(token, "magic_link");
+  if (!used) return failure(meta, "magic_link", null, "invalid_or_used_token");
+  const user = await findUserById(used.userId);
+  if (!user || user.status !== "active") return failure(meta, "magic_link", used.userId, "inactive");
+  return { userId: user.id, redirectTo: used.redirectTo, totpRequired: user.totp_secret !== null };
 }
 
 /** E-mail, password and TOTP code in one form. */
-class PasswordTotpStrategy extends Strategy<
-  SignInResult,
-  { email: string; password: string; code: string; redirectTo: string | null; meta: RequestMeta }
-> {
-  name = "password-totp";
-  constructor(
-    private meta: (r: Request) => RequestMeta,
-    verify: Verify<{ email: string; password: string; code: string; redirectTo: string | null; meta: RequestMeta }>,
-  ) {
-    super(verify);
-  }
-  async authenticate(request: Request) {
-    const form = await request.formData();
-    const field = (name: string) => String(form.get(name) ?? "");
-    return this.verify({
-      email: field("email"),
-      password: field("password"),
-      code: field("code"),
-      redirectTo: form.get("redirectTo") ? safeRedirect(field("redirectTo")) : null,
-      meta: this.meta(request),
-    });
-  }
+export async function verifyPasswordTotp(
+  given: { email: string; password: string; code: string; redirectTo?: string | null },
+  meta: RequestMeta,
+): Promise<SignInResult> {
+  await enforceRateLimit("password", meta, given.email);
+  const user = await findUserByEmail(given.email);
+  // verifyPassword spends the same time when there is no user or no password.
+  const passwordOk = await verifyPassword(given.password, user?.password_hash ?? null);
+  if (!user || !passwordOk || user.status !== "active" || !user.totp_secret)
+    return failure(meta, "password_totp", user?.id ?? null, "bad_password_or_account");
+  if (!(await acceptCode(user.id, user.totp_secret, given.code))) return failure(meta, "password_totp", user.id, "bad_or_replayed_code");
+  return { userId: user.id, redirectTo: given.redirectTo ? safeRedirect(given.redirectTo) : null, totpRequired: false };
 }
 
 /** The code owed after a magic link, for a user with TOTP enrolled; the challenge id comes from a cookie. */
-class TotpChallengeStrategy extends Strategy<SignInResult, { challenge: string; code: string; meta: RequestMeta }> {
-  name = "totp-challenge";
-  constructor(
-    private meta: (r: Request) => RequestMeta & { challenge: string | null },
-    verify: Verify<{ challenge: string; code: string; meta: RequestMeta }>,
-  ) {
-    super(verify);
-  }
-  async authenticate(request: Request) {
-    const form = await request.formData();
-    const { challenge, ...meta } = this.meta(request);
-    return this.verify({ challenge: challenge ?? "", code: String(form.get("code") ?? ""), meta });
-  }
-}
-
-/**
- * The authenticator for one request: strategies read the request meta (client IP) and the
- * challenge cookie, which the route resolves before calling authenticate.
- */
-export function authenticatorFor(meta: RequestMeta, challenge: string | null = null) {
-  const auth = new Authenticator<SignInResult>();
-  auth.use(
-    new MagicLinkStrategy(
-      () => meta,
-      async ({ token, meta }) => {
-        await enforceRateLimit("auth-link", meta);
-        const used = await consumeToken(token, "magic_link");
-        if (!used) return failure(meta, "magic_link", null, "invalid_or_used_token");
-        const user = await findUserById(used.userId);
-        if (!user || user.status !== "active") return failure(meta, "magic_link", used.userId, "inactive");
-        return { userId: user.id, redirectTo: used.redirectTo, totpRequired: user.totp_secret !== null };
-      },
-    ),
-  );
-  auth.use(
-    new PasswordTotpStrategy(
-      () => meta,
-      async ({ email, password, code, redirectTo, meta }) => {
-        await enforceRateLimit("password", meta, email);
-        const user = await findUserByEmail(email);
-        // verifyPassword spends the same time when there is no user or no password.
-        const passwordOk = await verifyPassword(password, user?.password_hash ?? null);
-        if (!user || !passwordOk || user.status !== "active" || !user.totp_secret)
-          return failure(meta, "password_totp", user?.id ?? null, "bad_password_or_account");
-        if (!(await acceptCode(user.id, user.totp_secret, code))) return failure(meta, "password_totp", user.id, "bad_or_replayed_code");
-        return { userId: user.id, redirectTo, totpRequired: false };
-      },
-    ),
-  );
-  auth.use(
-    new TotpChallengeStrategy(
-      () => ({ ...meta, challenge }),
-      async ({ challenge, code, meta }) => {
-        await enforceRateLimit("totp-challenge", meta);
-        const pending = await peekToken(challenge, "totp_challenge");
-        if (!pending) throw new SignInError(INVALID_LINK, 400);
-        await enforceRateLimit("totp-challenge-user", { ...meta, ip: `user-${pending.userId}` });
-        const user = await findUserById(pending.userId);
-        if (!user?.totp_secret || user.status !== "active") return failure(meta, "magic_link_totp", pending.userId, "inactive");
-        if (!(await acceptCode(user.id, user.totp_secret, code))) return failure(meta, "magic_link_totp", user.id, "bad_or_replayed_code");
-        if (!(await consumeToken(challenge, "totp_challenge"))) throw new SignInError(INVALID_LINK, 400);
-        return { userId: user.id, redirectTo: pending.redirectTo, totpRequired: false };
-      },
-    ),
-  );
-  return auth;
+export async function verifyTotpChallenge(challenge: string | null, code: string, meta: RequestMeta): Promise<SignInResult> {
+  await enforceRateLimit("totp-challenge", meta);
+  const pending = challenge ? await peekToken(challenge, "totp_challenge") : null;
+  if (!challenge || !pending) throw new SignInError(INVALID_LINK, 400);
+  await enforceRateLimit("totp-challenge-user", { ...meta, ip: `user-${pending.userId}` });
+  const user = await findUserById(pending.userId);
+  if (!user?.totp_secret || user.status !== "active") return failure(meta, "magic_link_totp", pending.userId, "inactive");
+  if (!(await acceptCode(user.id, user.totp_secret, code))) return failure(meta, "magic_link_totp", user.id, "bad_or_replayed_code");
+  if (!(await consumeToken(challenge, "totp_challenge"))) throw new SignInError(INVALID_LINK, 400);
+  return { userId: user.id, redirectTo: pending.redirectTo, totpRequired: false };
 }
 
 /** After a magic link, for a user with TOTP: a short-lived challenge the code form redeems. */

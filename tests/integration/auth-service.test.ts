@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "~/lib/crypto.server";
 import { totpCode } from "~/lib/totp.server";
 import { auditEntries } from "~/models/audit.server";
-import { authenticatorFor, INVALID_CREDENTIALS, requestMagicLink, SignInError } from "~/services/auth.server";
+import { INVALID_CREDENTIALS, requestMagicLink, SignInError, verifyMagicLink, verifyPasswordTotp } from "~/services/auth.server";
 import { listMailbox } from "~/services/mail.server";
 import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
@@ -10,8 +10,6 @@ import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeUser } from "../helpers/fixtures";
 
 const SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
-const form = (fields: Record<string, string>) =>
-  new Request("http://koala.test/login", { method: "POST", body: new URLSearchParams(fields) });
 
 describe.each(dialects)("sign-in service (%s)", (dialect) => {
   let t: TestDatabase;
@@ -23,19 +21,14 @@ describe.each(dialects)("sign-in service (%s)", (dialect) => {
   it("signs in with password and code, records it, and refuses every wrong combination alike", async () => {
     const { user } = await makeUser("user", { password_hash: await hashPassword("pw-1"), totp_secret: SECRET });
     const meta = { ip: "10.0.0.1", userAgent: null };
-    const ok = await authenticatorFor(meta).authenticate(
-      "password-totp",
-      form({ email: user.email, password: "pw-1", code: totpCode(SECRET) }),
-    );
+    const ok = await verifyPasswordTotp({ email: user.email, password: "pw-1", code: totpCode(SECRET) }, meta);
     expect(ok).toMatchObject({ userId: user.id, totpRequired: false });
     const attempts = [
       { email: user.email, password: "pw-1", code: totpCode(SECRET) }, // replayed
       { email: user.email, password: "pw-2", code: totpCode(SECRET, Date.now() + 30_000) },
     ];
     for (const a of attempts) {
-      const err = await authenticatorFor(meta)
-        .authenticate("password-totp", form(a))
-        .catch((e: unknown) => e);
+      const err = await verifyPasswordTotp(a, meta).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SignInError);
       expect((err as SignInError).message).toBe(INVALID_CREDENTIALS);
     }
@@ -49,17 +42,14 @@ describe.each(dialects)("sign-in service (%s)", (dialect) => {
     const meta = { ip: "10.0.0.2", userAgent: null };
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const err = (await authenticatorFor(meta)
-        .authenticate("password-totp", form({ email: user.email, password: "nope", code: "000000" }))
-        .catch((e: unknown) => e)) as SignInError;
+      const err = (await verifyPasswordTotp({ email: user.email, password: "nope", code: "000000" }, meta).catch(
+        (e: unknown) => e,
+      )) as SignInError;
       statuses.push(err.status);
     }
     expect(statuses).toEqual([400, 400, 400, 429]);
     // Other addresses from the same IP: the IP limit (6) is reached after two more.
-    const other = (email: string) =>
-      authenticatorFor(meta)
-        .authenticate("password-totp", form({ email, password: "x", code: "000000" }))
-        .catch((e: SignInError) => e.status);
+    const other = (email: string) => verifyPasswordTotp({ email, password: "x", code: "000000" }, meta).catch((e: SignInError) => e.status);
     expect([await other("a@x.io"), await other("b@x.io"), await other("c@x.io")]).toEqual([400, 400, 429]);
     expect((await auditEntries(50)).some((e) => e.action === "sign_in.rate_limited")).toBe(true);
   });
@@ -77,11 +67,7 @@ describe.each(dialects)("sign-in service (%s)", (dialect) => {
     expect(toStranger.text).toContain("There is no Koala account for this address");
     expect(toStranger.text).not.toContain("/auth/");
 
-    const signIn = (token: string) =>
-      authenticatorFor(meta).authenticate(
-        "magic-link",
-        new Request("http://koala.test/auth/x", { method: "POST", body: new URLSearchParams({ token }) }),
-      );
+    const signIn = (token: string) => verifyMagicLink(token, meta);
     expect(await signIn(link)).toEqual({ userId: user.id, redirectTo: "/client/1", totpRequired: false });
     await expect(signIn(link)).rejects.toBeInstanceOf(SignInError);
   });
