@@ -7,13 +7,6 @@ import { countUsers } from "~/models/users.server";
 import { startHousekeeping } from "./housekeeping.server";
 import { jobRegistry } from "./job-registry.server";
 import { startRunner, type Runner } from "./jobs.server";
-import "./ingest.server";
-import "./mail.server";
-import "./bulk.server";
-import "./attribute-export.server";
-import "./attribute-import.server";
-import "./reimport.server";
-import "./sharing.server";
 
 export interface Services {
   connection: Connection;
