@@ -94,6 +94,10 @@ const EnvSchema = z.object({
   SMART_SEARCH_TIMEOUT_SECONDS: int(8, 1),
   DEMO_SEED: z.enum(["auto", "off"]).default("auto"),
   JOB_RUNNER: bool(true),
+  /** A running job not renewed for this long is taken to belong to a dead worker and handed out again. */
+  JOB_LEASE_SECONDS: int(60, 5),
+  /** On SIGTERM: how long requests in flight (and running jobs) may take to finish before they are cut. */
+  SHUTDOWN_GRACE_SECONDS: int(30, 0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
@@ -191,6 +195,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     demoSeed: e.DEMO_SEED,
     jobRunner: e.JOB_RUNNER,
+    jobLeaseMs: e.JOB_LEASE_SECONDS * 1000,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
   };
 }

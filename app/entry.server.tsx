@@ -13,6 +13,7 @@ export { boot } from "~/services/boot.server";
 export { config } from "~/config.server";
 export { mediaAnswer, sharedMediaAnswer } from "~/lib/media.server";
 export { sharedPageAnswer } from "~/lib/shared-page-cache.server";
+export { readiness } from "~/services/readiness.server";
 export { log } from "~/lib/log.server";
 
 const ABORT_DELAY = 5_000;

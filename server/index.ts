@@ -18,6 +18,7 @@ import proxyaddr from "proxy-addr";
 import type * as Entry from "~/entry.server";
 import { admission } from "./admission";
 import { newNonce, securityHeaders } from "./headers";
+import { drainer } from "./drain";
 import { checkRequests, remixHandler, streamsItsBody } from "./requests";
 import { sharedPageFront } from "./shared-page";
 
@@ -46,6 +47,7 @@ app.disable("x-powered-by");
 app.set("trust proxy", cfg.trustProxy);
 
 const headersFor = securityHeaders(cfg, { dev });
+const drain = drainer();
 
 // Security headers, with a fresh nonce for every response.
 app.use((req, res, next) => {
@@ -80,7 +82,20 @@ app.use((req, res, next) => {
 // Methods, body sizes, types and syntax: a malformed request gets a clear 4xx here, before any route sees it.
 app.use(checkRequests(log));
 
-app.get("/healthz", (_req, res) => res.type("text/plain").send("ok"));
+// Liveness: the process answers. Readiness: it can serve (the database and the object store answer, and it is not
+// shutting down); a proxy or an orchestrator sends traffic elsewhere while it says 503.
+app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
+app.get("/readyz", async (_req, res, next) => {
+  try {
+    const state = drain.draining ? { ready: false, shutdown: "draining" } : await (await entryModule()).readiness();
+    res
+      .status(state.ready ? 200 : 503)
+      .set("Cache-Control", "no-store")
+      .json(state);
+  } catch (err) {
+    next(err);
+  }
+});
 
 // Everything dynamic below (the media routes and Remix) runs under admission control: a bounded number at once,
 // a bounded queue and wait, a time limit, 503 + Retry-After beyond them. Static files are not limited.
@@ -202,6 +217,7 @@ const sharedPage = sharedPageFront({
   clientIp: (req) => proxyaddr(req, app.get("trust proxy fn")),
 });
 const server = http.createServer((req, res) => {
+  drain.track(req, res);
   sharedPage(req, res).then(
     (answered) => answered || app(req, res),
     (err) => {
@@ -224,15 +240,23 @@ server.listen(cfg.port, cfg.host, () => {
   log.info(`Koala is listening on ${cfg.appUrl}`, { host: cfg.host, port: cfg.port });
 });
 
+/**
+ * SIGTERM/SIGINT: readiness goes 503 at once, the listener closes, requests in flight and running jobs get
+ * SHUTDOWN_GRACE_SECONDS to finish (jobs still running then are handed back for another worker), then the database
+ * closes. What had to be cut is logged.
+ */
 let closing = false;
 async function shutdown(signal: NodeJS.Signals) {
   if (closing) return;
   closing = true;
-  log.info("shutting down", { signal });
-  server.close();
-  server.closeIdleConnections?.();
-  await services.shutdown().catch(() => {});
+  const graceMs = cfg.shutdownGraceMs;
+  log.info("shutting down", { signal, graceSeconds: graceMs / 1000 });
+  const started = Date.now();
+  const [cut] = await Promise.all([drain.drain(server, graceMs), services.runner?.stop({ graceMs })]);
+  for (const request of cut) log.warn("request cut by shutdown", request);
+  await services.shutdown({ graceMs: 0 }).catch((err: unknown) => log.error("shutdown failed", { error: String(err) }));
   await viteDevServer?.close();
+  log.info("shut down", { signal, seconds: (Date.now() - started) / 1000, cut: cut.length });
   process.exit(0);
 }
 process.on("SIGTERM", () => shutdown("SIGTERM"));

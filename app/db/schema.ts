@@ -299,6 +299,8 @@ export interface JobsTable {
   /** JSON: what the job achieved, for the person who started it. */
   result: string | null;
   owner_user_id: number | null;
+  /** A key no other job shares (a daily job's type and day), so that the same run is never queued twice. */
+  unique_key: string | null;
 }
 
 /** Every object in storage that rows may refer to: `stored`, or `purging` while a purge deletes its bytes. */

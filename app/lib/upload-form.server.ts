@@ -6,7 +6,8 @@ import { projectScope, requireEdit, type ProjectScope } from "~/models/scope.ser
 import { requireActor } from "~/sessions.server";
 import { ImageRejected } from "~/services/image-files.server";
 import { registerUpload, signUpload } from "~/services/ingest.server";
-import { ObjectTooLarge, storage } from "~/services/storage.server";
+import { ObjectTooLarge } from "~/services/storage-contract";
+import { storage } from "~/services/storage.server";
 import { cleanFileName, titleFromFileName } from "./schemas";
 import { openMultipart } from "./multipart.server";
 import { UPLOAD_ERRORS } from "./uploads";

@@ -1,9 +1,46 @@
-import { sql } from "kysely";
+import { sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
+import { config } from "~/config.server";
 import { db, dialect, type DB } from "~/db/connection.server";
-import type { Job } from "~/db/schema";
+import type { Database, Job } from "~/db/schema";
 
-/** A job locked longer than this is taken to belong to a dead worker and is handed out again. */
-export const JOB_LEASE_MS = 5 * 60_000;
+/**
+ * A running job whose lease (`JOB_LEASE_SECONDS`) ran out without being renewed is taken to belong to a dead worker
+ * and is handed out again; its runner renews it every fifth of that while the job runs.
+ */
+export const jobLeaseMs = () => config().jobLeaseMs;
+
+/** The lease a worker holds on a job it claimed: its worker and its attempt. Only the holder may finish it. */
+export type Lease = Pick<Job, "id" | "locked_by" | "attempts">;
+
+/**
+ * Queues a job under a key no other job may share (a daily job's type and day): false when one with that key exists
+ * already, so two instances queueing the same run at the same moment make one.
+ */
+export async function enqueueJobOnce(type: string, uniqueKey: string, payload: unknown, opts: { runAt?: number } = {}): Promise<boolean> {
+  const now = Date.now();
+  const row = await db()
+    .insertInto("jobs")
+    .values({
+      type,
+      payload: JSON.stringify(payload),
+      status: "queued",
+      attempts: 0,
+      max_attempts: 5,
+      run_at: opts.runAt ?? now,
+      locked_at: null,
+      locked_by: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+      owner_user_id: null,
+      total: null,
+      unique_key: uniqueKey,
+    })
+    .onConflict((oc) => oc.column("unique_key").doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
+}
 
 export async function enqueueJob(
   type: string,
@@ -29,6 +66,7 @@ export async function enqueueJob(
       updated_at: now,
       owner_user_id: opts.ownerUserId ?? null,
       total: opts.total ?? null,
+      unique_key: null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -51,7 +89,7 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
           .where((eb) =>
             eb.or([
               eb.and([eb("status", "=", "queued"), eb("run_at", "<=", now)]),
-              eb.and([eb("status", "=", "running"), eb("locked_at", "<", now - JOB_LEASE_MS)]),
+              eb.and([eb("status", "=", "running"), eb("locked_at", "<", now - jobLeaseMs())]),
             ]),
           )
           .orderBy("run_at")
@@ -82,22 +120,49 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
 
 /**
  * Marks a job done, with what it achieved, and drops its payload: a finished mail job must not keep a sign-in link
- * in the database.
+ * in the database. Only while `lease` still holds it (its worker and attempt): a worker whose lease ran out and whose
+ * job was handed to another changes nothing. Returns whether it held the lease.
  */
-export async function completeJob(id: number, result?: unknown) {
-  await db()
-    .updateTable("jobs")
-    .set({
-      status: "done",
-      payload: "null",
-      locked_at: null,
-      locked_by: null,
-      last_error: null,
-      updated_at: Date.now(),
-      result: result === undefined ? null : JSON.stringify(result),
-    })
-    .where("id", "=", id)
-    .execute();
+export async function completeJob(lease: Lease, result?: unknown): Promise<boolean> {
+  const { numUpdatedRows } = await heldBy(
+    lease,
+    db()
+      .updateTable("jobs")
+      .set({
+        status: "done",
+        payload: "null",
+        locked_at: null,
+        locked_by: null,
+        last_error: null,
+        updated_at: Date.now(),
+        result: result === undefined ? null : JSON.stringify(result),
+      }),
+  ).executeTakeFirst();
+  return numUpdatedRows > 0n;
+}
+
+/** An update of the job that `lease` names, while that lease still holds it. */
+function heldBy<Q extends UpdateQueryBuilder<Database, "jobs", "jobs", UpdateResult>>(lease: Lease, q: Q): Q {
+  return q
+    .where("id", "=", lease.id)
+    .where("status", "=", "running")
+    .where("locked_by", "=", lease.locked_by)
+    .where("attempts", "=", lease.attempts) as Q;
+}
+
+/**
+ * Hands a running job back, unfinished, for another worker to take at once (a runner stopping before its job is
+ * done): queued again, due now, the attempt not counted. Only while `lease` still holds it.
+ */
+export async function releaseJob(lease: Lease): Promise<boolean> {
+  const now = Date.now();
+  const { numUpdatedRows } = await heldBy(
+    lease,
+    db()
+      .updateTable("jobs")
+      .set({ status: "queued", run_at: now, locked_at: null, locked_by: null, attempts: sql`attempts - 1`, updated_at: now }),
+  ).executeTakeFirst();
+  return numUpdatedRows > 0n;
 }
 
 /** Keeps a running job's lease while its worker is alive (renewed on a timer by the runner). */
@@ -146,21 +211,24 @@ export function backoffMs(attempts: number) {
   return Math.min(3_600_000, 5_000 * 2 ** Math.max(0, attempts - 1));
 }
 
-export async function failJob(job: Job, error: string) {
+/** A failed attempt: queued again after its backoff, or failed for good after the last. Only while `job`'s lease holds. */
+export async function failJob(job: Job, error: string): Promise<boolean> {
   const now = Date.now();
   const final = job.attempts >= job.max_attempts;
-  await db()
-    .updateTable("jobs")
-    .set({
-      status: final ? "failed" : "queued",
-      run_at: final ? job.run_at : now + backoffMs(job.attempts),
-      locked_at: null,
-      locked_by: null,
-      last_error: error.slice(0, 2000),
-      updated_at: now,
-    })
-    .where("id", "=", job.id)
-    .execute();
+  const { numUpdatedRows } = await heldBy(
+    job,
+    db()
+      .updateTable("jobs")
+      .set({
+        status: final ? "failed" : "queued",
+        run_at: final ? job.run_at : now + backoffMs(job.attempts),
+        locked_at: null,
+        locked_by: null,
+        last_error: error.slice(0, 2000),
+        updated_at: now,
+      }),
+  ).executeTakeFirst();
+  return numUpdatedRows > 0n;
 }
 
 export async function getJob(id: number): Promise<Job | undefined> {

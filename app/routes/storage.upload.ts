@@ -1,7 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
-import { FileStorage, ObjectTooLarge, storage } from "~/services/storage.server";
+import { ObjectTooLarge } from "~/services/storage-contract";
+import { FileStorage, storage } from "~/services/storage.server";
 
 /**
  * Upload step 2 for the filesystem driver: the PUT target of its signed URLs (S3 serves its own).

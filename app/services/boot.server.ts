@@ -11,7 +11,11 @@ import { startRunner, type Runner } from "./jobs.server";
 export interface Services {
   connection: Connection;
   runner: Runner | null;
-  shutdown(): Promise<void>;
+  /**
+   * Stops background work and closes the database: no new jobs; running ones get `graceMs` to finish and are then
+   * handed back for another worker (Runner.stop).
+   */
+  shutdown(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /** Opens the database (migrating it), seeds the demo library on a fresh install, starts background work. */
@@ -36,9 +40,9 @@ export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
   return {
     connection,
     runner,
-    async shutdown() {
+    async shutdown({ graceMs }: { graceMs?: number } = {}) {
       stopHousekeeping();
-      await runner?.stop();
+      await runner?.stop({ graceMs });
       await flushViews().catch(() => {});
       await connection.close();
       setConnection(undefined);

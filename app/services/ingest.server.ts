@@ -17,7 +17,8 @@ import {
 import { write } from "~/models/write.server";
 import { ImageRejected, storeDerivatives, storeImageFile, tooLarge } from "./image-files.server";
 import { defineJob, queue, wakeRunners } from "./jobs.server";
-import { newUploadKey, ObjectTooLarge, readObject, storage } from "./storage.server";
+import { ObjectTooLarge } from "./storage-contract";
+import { newUploadKey, readObject, storage } from "./storage.server";
 
 /**
  * The ways images come in and go out, over the models and the object store:

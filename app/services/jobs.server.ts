@@ -3,7 +3,18 @@ import { randomToken } from "~/lib/crypto.server";
 import { log } from "~/lib/log.server";
 import type { Job } from "~/db/schema";
 import type { JobType } from "~/lib/job-types";
-import { claimJob, completeJob, enqueueJob, failJob, hasPendingJob, JOB_LEASE_MS, renewJobLease } from "~/models/jobs.server";
+import {
+  claimJob,
+  completeJob,
+  enqueueJob,
+  enqueueJobOnce,
+  failJob,
+  hasPendingJob,
+  jobLeaseMs,
+  releaseJob,
+  renewJobLease,
+  type Lease,
+} from "~/models/jobs.server";
 
 /**
  * A kind of job: its work (what it returns is kept as the job's result, for the person who started it), and whether
@@ -34,10 +45,11 @@ export async function ensureDailyJob(type: string) {
   if (await hasPendingJob(type)) return;
   await enqueueDaily(type).catch((err: unknown) => log.warn("daily job not queued", { type, error: String(err) }));
 }
-const enqueueDaily = (type: string) => enqueueJob(type, {}, { runAt: nextDay(Date.now()) });
-
-/** A running job's lease is renewed this often, so a long handler is never taken for a dead worker's. */
-const RENEW_MS = Math.floor(JOB_LEASE_MS / 5);
+/** Tomorrow's run, keyed by its type and day: however many instances ask at once, one row. */
+const enqueueDaily = (type: string) => {
+  const runAt = nextDay(Date.now());
+  return enqueueJobOnce(type, `${type}@${new Date(runAt).toISOString().slice(0, 10)}`, {}, { runAt });
+};
 
 const wakers = new Set<() => void>();
 
@@ -57,35 +69,49 @@ export function wakeRunners() {
   for (const wake of wakers) wake();
 }
 
-/** Runs one claimed job of the registry's kinds (or only its short ones); returns false when there was nothing due. */
-export async function runOnce(registry: JobRegistry, workerId: string, opts: { shortOnly?: boolean } = {}): Promise<boolean> {
+/**
+ * Runs one claimed job of the registry's kinds (or only its short ones); returns false when there was nothing due.
+ * Its lease is renewed every fifth of the lease while it runs, so a long handler is never taken for a dead
+ * worker's; `running` holds its lease meanwhile (the runner hands back what is still running when it stops).
+ */
+export async function runOnce(
+  registry: JobRegistry,
+  workerId: string,
+  opts: { shortOnly?: boolean; running?: Set<Lease> } = {},
+): Promise<boolean> {
   const types = Object.keys(registry).filter((t) => !(opts.shortOnly && registry[t]!.long));
   const job = await claimJob(workerId, types);
   if (!job) return false;
   const handler = registry[job.type]!.run;
+  opts.running?.add(job);
   const renew = setInterval(
     () =>
       void renewJobLease(job.id, workerId).catch((err: unknown) =>
         log.warn("job lease not renewed", { id: job.id, error: err instanceof Error ? err.message : String(err) }),
       ),
-    RENEW_MS,
+    Math.floor(jobLeaseMs() / 5),
   );
   try {
     const result = await handler(JSON.parse(job.payload), job);
-    await completeJob(job.id, result ?? undefined);
-    log.debug("job done", { id: job.id, type: job.type });
+    if (await completeJob(job, result ?? undefined)) log.debug("job done", { id: job.id, type: job.type });
+    else log.warn("job finished after its lease ended: its result is dropped", { id: job.id, type: job.type, attempt: job.attempts });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log.warn("job failed", { id: job.id, type: job.type, attempt: job.attempts, error: message });
     await failJob(job, message);
   } finally {
     clearInterval(renew);
+    opts.running?.delete(job);
   }
   return true;
 }
 
 export interface Runner {
-  stop(): Promise<void>;
+  /**
+   * Takes no more jobs and waits for those running, at most `graceMs`; what is still running then is handed back
+   * (queued again, due now, the attempt not counted) for another worker to take at once.
+   */
+  stop(opts?: { graceMs?: number }): Promise<void>;
   /** Resolves once no job is due (tests, CLI). */
   drain(): Promise<void>;
 }
@@ -99,13 +125,15 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
   let sleeping: (() => void) | undefined;
   const wake = () => sleeping?.();
   wakers.add(wake);
+  const running = new Set<Lease>();
+  let stopping: Promise<void> | undefined;
 
   // The first slot takes any job; the others only short ones (see JobDefinition's `long`).
   const loop = async (_: unknown, slot: number) => {
     while (!stopped) {
       let worked = false;
       try {
-        worked = await runOnce(registry, workerId, { shortOnly: slot > 0 });
+        worked = await runOnce(registry, workerId, { shortOnly: slot > 0, running });
       } catch (err) {
         log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
       }
@@ -119,15 +147,29 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
   const loops = Array.from({ length: opts.concurrency ?? 2 }, loop);
 
   return {
-    async stop() {
-      stopped = true;
-      wakers.delete(wake);
-      clearTimeout(timer);
-      wake();
-      await Promise.allSettled(loops);
+    stop(opts = {}) {
+      return (stopping ??= stopRunning(opts));
     },
     async drain() {
       while (await runOnce(registry, workerId));
     },
   };
+
+  async function stopRunning({ graceMs = Infinity }: { graceMs?: number }) {
+    stopped = true;
+    wakers.delete(wake);
+    clearTimeout(timer);
+    wake();
+    const finished = Promise.allSettled(loops).then(() => true);
+    let timeout: NodeJS.Timeout | undefined;
+    const inTime = Number.isFinite(graceMs)
+      ? await Promise.race([finished, new Promise<boolean>((r) => (timeout = setTimeout(() => r(false), graceMs)))])
+      : await finished;
+    clearTimeout(timeout);
+    if (inTime) return;
+    for (const lease of running) {
+      const back = await releaseJob(lease).catch(() => false);
+      log.warn("job handed back unfinished", { id: lease.id, handedBack: back });
+    }
+  }
 }

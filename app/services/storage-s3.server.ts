@@ -1,4 +1,5 @@
 import {
+  HeadBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -9,7 +10,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { Readable } from "node:stream";
-import { ObjectTooLarge, type Storage } from "./storage.server";
+import { ObjectTooLarge, type Storage } from "./storage-contract";
 
 export interface S3Config {
   bucket: string;
@@ -84,6 +85,11 @@ export class S3Storage implements Storage {
       if (missing(err)) return null;
       throw err;
     }
+  }
+
+  /** The bucket answers a HEAD (and the credentials are good). */
+  async ping() {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
   }
 
   async delete(key: string) {

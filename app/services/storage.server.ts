@@ -7,32 +7,7 @@ import { pipeline } from "node:stream/promises";
 import { config } from "~/config.server";
 import { hmac, randomToken, safeEqual } from "~/lib/crypto.server";
 import { S3Storage } from "./storage-s3.server";
-
-/**
- * Object storage. Keys are made by the server (content hashes, or random ids for uploads),
- * never taken from file names. Two drivers: FileStorage (default) and S3Storage.
- */
-export interface Storage {
-  put(key: string, body: Buffer): Promise<void>;
-  /** Streams bytes to a key, refusing (and keeping nothing) past maxBytes with ObjectTooLarge. */
-  putStream(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<void>;
-  get(key: string): Promise<{ stream: Readable; size: number } | null>;
-  /** The object's size in bytes, or null when there is none. */
-  size(key: string): Promise<number | null>;
-  delete(key: string): Promise<void>;
-  /**
-   * A URL the browser may PUT the object's bytes to until `expiresInSeconds` pass. S3 cannot cap the size of a
-   * presigned PUT, so registration always checks the stored object again.
-   */
-  signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number; exactBytes?: number }): Promise<string>;
-}
-
-export class ObjectTooLarge extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`The object is larger than ${maxBytes} bytes`);
-    this.name = "ObjectTooLarge";
-  }
-}
+import { ObjectTooLarge, type Storage } from "./storage-contract";
 
 const KEY = /^[a-z]+\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}(-[a-z0-9]+)?\.[a-z0-9]+$/;
 export const isValidKey = (key: string) => KEY.test(key);
@@ -137,6 +112,14 @@ export class FileStorage implements Storage {
 
   async delete(key: string) {
     await rm(this.file(key), { force: true });
+  }
+
+  /** A probe file written and removed where temporary files go: the volume is there and writable. */
+  async ping() {
+    await mkdir(this.tmpDir, { recursive: true });
+    const probe = path.join(this.tmpDir, `ready-${randomToken(6)}.tmp`);
+    await writeFile(probe, "");
+    await rm(probe, { force: true });
   }
 
   async signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number; exactBytes?: number }) {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config } from "~/config.server";
 import { db } from "~/db/connection.server";
 import { sha256 } from "~/lib/crypto.server";
-import { completeJob, enqueueJob } from "~/models/jobs.server";
+import { claimJob, completeJob, enqueueJob } from "~/models/jobs.server";
 import { hitRateLimit } from "~/models/rate-limits.server";
 import { revokeSession, startSession } from "~/models/sessions.server";
 import { projectScope } from "~/models/scope.server";
@@ -77,8 +77,11 @@ describe.each(dialects)("housekeeping (%s)", (dialect) => {
       failedOld: await enqueueJob("hk", {}),
       queuedOld: await enqueueJob("hk", {}),
     };
-    await completeJob(ids.doneOld);
-    await completeJob(ids.doneRecent);
+    for (const id of [ids.doneOld, ids.doneRecent]) {
+      const claimed = await claimJob("hk-worker", ["hk"]);
+      expect(claimed!.id).toBe(id);
+      expect(await completeJob(claimed!)).toBe(true);
+    }
     const age = (id: number, values: { status?: "failed"; updated_at: number }) =>
       db().updateTable("jobs").set(values).where("id", "=", id).execute();
     const weekAgo = Date.now() - 7 * DAY - HOUR;

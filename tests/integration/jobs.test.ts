@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
-import { backoffMs, claimJob, enqueueJob, getJob, renewJobLease } from "~/models/jobs.server";
+import { loadConfig, setConfig } from "~/config.server";
+import { backoffMs, claimJob, completeJob, enqueueJob, failJob, getJob, jobLeaseMs, releaseJob, renewJobLease } from "~/models/jobs.server";
 import { JOB_TYPES } from "~/lib/job-types";
 import { jobRegistry } from "~/services/job-registry.server";
 import { dailyJob, defineJob, ensureDailyJob, runOnce, startRunner, wakeRunners } from "~/services/jobs.server";
@@ -8,8 +9,10 @@ import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 
 describe.each(dialects)("durable job queue (%s)", (dialect) => {
   let t: TestDatabase;
+  let configEnv: Record<string, string>;
   beforeAll(async () => {
     t = await freshDatabase(dialect);
+    configEnv = { DATA_DIR: t.dataDir, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "error" };
   });
   afterAll(() => t.drop());
 
@@ -46,11 +49,15 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     expect(Number(first!.run_at) % 86_400_000).toBe(0);
     expect(Number(first!.run_at)).toBeGreaterThan(Date.now());
 
-    // As two instances' housekeeping could leave it: a second one queued, both due now.
+    // As an older version's two instances could leave it (no key on the second): both due now, today's run.
     await enqueueJob(type, {});
+    const today = new Date().toISOString().slice(0, 10);
     await db()
       .updateTable("jobs")
-      .set({ run_at: Date.now() - 1 })
+      .set((eb) => ({
+        run_at: Date.now() - 1,
+        unique_key: eb.case().when("unique_key", "is not", null).then(`${type}@${today}`).else(null).end(),
+      }))
       .where("type", "=", type)
       .execute();
     while (await runOnce(registry, "w")) {
@@ -181,5 +188,81 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     expect((await getJob(mine))!.status).toBe("done");
     // Left for a runner that knows it (another version of the app, say), not failed.
     expect(await getJob(stranger)).toMatchObject({ status: "queued", attempts: 0 });
+  });
+
+  it("lets only the lease holder finish a job: a worker whose lease ran out, its job taken by another, changes nothing", async () => {
+    const type = `fenced-${dialect}`;
+    const id = await enqueueJob(type, {});
+    const first = (await claimJob("slow", [type]))!;
+    await db()
+      .updateTable("jobs")
+      .set({ locked_at: Date.now() - jobLeaseMs() - 1000 })
+      .where("id", "=", id)
+      .execute();
+    const second = (await claimJob("fast", [type]))!;
+    expect(second).toMatchObject({ id, locked_by: "fast", attempts: 2 });
+    // The first worker wakes up and reports: neither its result nor its failure is taken.
+    expect(await completeJob(first, { from: "slow" })).toBe(false);
+    expect(await failJob(first, "slow failed")).toBe(false);
+    expect(await releaseJob(first)).toBe(false);
+    expect(await getJob(id)).toMatchObject({ status: "running", locked_by: "fast", last_error: null, result: null });
+    expect(await completeJob(second, { from: "fast" })).toBe(true);
+    expect(await getJob(id)).toMatchObject({ status: "done", result: JSON.stringify({ from: "fast" }) });
+  });
+
+  it("queues one daily run however many instances ask for it at the same moment", async () => {
+    const type = `daily-race-${dialect}`;
+    await Promise.all(Array.from({ length: 6 }, () => ensureDailyJob(type)));
+    const rows = await db().selectFrom("jobs").select(["run_at", "unique_key"]).where("type", "=", type).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.unique_key).toBe(`${type}@${new Date(Number(rows[0]!.run_at)).toISOString().slice(0, 10)}`);
+  });
+
+  it("hands back a job still running when its runner stops after the grace, for another worker to take at once", async () => {
+    const type = `stopping-${dialect}`;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started = false;
+    const registry = {
+      [type]: defineJob(async () => {
+        started = true;
+        await gate;
+        return "late";
+      }),
+    };
+    const id = await enqueueJob(type, {});
+    const runner = startRunner(registry, { pollMs: 20, concurrency: 1 });
+    await expect.poll(() => started, { timeout: 15_000, interval: 20 }).toBe(true);
+    await runner.stop({ graceMs: 100 });
+    const handedBack = (await getJob(id))!;
+    expect(handedBack).toMatchObject({ status: "queued", attempts: 0, locked_by: null });
+    expect(handedBack.run_at).toBeLessThanOrEqual(Date.now());
+    const taken = (await claimJob("successor", [type]))!;
+    expect(taken).toMatchObject({ id, attempts: 1 });
+    // The stopped runner's handler finishing late does not overwrite the successor's run.
+    release();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await getJob(id)).toMatchObject({ status: "running", locked_by: "successor" });
+  });
+
+  it("takes the lease length from JOB_LEASE_SECONDS", async () => {
+    setConfig(loadConfig({ ...configEnv, JOB_LEASE_SECONDS: "5" }));
+    try {
+      const type = `lease-setting-${dialect}`;
+      const id = await enqueueJob(type, {});
+      await claimJob("gone", [type]);
+      const lockedAgo = (ms: number) =>
+        db()
+          .updateTable("jobs")
+          .set({ locked_at: Date.now() - ms })
+          .where("id", "=", id)
+          .execute();
+      await lockedAgo(4_000);
+      expect(await claimJob("other", [type])).toBeNull();
+      await lockedAgo(6_000);
+      expect((await claimJob("other", [type]))?.id).toBe(id);
+    } finally {
+      setConfig(loadConfig(configEnv));
+    }
   });
 });
