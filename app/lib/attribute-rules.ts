@@ -60,8 +60,16 @@ const SPECIAL = /[()&@$|%~]/;
 /** Spaces, commas, double quotes, hyphens and the dashes (en, em, minus). */
 const SMART_NAME_BAD = /[\s,"\-‐‑‒–—―−]/;
 
-/** A typed attribute name as stored: trimmed, inner spaces as underscores. */
+/** A typed attribute name as stored: trimmed, inner spaces as underscores. The one rule, in the browser and on the server. */
 export const normalAttributeName = (raw: string) => raw.trim().replace(/\s+/g, "_");
+
+/**
+ * A name field's text while it is typed (with JavaScript): the spaces between words already shown as the underscore
+ * they become; spaces before or after the name are left to `normalAttributeName`, which trims them (a space typed at
+ * the end may yet be followed by a word). So `normalAttributeName(typedAttributeName(x))` is always
+ * `normalAttributeName(x)`: a name of spaces only is blank on both paths, never underscores.
+ */
+export const typedAttributeName = (raw: string) => raw.replace(/(\S)\s+(?=\S)/g, "$1_");
 
 const RESERVED = new Set(["title", "keywords", "image_id"]);
 
