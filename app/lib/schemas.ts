@@ -46,9 +46,15 @@ export const ThemeSchema = z.object({
   redirectTo,
 });
 
-/** Image metadata limits (the spec gives the keyword rules; the others are ours, stated in the form hints). */
-export const LIMITS = { title: 120, description: 2000, ocr: 10_000, keywords: 30, keywordMin: 2, keywordMax: 20 } as const;
+/**
+ * Image metadata limits (the spec gives the keyword rules; the others are ours, stated in the form hints). A keyword
+ * is 2 characters long or more and "less than 20 characters" (spec 1 §5: "2 to 20 characters (under 20)", and its
+ * message for a longer one): at most 19, so the rule and its message agree.
+ */
+export const LIMITS = { title: 120, description: 2000, ocr: 10_000, keywords: 30, keywordMin: 2, keywordMax: 19 } as const;
 const KEYWORD_SPECIAL = /[()&@*$|%~]/;
+/** What the keyword fields say under them (image edit, upload, bulk Add keyword). */
+export const KEYWORD_HINT = `Separate keywords with commas; each at least ${LIMITS.keywordMin} and less than ${LIMITS.keywordMax + 1} characters, without ( ) & @ * $ | % ~.`;
 
 /** Keywords typed as one comma-separated string: trimmed, empty entries dropped, duplicates (any case) once. */
 export function splitKeywords(value: string): string[] {
@@ -62,7 +68,8 @@ export function splitKeywords(value: string): string[] {
 /** The spec's first failing keyword rule, or null. */
 export function keywordProblem(keywords: string[]): string | null {
   for (const k of keywords) {
-    if (k.length > LIMITS.keywordMax) return `Keyword "${k.slice(0, LIMITS.keywordMax)}.." should be less than 20 characters`;
+    if (k.length > LIMITS.keywordMax)
+      return `Keyword "${k.slice(0, LIMITS.keywordMax)}.." should be less than ${LIMITS.keywordMax + 1} characters`;
     if (k.length < LIMITS.keywordMin) return `Keyword "${k}" should be at least 2 characters long`;
     if (KEYWORD_SPECIAL.test(k)) return "Keyword should not contain any special characters";
   }
