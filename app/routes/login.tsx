@@ -91,6 +91,11 @@ export default function Login() {
             </p>
           </>
         )}
+        {result?.sent ? null : (
+          <p className="switch-method">
+            No account yet? <Link to="/pending">Apply for one</Link>
+          </p>
+        )}
       </main>
     </div>
   );

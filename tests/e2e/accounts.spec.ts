@@ -56,6 +56,24 @@ async function storedApplication(email: string) {
 }
 
 test.describe("registration", () => {
+  test("the sign-in page leads to registration by keyboard, with either way of signing in, and registration back", async ({
+    page,
+  }, info) => {
+    for (const method of ["link", "password"]) {
+      await page.goto(`/login?method=${method}`);
+      const apply = page.getByRole("link", { name: "Apply for one" });
+      await expect(apply).toBeVisible();
+      await tabTo(page, apply);
+      await page.keyboard.press("Enter");
+      await expect(page).toHaveURL(/\/pending$/);
+      await expect(page.getByRole("heading", { name: "Registration" })).toBeVisible();
+    }
+    await expectAccessible(page, info);
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    await expectAccessible(page, info);
+  });
+
   test("each validation message, the confirm step, Edit keeps the values, and the success view", async ({ page }, info) => {
     const email = applicant(info, "ada");
     await page.goto("/pending");
