@@ -26,10 +26,15 @@ const redirectTo = z.string().max(2000).optional();
 
 export const MagicLinkSchema = z.object({ intent: z.literal("magic-link"), email, redirectTo });
 
-/** Code: digits and spaces only (six digits once the spaces are gone). */
-export const mfaCode = z
-  .string({ required_error: MESSAGES.code })
-  .refine((v) => /^[\d ]+$/.test(v) && v.replace(/ /g, "").length === 6, MESSAGES.code);
+/**
+ * An MFA code: six digits, with spaces anywhere (spec: "Code accepts only digits and spaces"). One rule, given to the
+ * field as its `pattern` (what a browser may check or show) and checked by the schema on both sides.
+ */
+export const MFA_CODE_PATTERN = "[ ]*(?:[0-9][ ]*){6}";
+const MFA_CODE = new RegExp(`^(?:${MFA_CODE_PATTERN})$`);
+export const mfaCode = z.string({ required_error: MESSAGES.code }).regex(MFA_CODE, MESSAGES.code);
+/** A code is never sent back into its field: a refused one is typed again (a used or late one is worthless anyway). */
+export const CODE_REPLY = { hideFields: ["code"] };
 
 export const MfaLoginSchema = z.object({
   intent: z.literal("mfa"),

@@ -4,6 +4,7 @@ import { submitRegistration } from "~/models/registrations.server";
 import { expect, test } from "./fixtures";
 import {
   expectAccessible,
+  expectCodeField,
   fillPasswordForm,
   followLink,
   hasJs,
@@ -276,6 +277,28 @@ test.describe("profile settings", () => {
     await page.keyboard.press("Enter");
     await expect(toast(page)).toContainText("Profile saved");
     await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Keyed");
+  });
+
+  test("the profile's code fields (TOTP set-up and removal) take digits on a numeric keypad and refuse letters with the spec's message", async ({
+    page,
+    browser,
+    signIn,
+    db,
+  }, info) => {
+    await signIn("codeEnrol");
+    await page.goto("/profile/totp");
+    await expectCodeField(page, info, () => page.getByRole("button", { name: "Turn on" }).click());
+    await expectAccessible(page, info);
+
+    const context = await browser.newContext({ javaScriptEnabled: hasJs(info) });
+    const enrolled = await signIn("codeProfile", context);
+    const other = await context.newPage();
+    await other.goto("/profile");
+    await expectCodeField(other, info, () => other.getByRole("button", { name: "Remove two-factor authentication" }).click());
+    await expectAccessible(other, info);
+    await context.close();
+    const user = await db.selectFrom("users").select("totp_secret").where("id", "=", enrolled.id).executeTakeFirstOrThrow();
+    expect(user.totp_secret).not.toBeNull();
   });
 
   test("enrol TOTP from the QR code's key, then sign in with password and code", async ({ page, signIn }, info) => {

@@ -6,6 +6,7 @@ import {
   KeywordsSchema,
   MagicLinkSchema,
   MESSAGES,
+  MFA_CODE_PATTERN,
   MfaLoginSchema,
   TotpChallengeSchema,
 } from "~/lib/schemas";
@@ -46,6 +47,11 @@ describe("MFA form", () => {
   });
   it.each(["12a456", "12-456", "1234567", "12345", "   "])("refuses the code %j", (code) => {
     expect(issues(MfaLoginSchema.safeParse({ ...base, code }))).toEqual([`code: ${MESSAGES.code}`]);
+  });
+  it("gives the field the schema's own rule as its pattern, as a browser compiles it (v flag, whole value)", () => {
+    const asBrowser = new RegExp(`^(?:${MFA_CODE_PATTERN})$`, "v");
+    for (const code of ["123456", "123 456", " 1 2 3 4 5 6 ", "12a456", "12-456", "1234567", "12345", "   ", "１２３４５６"])
+      expect(asBrowser.test(code), code).toBe(TotpChallengeSchema.safeParse({ code }).success);
   });
   it("validates the code of the TOTP step after a magic link the same way", () => {
     expect(TotpChallengeSchema.safeParse({ code: "000 000" }).success).toBe(true);
