@@ -5,7 +5,7 @@ import { CancelLink, FormError } from "~/components/forms";
 import { RoleSelect } from "~/components/membership-form";
 import { adminActor } from "~/lib/admin.server";
 import { parseId } from "~/models/scope.server";
-import { APPROVE_MESSAGES, membershipsOf, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
+import { APPROVE_MESSAGES, formatMobile, membershipsOf, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
 import { NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { listProjects } from "~/models/projects.server";
@@ -65,7 +65,7 @@ export default function Registration() {
   const details: [string, string][] = [
     ["Name", `${reg.name} ${reg.surname}`],
     ["Email", reg.email],
-    ["Mobile", `${reg.country_code} ${reg.mobile}`],
+    ["Mobile", `${reg.country_code} ${formatMobile(reg.mobile)}`],
     ["Country", reg.countryName],
     ["Timezone", `${reg.timezone}${reg.offset}`],
     ["Language", `${reg.language} (${reg.iso_code})`],

@@ -6,7 +6,7 @@ import { CodeInput } from "~/components/code-input";
 import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm, IntentButton } from "~/components/forms";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { PersonFields } from "~/components/person-fields";
-import { formatMobile, PASSWORD_MESSAGES, PasswordSchema, ProfileSchema, TotpCodeSchema, type ProfileInput } from "~/lib/account-schemas";
+import { PASSWORD_MESSAGES, PasswordSchema, ProfileSchema, TotpCodeSchema, type ProfileInput } from "~/lib/account-schemas";
 import { CODE_REPLY } from "~/lib/schemas";
 import { isCommonPassword } from "~/lib/common-passwords.server";
 import { InvalidError } from "~/lib/errors";
@@ -125,7 +125,7 @@ function ProfileForm({
     defaultValue: {
       name: profile.name,
       surname: profile.surname,
-      mobile: formatMobile(profile.mobile ?? ""),
+      mobile: profile.mobile ?? "",
       country: profile.country_code ?? "",
       timezone: profile.timezone_id === null ? "" : String(profile.timezone_id),
       language: profile.language_code ?? "",

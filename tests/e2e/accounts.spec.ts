@@ -86,15 +86,17 @@ test.describe("registration", () => {
 
     await fillRegistration(page, { email: "not-an-address", mobile: "821234567" });
     await page.getByRole("button", { name: "Submit" }).click();
-    await expect(page.getByText("*Invalid email format")).toBeVisible();
+    // Under the field (its description) and in the summary at the top.
+    await expect(page.getByLabel("Email", { exact: true })).toHaveAccessibleDescription("*Invalid email format");
+    await expect(page.getByRole("link", { name: "*Invalid email format" })).toBeVisible();
 
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Mobile", { exact: true }).fill("1234");
     await page.getByRole("button", { name: "Submit" }).click();
-    await expect(page.getByText("*Invalid mobile format")).toBeVisible();
+    await expect(page.getByLabel("Mobile", { exact: true })).toHaveAccessibleDescription(/^\*Invalid mobile format/);
 
     await page.getByLabel("Mobile", { exact: true }).fill("821234567");
-    // With JavaScript the field keeps digits only and shows them in groups of 2-3-4.
+    // With JavaScript the field keeps digits only and shows them in groups of 2-3-4 (without, the server does).
     if (hasJs(info)) await expect(page.getByLabel("Mobile", { exact: true })).toHaveValue("82 123 4567");
     await page.getByRole("button", { name: "Submit" }).click();
     const confirm = hasJs(info) ? page.getByRole("dialog", { name: "Confirm your application" }) : page.getByRole("main");
@@ -115,6 +117,42 @@ test.describe("registration", () => {
     expect(await waitForMail(email, since)).toContain("Thank you for applying");
     await page.getByRole("link", { name: "BACK" }).click();
     await expect(page).toHaveURL(/\/login$/);
+  });
+
+  test("a refused form opens on an error summary at the top that links to each field; the mobile keeps its digits, grouped 2-3-4", async ({
+    page,
+  }, info) => {
+    await page.goto("/pending");
+    const summary = page.locator("#registration-summary");
+    await expect(summary).toHaveCount(0);
+    // Nothing filled: the spec's one message leads to the first empty field.
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(summary).toBeFocused();
+    await expect(summary.getByRole("heading", { name: "There is a problem" })).toBeVisible();
+    await expect(summary.getByRole("link", { name: "*Please fill in all fields" })).toHaveAttribute("href", "#registration-name");
+
+    // Errors far below the fold: each is in the summary, focused at the top of the page, and each link leads to its field.
+    await fillRegistration(page, { email: "not-an-address", mobile: "82ab1234567" });
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(summary).toBeFocused();
+    await expect(summary).toBeInViewport();
+    const email = summary.getByRole("link", { name: "*Invalid email format" });
+    await expect(email).toHaveAttribute("href", "#registration-email");
+    // With JavaScript the letters never reach the field; without, the server refuses them and gives back the digits.
+    if (!hasJs(info))
+      await expect(summary.getByRole("link", { name: "*Invalid mobile format" })).toHaveAttribute("href", "#registration-mobile");
+    await expect(page.getByLabel("Mobile", { exact: true })).toHaveValue("82 123 4567");
+    await expectAccessible(page, info);
+    await page.keyboard.press("Tab");
+    await expect(summary.getByRole("link").first()).toBeFocused();
+    await email.click();
+    await expect(page.getByLabel("Email", { exact: true })).toBeFocused();
+
+    await page.getByLabel("Email", { exact: true }).fill(applicant(info, "summary"));
+    await page.getByRole("button", { name: "Submit" }).click();
+    const confirm = hasJs(info) ? page.getByRole("dialog", { name: "Confirm your application" }) : page.getByRole("main");
+    await expect(confirm.getByText("United Kingdom (+44) 82 123 4567")).toBeVisible();
+    await expect(summary).toHaveCount(0);
   });
 
   test("an address that already has an account sees the same success view, and its owner is told by e-mail", async ({ page }, info) => {
@@ -144,6 +182,8 @@ test.describe("admin console", () => {
         .getByRole("link", { name: "Grace Hopper" })
         .click();
       await expect(page.getByRole("heading", { name: "Application of Grace Hopper" })).toBeVisible();
+      // Stored as its digits, shown as everywhere else: grouped 2-3-4.
+      await expect(page.getByText("+1 82 123 4567")).toBeVisible();
       await expectAccessible(page, info);
       await page.getByLabel("E2E Project", { exact: true }).selectOption("editor");
       const since = Date.now() - 1;

@@ -47,10 +47,12 @@ describe("registration rules (spec 2 §5)", () => {
       sim_use: ["What the system will be used for cannot be longer than 255 characters"],
     });
   });
-  it("formats the mobile in groups of 2-3-4, digits only, at most nine", () => {
+  it("formats the mobile in groups of 2-3-4, digits only; a tenth digit is kept (and refused), never cut off", () => {
     expect(formatMobile("821234567")).toBe("82 123 4567");
+    expect(formatMobile(" 82 1234567")).toBe("82 123 4567");
     expect(formatMobile("82a1-23")).toBe("82 123");
-    expect(formatMobile("8212345678999")).toBe("82 123 4567");
+    expect(formatMobile("8212345678")).toBe("82 123 45678");
+    expect(errorsOf({ ...filled, mobile: formatMobile("8212345678") })).toEqual({ mobile: ["*Invalid mobile format"] });
   });
 });
 
