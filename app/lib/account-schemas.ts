@@ -167,6 +167,32 @@ export function membershipsOf(form: FormData): { projectId: number; role: Member
   return [...roles].map(([projectId, role]) => ({ projectId, role }));
 }
 
+/** A name as an applicant might type it: no case, accents or extra spaces. */
+const looseName = (name: string) => name.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
+
+/**
+ * The projects an application asked for, read from its free-text "Projects" (spec 2: the applicant types it; the
+ * public form lists no projects, so nothing about them is shown to strangers): the whole text, or each part of it
+ * between commas, semicolons, "&", "+" or line breaks, that is a project's name (any case, accents and spacing).
+ * The admin's page preselects these with the viewer role and names the parts that matched no project.
+ */
+export function projectsAskedFor(asked: string, projects: { id: number; name: string }[]) {
+  const byName = new Map(projects.map((p) => [looseName(p.name), p.id]));
+  const whole = byName.get(looseName(asked));
+  if (whole !== undefined) return { ids: [whole], unmatched: [] as string[] };
+  const ids = new Set<number>();
+  const unmatched: string[] = [];
+  for (const part of asked
+    .split(/[,;&+\n]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const id = byName.get(looseName(part));
+    if (id === undefined) unmatched.push(part);
+    else ids.add(id);
+  }
+  return { ids: [...ids], unmatched };
+}
+
 export const REJECT_REASON_MAX = 1000;
 export const RejectSchema = z.object({
   reason: z.string().trim().max(REJECT_REASON_MAX, tooLong("The reason", REJECT_REASON_MAX)).optional(),

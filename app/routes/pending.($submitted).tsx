@@ -137,7 +137,7 @@ function RegistrationForm({
           label="Projects"
           field={fields.client}
           inputProps={{ maxLength: REGISTRATION_LIMITS.client }}
-          hint="The projects (clients) you work on"
+          hint="The names of the projects (clients) you work on, separated by commas"
         />
         <TextareaField
           label="What will you use the system for?"

@@ -35,7 +35,7 @@ async function fillRegistration(page: Page, values: { email: string; mobile: str
 }
 
 /** An application stored the way the form stores it (the admin tests start from one). */
-async function storedApplication(email: string) {
+async function storedApplication(email: string, client = "E2E Project") {
   const result = await submitRegistration(
     {
       name: "Grace",
@@ -47,7 +47,7 @@ async function storedApplication(email: string) {
       timezone: "1",
       org_unit: "Research",
       language: "en",
-      client: "E2E Project",
+      client,
       sim_use: "Packaging research",
     },
     "127.0.0.1",
@@ -203,6 +203,36 @@ test.describe("admin console", () => {
       await context.close();
     },
   );
+
+  test("approval preselects the projects the applicant named, with the viewer role, and names what matched none", async ({
+    page,
+    signIn,
+    db,
+  }, info) => {
+    const email = applicant(info, "named");
+    const id = await storedApplication(email, "e2e  project; Nowhere Inc");
+    await signIn("admin");
+    await page.goto(`/admin/registrations/${id}`);
+    const asked = page.getByLabel("E2E Project", { exact: true });
+    await expect(asked).toHaveValue("viewer");
+    // First in the list, and every other project left at No access.
+    await expect(page.getByRole("row").nth(1)).toContainText("E2E Project");
+    const roles = await page.locator('select[name^="role-"]').evaluateAll((selects) => selects.map((s) => (s as HTMLSelectElement).value));
+    expect(roles.length).toBeGreaterThan(1);
+    expect(roles.filter((role) => role !== "")).toEqual(["viewer"]);
+    await expect(page.getByText("Asked for, but no project has this name: Nowhere Inc")).toBeVisible();
+    await expectAccessible(page, info);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await expect(toast(page)).toContainText(`${email} approved`);
+    const memberships = await db
+      .selectFrom("project_members as m")
+      .innerJoin("users as u", "u.id", "m.user_id")
+      .innerJoin("projects as p", "p.id", "m.project_id")
+      .select(["p.name", "m.role"])
+      .where("u.email", "=", email)
+      .execute();
+    expect(memberships).toEqual([{ name: "E2E Project", role: "viewer" }]);
+  });
 
   test("reject an application with a reason, which is e-mailed", async ({ page, signIn }, info) => {
     const email = applicant(info, "rejected");
