@@ -14,6 +14,7 @@ import { pendingRegistration } from "~/models/registrations.server";
 import { approve, reject } from "~/services/accounts.server";
 import { requestMeta } from "~/sessions.server";
 import { DataTable } from "~/components/data-table";
+import { currentZoneName } from "~/db/reference-data";
 
 const registrationId = (raw: string | undefined) => {
   const id = parseId(raw);
@@ -32,7 +33,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const asked = projectsAskedFor(reg.client, projects);
   const chosen = new Set(asked.ids);
   return {
-    reg: { ...reg, created_at: Number(reg.created_at), offset, countryName: country },
+    reg: { ...reg, timezone: currentZoneName(reg.timezone), created_at: Number(reg.created_at), offset, countryName: country },
     projects: projects.map((p) => ({ id: p.id, name: p.name, asked: chosen.has(p.id) })).sort((a, b) => Number(b.asked) - Number(a.asked)),
     unmatched: asked.unmatched,
   };

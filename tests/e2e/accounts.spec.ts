@@ -80,6 +80,10 @@ test.describe("registration", () => {
     await page.goto("/pending");
     await expect(page.getByRole("heading", { name: "Registration" })).toBeVisible();
     await expectAccessible(page, info);
+    // The IANA zones by their current names (Asia/Kolkata, never the legacy Asia/Calcutta).
+    const zones = await page.getByLabel("Timezone", { exact: true }).locator("option").allTextContents();
+    expect(zones).toEqual(expect.arrayContaining(["Asia/Kolkata (UTC+5:30)", "Asia/Kathmandu (UTC+5:45)", "Europe/Kyiv (UTC+2)"]));
+    expect(zones.filter((z) => /Calcutta|Katmandu|Kiev/.test(z))).toEqual([]);
 
     await page.getByRole("button", { name: "Submit" }).click();
     await expect(page.getByText("*Please fill in all fields")).toBeVisible();
