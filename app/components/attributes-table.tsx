@@ -2,6 +2,7 @@ import { Form, Link } from "@remix-run/react";
 import { useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { ATTRIBUTE_MESSAGES, MAX_ACTIVE_ATTRIBUTES, SMART_NAME_MAX, smartNameProblem } from "~/lib/attribute-rules";
+import { showTypedAttributeName } from "./create-attribute-form";
 import { SubmitButton, usePending } from "./forms";
 
 export interface AttributeItem {
@@ -118,7 +119,11 @@ function AttributesForm({
                       autoComplete="off"
                       aria-invalid={rowError ? true : undefined}
                       aria-describedby={rowError ? errorId : undefined}
-                      onChange={(e) => update(r.id, { name: e.currentTarget.value.replace(/\s/g, "_") })}
+                      onChange={(e) => {
+                        // Changed in place first, so React finds the field already holding the new state (the caret stays).
+                        showTypedAttributeName(e.currentTarget);
+                        update(r.id, { name: e.currentTarget.value });
+                      }}
                     />
                   ) : (
                     r.name

@@ -3,7 +3,7 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { BoardOption } from "~/models/boards.server";
-import { BulkTargetSchema, DELETE_WORD, KeywordsSchema, NEW_BOARD, REMOVE_WORD } from "~/lib/schemas";
+import { BulkTargetSchema, DELETE_WORD, KEYWORD_HINT, KeywordsSchema, NEW_BOARD, REMOVE_WORD } from "~/lib/schemas";
 import { CancelLink, Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 import { AssignAttributeSchema } from "~/lib/attribute-rules";
 import { AssignAttributeFields, NoUserAttributes } from "./assign-attribute-fields";
@@ -262,12 +262,7 @@ function KeywordsForm({ page, lastResult }: { page: PageData; lastResult?: Submi
   return (
     <Form method="post" {...getFormProps(form)} className="confirm-step">
       <FormError id={form.errorId} errors={form.errors} />
-      <Field
-        label="Keywords"
-        field={fields.keywords}
-        hint="Separate keywords with commas; each 2 to 20 characters, without ( ) & @ * $ | % ~."
-        inputProps={{ autoComplete: "off", autoFocus: true }}
-      />
+      <Field label="Keywords" field={fields.keywords} hint={KEYWORD_HINT} inputProps={{ autoComplete: "off", autoFocus: true }} />
       <div className="form-actions">
         <SubmitButton pending={pending} pendingText="Adding…">
           Add to {images(page.count)}

@@ -1,7 +1,24 @@
-import { getInputProps, getSelectProps, getTextareaProps, useForm, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
+import {
+  getInputProps,
+  getSelectProps,
+  getTextareaProps,
+  useForm,
+  type FieldMetadata,
+  type FormMetadata,
+  type SubmissionResult,
+} from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { Form, Link, useNavigation } from "@remix-run/react";
-import type { ButtonHTMLAttributes, FormEvent, InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from "react";
+import {
+  useEffect,
+  useRef,
+  type ButtonHTMLAttributes,
+  type FormEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type TextareaHTMLAttributes,
+} from "react";
+import { useHydrated } from "remix-utils/use-hydrated";
 import type { z, ZodTypeAny } from "zod";
 
 /**
@@ -142,6 +159,68 @@ export function FormError({ id, errors }: { id: string; errors?: string[] }) {
   return (
     <div id={id} className="form-error" role="alert">
       {errors?.length ? errors[0] : null}
+    </div>
+  );
+}
+
+/**
+ * A long form's error summary, as GOV.UK forms have it: at the top of the form, "There is a problem" and every error
+ * as a link to its field, so an error below the fold is not missed. The form's own error (the spec's '*Please fill
+ * in all fields') leads to the first field left empty. Focus moves to the summary whenever a submit is refused:
+ * without JavaScript the refused page comes with it `autofocus`ed; with it, after each refused submit (in the
+ * browser or by the server, `lastResult`). It holds the form's error id, so it replaces FormError.
+ */
+export function ErrorSummary({
+  form,
+  fields,
+  lastResult,
+}: {
+  form: FormMetadata<any, string[]>;
+  /** The form's fields in the order they appear. */
+  fields: AnyField[];
+  lastResult?: SubmissionResult<string[]> | null;
+}) {
+  const hydrated = useHydrated();
+  const ref = useRef<HTMLDivElement>(null);
+  const focus = () => ref.current?.focus();
+  useEffect(() => {
+    // After the form's own submit handling (Conform validates, refuses and focuses the first invalid field, which is
+    // then left for the summary above it).
+    const onSubmit = (event: Event) => {
+      if ((event.target as HTMLElement | null)?.id === form.id) setTimeout(focus);
+    };
+    document.addEventListener("submit", onSubmit);
+    return () => document.removeEventListener("submit", onSubmit);
+  }, [form.id]);
+  useEffect(() => {
+    if (lastResult?.status === "error") focus();
+  }, [lastResult]);
+  const formErrors = form.errors ?? [];
+  const fieldErrors = fields.flatMap((field) => (field.errors?.length ? [{ id: field.id, message: field.errors[0]! }] : []));
+  if (!formErrors.length && !fieldErrors.length) return null;
+  const empty = fields.find((field) => !field.value);
+  // A link to the field's id: following it moves focus into the field, with or without JavaScript.
+  const item = (key: string, message: string, id?: string, errorId?: string) => (
+    <li key={key} id={errorId}>
+      {id ? <a href={`#${id}`}>{message}</a> : message}
+    </li>
+  );
+  return (
+    <div
+      ref={ref}
+      id={`${form.id}-summary`}
+      className="error-summary"
+      tabIndex={-1}
+      aria-labelledby={`${form.id}-summary-title`}
+      autoFocus={!hydrated}
+    >
+      <div role="alert">
+        <h2 id={`${form.id}-summary-title`}>There is a problem</h2>
+        <ul>
+          {formErrors.map((message, i) => item(`form-${i}`, message, empty?.id, i === 0 ? form.errorId : undefined))}
+          {fieldErrors.map((e) => item(e.id, e.message, e.id))}
+        </ul>
+      </div>
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import { useState } from "react";
 import { mediaUrl } from "~/lib/media";
-import { ImageEditSchema, LIMITS } from "~/lib/schemas";
+import { ImageEditSchema, KEYWORD_HINT, LIMITS } from "~/lib/schemas";
 import { CancelLink, Field, FormError, SubmitButton, TextareaField, usePending, useSchemaForm } from "./forms";
 
 export interface EditableImage {
@@ -97,11 +97,7 @@ export function ImageEditForm({
         hint={`Up to ${LIMITS.description} characters.`}
         textareaProps={{ rows: 3, maxLength: LIMITS.description }}
       />
-      <Field
-        label="Keywords"
-        field={fields.keywords}
-        hint="Separate keywords with commas; each 2 to 20 characters, without ( ) & @ * $ | % ~."
-      />
+      <Field label="Keywords" field={fields.keywords} hint={KEYWORD_HINT} />
       <TextareaField
         label="OCR text"
         field={fields.ocr}

@@ -12,6 +12,7 @@ import { attributeExports } from "./migrations/011-attribute-exports.server";
 import { accounts } from "./migrations/012-accounts.server";
 import { imageFacets } from "./migrations/013-image-facets.server";
 import { searchVocabulary } from "./migrations/014-search-vocabulary.server";
+import { currentZoneNames } from "./migrations/015-current-zone-names.server";
 import { jobKeys } from "./migrations/016-job-keys.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
@@ -29,6 +30,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "012-accounts": accounts(dialect),
     "013-image-facets": imageFacets(dialect),
     "014-search-vocabulary": searchVocabulary(dialect),
+    "015-current-zone-names": currentZoneNames(),
     "016-job-keys": jobKeys(),
   };
 }

@@ -52,7 +52,37 @@ export function languages() {
   }));
 }
 
-/** Every IANA zone the runtime knows, with its standard (non-DST) offset in hours. */
+/**
+ * IANA's current names for the zones ICU still lists under an older one. `Intl.supportedValuesOf("timeZone")` gives
+ * CLDR's canonical ids, which kept the names of their day ("Asia/Calcutta", "Europe/Kiev") after IANA renamed the
+ * zones; these are exactly the ids where the two differ by a rename (tzdata's `backward` file). Intl accepts both
+ * spellings. A runtime that already lists the current names leaves this map unused.
+ */
+export const LEGACY_ZONE_NAMES: Readonly<Record<string, string>> = {
+  "Africa/Asmera": "Africa/Asmara",
+  "America/Buenos_Aires": "America/Argentina/Buenos_Aires",
+  "America/Catamarca": "America/Argentina/Catamarca",
+  "America/Coral_Harbour": "America/Atikokan",
+  "America/Cordoba": "America/Argentina/Cordoba",
+  "America/Godthab": "America/Nuuk",
+  "America/Indianapolis": "America/Indiana/Indianapolis",
+  "America/Jujuy": "America/Argentina/Jujuy",
+  "America/Louisville": "America/Kentucky/Louisville",
+  "America/Mendoza": "America/Argentina/Mendoza",
+  "Asia/Calcutta": "Asia/Kolkata",
+  "Asia/Katmandu": "Asia/Kathmandu",
+  "Asia/Rangoon": "Asia/Yangon",
+  "Asia/Saigon": "Asia/Ho_Chi_Minh",
+  "Atlantic/Faeroe": "Atlantic/Faroe",
+  "Europe/Kiev": "Europe/Kyiv",
+  "Pacific/Enderbury": "Pacific/Kanton",
+  "Pacific/Ponape": "Pacific/Pohnpei",
+  "Pacific/Truk": "Pacific/Chuuk",
+};
+/** A zone's current IANA name (a legacy one, as stored before or as a runtime lists it, mapped; any other as it is). */
+export const currentZoneName = (name: string) => LEGACY_ZONE_NAMES[name] ?? name;
+
+/** Every IANA zone the runtime knows, by its current name, with its standard (non-DST) offset in hours. */
 export function timezones() {
   const year = new Date().getUTCFullYear();
   const offsetAt = (zone: string, month: number) => {
@@ -64,8 +94,6 @@ export function timezones() {
     if (!m) return 0;
     return (m[1] === "-" ? -1 : 1) * (Number(m[2]) + Number(m[3]) / 60);
   };
-  return Intl.supportedValuesOf("timeZone").map((name) => ({
-    name,
-    offset_hours: Math.min(offsetAt(name, 0), offsetAt(name, 6)),
-  }));
+  const names = [...new Set(Intl.supportedValuesOf("timeZone").map(currentZoneName))].sort();
+  return names.map((name) => ({ name, offset_hours: Math.min(offsetAt(name, 0), offsetAt(name, 6)) }));
 }

@@ -16,14 +16,22 @@ export const REGISTRATION_MESSAGES = {
 /** Spec 2 §5's maximum lengths (the others are ours: codes and names of the reference lists). */
 export const REGISTRATION_LIMITS = { name: 50, surname: 50, email: 100, org_unit: 50, client: 50, sim_use: 255 } as const;
 
-/** The mobile as typed, kept to digits: "821234567" or "82 123 4567" alike. */
+/** The mobile as typed, kept to digits: "821234567" or "82 123 4567" alike (as it is stored). */
 export const mobileDigits = (value: string) => value.replace(/\D/g, "");
-/** Nine digits shown in groups of 2-3-4 ("82 123 4567"), as the field formats them while typing. */
+/**
+ * A mobile as every place shows it (spec 2: "keeps digits only and formats them in groups of 2-3-4"): its digits,
+ * grouped "82 123 4567". The one format: the field while it is typed and when the server gives it back, the confirm
+ * step, the admin's view of an application and the profile. Digits past the ninth are kept (in the last group),
+ * so a number that is too long is seen, and refused, rather than cut.
+ */
 export function formatMobile(value: string) {
-  const d = mobileDigits(value).slice(0, 9);
+  const d = mobileDigits(value);
   return [d.slice(0, 2), d.slice(2, 5), d.slice(5)].filter(Boolean).join(" ");
 }
 export const MOBILE_INPUT_LENGTH = 11;
+/** Spec 2 §5: nine digits once the spaces are gone. The field's `pattern` and the schema's rule. */
+export const MOBILE_PATTERN = "[ ]*(?:[0-9][ ]*){9}";
+const MOBILE = new RegExp(`^(?:${MOBILE_PATTERN})$`);
 
 const text = z.string().trim().optional();
 const tooLong = (label: string, max: number) => `${label} cannot be longer than ${max} characters`;
@@ -45,8 +53,7 @@ function checkPerson(v: Record<string, string | undefined>, ctx: z.RefinementCtx
     if (value && value.length > REGISTRATION_LIMITS[key])
       ctx.addIssue({ code: "custom", path: [key], message: tooLong(label, REGISTRATION_LIMITS[key]) });
   }
-  if (v.mobile && !/^\d{9}$/.test(v.mobile.replace(/ /g, "")))
-    ctx.addIssue({ code: "custom", path: ["mobile"], message: REGISTRATION_MESSAGES.mobile });
+  if (v.mobile && !MOBILE.test(v.mobile)) ctx.addIssue({ code: "custom", path: ["mobile"], message: REGISTRATION_MESSAGES.mobile });
 }
 
 export const REGISTRATION_FIELDS = [
@@ -158,6 +165,32 @@ export function membershipsOf(form: FormData): { projectId: number; role: Member
     if (m && isMemberRole(value)) roles.set(Number(m[1]), value);
   }
   return [...roles].map(([projectId, role]) => ({ projectId, role }));
+}
+
+/** A name as an applicant might type it: no case, accents or extra spaces. */
+const looseName = (name: string) => name.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
+
+/**
+ * The projects an application asked for, read from its free-text "Projects" (spec 2: the applicant types it; the
+ * public form lists no projects, so nothing about them is shown to strangers): the whole text, or each part of it
+ * between commas, semicolons, "&", "+" or line breaks, that is a project's name (any case, accents and spacing).
+ * The admin's page preselects these with the viewer role and names the parts that matched no project.
+ */
+export function projectsAskedFor(asked: string, projects: { id: number; name: string }[]) {
+  const byName = new Map(projects.map((p) => [looseName(p.name), p.id]));
+  const whole = byName.get(looseName(asked));
+  if (whole !== undefined) return { ids: [whole], unmatched: [] as string[] };
+  const ids = new Set<number>();
+  const unmatched: string[] = [];
+  for (const part of asked
+    .split(/[,;&+\n]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const id = byName.get(looseName(part));
+    if (id === undefined) unmatched.push(part);
+    else ids.add(id);
+  }
+  return { ids: [...ids], unmatched };
 }
 
 export const REJECT_REASON_MAX = 1000;

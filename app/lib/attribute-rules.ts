@@ -4,11 +4,19 @@ import { z } from "zod";
  * Project attributes (spec 2 §5, spec 1 §5): the rules and messages shared by the browser (live validation) and the
  * server (actions and models), so every path (Manage Attributes, the image panel, bulk assign) says the same thing.
  */
+export const ATTRIBUTE_NAME_MAX = 16;
+/**
+ * One value rule for every path (panel, bulk, CSV import, WSC manifest): 1 to 64 characters, the spec's board-level
+ * reading rather than the panel's 16, so that no stored, imported or exported value is refused on another path. See
+ * docs/decisions/0014-attributes.md.
+ */
+export const ATTRIBUTE_VALUE_MAX = 64;
+
 export const ATTRIBUTE_MESSAGES = {
   nameRequired: "Please enter an Attribute Name",
   nameBlank: "Attribute Name cannot be blank",
   nameSpaces: "Attribute names cannot contain spaces; any spaces have been replaced with underscores",
-  nameLength: "Attribute Name cannot be longer than 16 characters",
+  nameLength: `Attribute Name cannot be longer than ${ATTRIBUTE_NAME_MAX} characters`,
   nameSpecial: "Attribute Name cannot contain special characters",
   duplicate: "Duplicate Attribute Name has been given",
   exists: "Attribute name already exists. Please choose another name",
@@ -25,7 +33,7 @@ export const ATTRIBUTE_MESSAGES = {
   valueRequired: "Please enter a value",
   valueBlank: "Value cannot be blank",
   // The spec's 'Value cannot be shorter than 1 character' cannot arise: a value is trimmed and an empty one is blank.
-  valueLength: "Value cannot be longer than 64 characters",
+  valueLength: `Value cannot be longer than ${ATTRIBUTE_VALUE_MAX} characters`,
   valueSpecial: "Value cannot contain special characters",
   assigned: "Attributes successfully assigned",
   assignFailed: "Attributes could not be assigned.",
@@ -50,9 +58,6 @@ export const CSV_MESSAGES = {
 export const CSV_MAX_BYTES = 100 * 1024 * 1024;
 
 export const MAX_ACTIVE_ATTRIBUTES = 33;
-export const ATTRIBUTE_NAME_MAX = 16;
-/** One value rule for every path (panel, bulk, CSV): 1 to 64 characters. See docs/decisions/0014-attributes.md. */
-export const ATTRIBUTE_VALUE_MAX = 64;
 export const SMART_NAME_MAX = 64;
 export const VALUE_HINT = `1 to ${ATTRIBUTE_VALUE_MAX} characters; none of ( ) & @ $ | % ~`;
 
@@ -60,8 +65,16 @@ const SPECIAL = /[()&@$|%~]/;
 /** Spaces, commas, double quotes, hyphens and the dashes (en, em, minus). */
 const SMART_NAME_BAD = /[\s,"\-‐‑‒–—―−]/;
 
-/** A typed attribute name as stored: trimmed, inner spaces as underscores. */
+/** A typed attribute name as stored: trimmed, inner spaces as underscores. The one rule, in the browser and on the server. */
 export const normalAttributeName = (raw: string) => raw.trim().replace(/\s+/g, "_");
+
+/**
+ * A name field's text while it is typed (with JavaScript): the spaces between words already shown as the underscore
+ * they become; spaces before or after the name are left to `normalAttributeName`, which trims them (a space typed at
+ * the end may yet be followed by a word). So `normalAttributeName(typedAttributeName(x))` is always
+ * `normalAttributeName(x)`: a name of spaces only is blank on both paths, never underscores.
+ */
+export const typedAttributeName = (raw: string) => raw.replace(/(\S)\s+(?=\S)/g, "$1_");
 
 const RESERVED = new Set(["title", "keywords", "image_id"]);
 

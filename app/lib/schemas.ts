@@ -26,10 +26,15 @@ const redirectTo = z.string().max(2000).optional();
 
 export const MagicLinkSchema = z.object({ intent: z.literal("magic-link"), email, redirectTo });
 
-/** Code: digits and spaces only (six digits once the spaces are gone). */
-export const mfaCode = z
-  .string({ required_error: MESSAGES.code })
-  .refine((v) => /^[\d ]+$/.test(v) && v.replace(/ /g, "").length === 6, MESSAGES.code);
+/**
+ * An MFA code: six digits, with spaces anywhere (spec: "Code accepts only digits and spaces"). One rule, given to the
+ * field as its `pattern` (what a browser may check or show) and checked by the schema on both sides.
+ */
+export const MFA_CODE_PATTERN = "[ ]*(?:[0-9][ ]*){6}";
+const MFA_CODE = new RegExp(`^(?:${MFA_CODE_PATTERN})$`);
+export const mfaCode = z.string({ required_error: MESSAGES.code }).regex(MFA_CODE, MESSAGES.code);
+/** A code is never sent back into its field: a refused one is typed again (a used or late one is worthless anyway). */
+export const CODE_REPLY = { hideFields: ["code"] };
 
 export const MfaLoginSchema = z.object({
   intent: z.literal("mfa"),
@@ -46,9 +51,15 @@ export const ThemeSchema = z.object({
   redirectTo,
 });
 
-/** Image metadata limits (the spec gives the keyword rules; the others are ours, stated in the form hints). */
-export const LIMITS = { title: 120, description: 2000, ocr: 10_000, keywords: 30, keywordMin: 2, keywordMax: 20 } as const;
+/**
+ * Image metadata limits (the spec gives the keyword rules; the others are ours, stated in the form hints). A keyword
+ * is 2 characters long or more and "less than 20 characters" (spec 1 §5: "2 to 20 characters (under 20)", and its
+ * message for a longer one): at most 19, so the rule and its message agree.
+ */
+export const LIMITS = { title: 120, description: 2000, ocr: 10_000, keywords: 30, keywordMin: 2, keywordMax: 19 } as const;
 const KEYWORD_SPECIAL = /[()&@*$|%~]/;
+/** What the keyword fields say under them (image edit, upload, bulk Add keyword). */
+export const KEYWORD_HINT = `Separate keywords with commas; each at least ${LIMITS.keywordMin} and less than ${LIMITS.keywordMax + 1} characters, without ( ) & @ * $ | % ~.`;
 
 /** Keywords typed as one comma-separated string: trimmed, empty entries dropped, duplicates (any case) once. */
 export function splitKeywords(value: string): string[] {
@@ -62,7 +73,8 @@ export function splitKeywords(value: string): string[] {
 /** The spec's first failing keyword rule, or null. */
 export function keywordProblem(keywords: string[]): string | null {
   for (const k of keywords) {
-    if (k.length > LIMITS.keywordMax) return `Keyword "${k.slice(0, LIMITS.keywordMax)}.." should be less than 20 characters`;
+    if (k.length > LIMITS.keywordMax)
+      return `Keyword "${k.slice(0, LIMITS.keywordMax)}.." should be less than ${LIMITS.keywordMax + 1} characters`;
     if (k.length < LIMITS.keywordMin) return `Keyword "${k}" should be at least 2 characters long`;
     if (KEYWORD_SPECIAL.test(k)) return "Keyword should not contain any special characters";
   }

@@ -1,4 +1,5 @@
 import { db } from "~/db/connection.server";
+import { currentZoneName } from "~/db/reference-data";
 import type { Registration, User } from "~/db/schema";
 import { ConflictError, NotFoundError } from "~/lib/errors";
 import type { MemberRole, RegistrationInput } from "~/lib/account-schemas";
@@ -120,7 +121,8 @@ export async function approveRegistration(
       const known = projectIds.length ? await trx.selectFrom("projects").select("id").where("id", "in", projectIds).execute() : [];
       if (known.length !== projectIds.length || projectIds.length === 0) throw new NotFoundError("Project not found");
       const [timezone, orgUnit, country] = await Promise.all([
-        trx.selectFrom("timezones").select("id").where("name", "=", reg.timezone).executeTakeFirst(),
+        // By its current name: an application stored under a legacy one still finds its zone.
+        trx.selectFrom("timezones").select("id").where("name", "=", currentZoneName(reg.timezone)).executeTakeFirst(),
         trx.selectFrom("org_units").select("id").where("name", "=", reg.org_unit).executeTakeFirst(),
         trx.selectFrom("countries").select("code").where("code", "=", reg.country).executeTakeFirst(),
       ]);

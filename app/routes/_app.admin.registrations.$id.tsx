@@ -5,7 +5,7 @@ import { CancelLink, FormError } from "~/components/forms";
 import { RoleSelect } from "~/components/membership-form";
 import { adminActor } from "~/lib/admin.server";
 import { parseId } from "~/models/scope.server";
-import { APPROVE_MESSAGES, membershipsOf, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
+import { APPROVE_MESSAGES, formatMobile, membershipsOf, projectsAskedFor, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
 import { NotFoundError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { listProjects } from "~/models/projects.server";
@@ -14,6 +14,7 @@ import { pendingRegistration } from "~/models/registrations.server";
 import { approve, reject } from "~/services/accounts.server";
 import { requestMeta } from "~/sessions.server";
 import { DataTable } from "~/components/data-table";
+import { currentZoneName } from "~/db/reference-data";
 
 const registrationId = (raw: string | undefined) => {
   const id = parseId(raw);
@@ -28,9 +29,13 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const projects = await listProjects(actor);
   const offset = reg.utc_offset === null ? "" : ` (${offsetLabel(reg.utc_offset)})`;
   const country = (await referenceLists()).countries.find((c) => c.code === reg.country)?.name ?? reg.country;
+  // What they asked for comes first, preselected with the viewer role; the admin changes or adds to it.
+  const asked = projectsAskedFor(reg.client, projects);
+  const chosen = new Set(asked.ids);
   return {
-    reg: { ...reg, created_at: Number(reg.created_at), offset, countryName: country },
-    projects: projects.map((p) => ({ id: p.id, name: p.name })),
+    reg: { ...reg, timezone: currentZoneName(reg.timezone), created_at: Number(reg.created_at), offset, countryName: country },
+    projects: projects.map((p) => ({ id: p.id, name: p.name, asked: chosen.has(p.id) })).sort((a, b) => Number(b.asked) - Number(a.asked)),
+    unmatched: asked.unmatched,
   };
 });
 
@@ -60,12 +65,12 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
 });
 
 export default function Registration() {
-  const { reg, projects } = useLoaderData<typeof loader>();
+  const { reg, projects, unmatched } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const details: [string, string][] = [
     ["Name", `${reg.name} ${reg.surname}`],
     ["Email", reg.email],
-    ["Mobile", `${reg.country_code} ${reg.mobile}`],
+    ["Mobile", `${reg.country_code} ${formatMobile(reg.mobile)}`],
     ["Country", reg.countryName],
     ["Timezone", `${reg.timezone}${reg.offset}`],
     ["Language", `${reg.language} (${reg.iso_code})`],
@@ -89,7 +94,15 @@ export default function Registration() {
       </dl>
       <Form method="post" aria-labelledby="approve-heading">
         <h3 id="approve-heading">Approve</h3>
-        <p className="muted">Choose a role in each project the new user should see.</p>
+        <p className="muted">
+          Choose a role in each project the new user should see. The projects whose name matches what they asked for come first, with the
+          viewer role.
+        </p>
+        {unmatched.length ? (
+          <p>
+            Asked for, but no project has this name: <strong>{unmatched.join(", ")}</strong>
+          </p>
+        ) : null}
         <FormError id="approve-error" errors={answer?.approveError ? [answer.approveError] : []} />
         <DataTable columns={["Project", "Role"]}>
           {projects.map((p) => (
@@ -98,7 +111,7 @@ export default function Registration() {
                 <label htmlFor={`role-${p.id}`}>{p.name}</label>
               </td>
               <td>
-                <RoleSelect id={`role-${p.id}`} name={`role-${p.id}`} defaultValue="" none="No access" />
+                <RoleSelect id={`role-${p.id}`} name={`role-${p.id}`} defaultValue={p.asked ? "viewer" : ""} none="No access" />
               </td>
             </tr>
           ))}

@@ -6,7 +6,8 @@ import { CodeInput } from "~/components/code-input";
 import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm, IntentButton } from "~/components/forms";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { PersonFields } from "~/components/person-fields";
-import { formatMobile, PASSWORD_MESSAGES, PasswordSchema, ProfileSchema, TotpCodeSchema, type ProfileInput } from "~/lib/account-schemas";
+import { PASSWORD_MESSAGES, PasswordSchema, ProfileSchema, TotpCodeSchema, type ProfileInput } from "~/lib/account-schemas";
+import { CODE_REPLY } from "~/lib/schemas";
 import { isCommonPassword } from "~/lib/common-passwords.server";
 import { InvalidError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
@@ -67,9 +68,9 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   }
   if (intent === "totp-remove") {
     const submission = parseWithZod(form, { schema: TotpCodeSchema });
-    if (submission.status !== "success") return refused(submission.reply());
+    if (submission.status !== "success") return refused(submission.reply(CODE_REPLY));
     if (!(await removeTotp(actor, submission.value.code, ip)))
-      return refused(submission.reply({ fieldErrors: { code: ["Invalid credentials."] } }));
+      return refused(submission.reply({ ...CODE_REPLY, fieldErrors: { code: ["Invalid credentials."] } }));
     return redirectWithToast(request, "/profile", { kind: "success", title: "Two-factor authentication removed" });
   }
   if (intent === "sessions") {
@@ -124,7 +125,7 @@ function ProfileForm({
     defaultValue: {
       name: profile.name,
       surname: profile.surname,
-      mobile: formatMobile(profile.mobile ?? ""),
+      mobile: profile.mobile ?? "",
       country: profile.country_code ?? "",
       timezone: profile.timezone_id === null ? "" : String(profile.timezone_id),
       language: profile.language_code ?? "",

@@ -7,6 +7,7 @@ import { CodeInput } from "~/components/code-input";
 import { CancelLink, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { TotpCodeSchema } from "~/lib/account-schemas";
+import { CODE_REPLY } from "~/lib/schemas";
 import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { otpauthUri } from "~/lib/totp.server";
 import { confirmTotp, pendingTotpSecret, profileOf } from "~/models/profile.server";
@@ -30,9 +31,9 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const actor = await requireActor(request);
   const submission = parseWithZod(await readForm(request), { schema: TotpCodeSchema });
-  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
+  if (submission.status !== "success") return data({ result: submission.reply(CODE_REPLY) }, { status: 400 });
   if (!(await confirmTotp(actor, submission.value.code, requestMeta(request, context).ip)))
-    return data({ result: submission.reply({ fieldErrors: { code: ["Invalid credentials."] } }) }, { status: 400 });
+    return data({ result: submission.reply({ ...CODE_REPLY, fieldErrors: { code: ["Invalid credentials."] } }) }, { status: 400 });
   return redirectWithToast(request, "/profile", { kind: "success", title: "Two-factor authentication is on" });
 });
 

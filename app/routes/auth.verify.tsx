@@ -7,7 +7,7 @@ import { CodeInput } from "~/components/code-input";
 import { FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
 import { Logo } from "~/components/logo";
 import { page, readForm } from "~/lib/http.server";
-import { TotpChallengeSchema } from "~/lib/schemas";
+import { CODE_REPLY, TotpChallengeSchema } from "~/lib/schemas";
 import { peekToken } from "~/models/sign-in-tokens.server";
 import { SignInError, verifyTotpChallenge } from "~/services/auth.server";
 import { readTotpChallenge, requestMeta, signIn } from "~/sessions.server";
@@ -24,13 +24,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const meta = requestMeta(request, context);
   const submission = parseWithZod(await readForm(request), { schema: TotpChallengeSchema });
-  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  if (submission.status !== "success") return data(submission.reply(CODE_REPLY), { status: 400 });
   try {
     const result = await verifyTotpChallenge(await readTotpChallenge(request), submission.value.code, meta);
     return await signIn(request, meta, result.userId, result.redirectTo, "magic_link_totp");
   } catch (error) {
     if (error instanceof SignInError)
-      return data(submission.reply({ formErrors: [error.message], hideFields: ["code"] }), { status: error.status });
+      return data(submission.reply({ ...CODE_REPLY, formErrors: [error.message] }), { status: error.status });
     throw error;
   }
 });

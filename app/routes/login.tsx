@@ -6,7 +6,7 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { CodeInput } from "~/components/code-input";
 import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
 import { Logo } from "~/components/logo";
-import { MagicLinkSchema, MfaLoginSchema } from "~/lib/schemas";
+import { CODE_REPLY, MagicLinkSchema, MfaLoginSchema } from "~/lib/schemas";
 import { dailyMedia } from "~/models/daily-media.server";
 import { requestMagicLink, SignInError, verifyPasswordTotp } from "~/services/auth.server";
 import { getUser, requestMeta, signIn } from "~/sessions.server";
@@ -33,7 +33,8 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
 
   if (formData.get("intent") === "mfa") {
     const submission = parseWithZod(formData, { schema: MfaLoginSchema });
-    if (submission.status !== "success") return data({ mfa: submission.reply({ hideFields: ["password"] }), sent: null }, { status: 400 });
+    if (submission.status !== "success")
+      return data({ mfa: submission.reply({ hideFields: ["password", ...CODE_REPLY.hideFields] }), sent: null }, { status: 400 });
     try {
       const result = await verifyPasswordTotp(submission.value, meta);
       return await signIn(request, meta, result.userId, result.redirectTo, "password_totp");
@@ -42,7 +43,7 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
       if (!known) log.error("password sign-in failed", { error: error instanceof Error ? error.message : String(error) });
       const message = known ? error.message : "An error occurred on the server. Please try again later.";
       return data(
-        { mfa: submission.reply({ formErrors: [message], hideFields: ["password", "code"] }), sent: null },
+        { mfa: submission.reply({ formErrors: [message], hideFields: ["password", ...CODE_REPLY.hideFields] }), sent: null },
         { status: known ? error.status : 500 },
       );
     }
@@ -90,6 +91,11 @@ export default function Login() {
               <Link to={`/login?method=password${query}`}>Sign in with password and MFA code instead</Link>
             </p>
           </>
+        )}
+        {result?.sent ? null : (
+          <p className="switch-method">
+            No account yet? <Link to="/pending">Apply for one</Link>
+          </p>
         )}
       </main>
     </div>

@@ -3,10 +3,10 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
-import { Field, FormError, SubmitButton, TextareaField, usePending, useSchemaForm } from "~/components/forms";
+import { ErrorSummary, Field, SubmitButton, TextareaField, usePending, useSchemaForm } from "~/components/forms";
 import { Logo } from "~/components/logo";
 import { PersonFields, type ChoiceOptions } from "~/components/person-fields";
-import { REGISTRATION_FIELDS, REGISTRATION_LIMITS, RegistrationSchema, type RegistrationInput } from "~/lib/account-schemas";
+import { formatMobile, REGISTRATION_FIELDS, REGISTRATION_LIMITS, RegistrationSchema, type RegistrationInput } from "~/lib/account-schemas";
 import { NotFoundError } from "~/lib/errors";
 import { page, readForm } from "~/lib/http.server";
 import { choiceOptions } from "~/models/reference.server";
@@ -109,7 +109,23 @@ function RegistrationForm({
         Apply for a Koala account. An administrator reviews every application. Already have an account? <Link to="/login">Sign in</Link>
       </p>
       <Form method="post" action="/pending" {...getFormProps(form)} className="register-form">
-        <FormError id={form.errorId} errors={form.errors} />
+        <ErrorSummary
+          form={form}
+          lastResult={lastResult}
+          fields={[
+            fields.name,
+            fields.surname,
+            fields.country_code,
+            fields.mobile,
+            fields.country,
+            fields.timezone,
+            fields.language,
+            fields.org_unit,
+            fields.email,
+            fields.client,
+            fields.sim_use,
+          ]}
+        />
         <PersonFields fields={fields} options={options} dialCode={fields.country_code} />
         <Field
           label="Email"
@@ -121,7 +137,7 @@ function RegistrationForm({
           label="Projects"
           field={fields.client}
           inputProps={{ maxLength: REGISTRATION_LIMITS.client }}
-          hint="The projects (clients) you work on"
+          hint="The names of the projects (clients) you work on, separated by commas"
         />
         <TextareaField
           label="What will you use the system for?"
@@ -190,7 +206,7 @@ function Summary({ values, options }: { values: Values; options: ChoiceOptions }
   const rows: [string, string][] = [
     ["Name", `${values.name ?? ""} ${values.surname ?? ""}`],
     ["Email", values.email ?? ""],
-    ["Mobile", `${label(options.dialCodes, values.country_code)} ${values.mobile ?? ""}`],
+    ["Mobile", `${label(options.dialCodes, values.country_code)} ${formatMobile(values.mobile ?? "")}`],
     ["Country", label(options.countries, values.country)],
     ["Timezone", label(options.timezones, values.timezone)],
     ["Language", label(options.languages, values.language)],

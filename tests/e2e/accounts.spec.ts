@@ -4,6 +4,7 @@ import { submitRegistration } from "~/models/registrations.server";
 import { expect, test } from "./fixtures";
 import {
   expectAccessible,
+  expectCodeField,
   fillPasswordForm,
   followLink,
   hasJs,
@@ -34,7 +35,7 @@ async function fillRegistration(page: Page, values: { email: string; mobile: str
 }
 
 /** An application stored the way the form stores it (the admin tests start from one). */
-async function storedApplication(email: string) {
+async function storedApplication(email: string, client = "E2E Project") {
   const result = await submitRegistration(
     {
       name: "Grace",
@@ -46,7 +47,7 @@ async function storedApplication(email: string) {
       timezone: "1",
       org_unit: "Research",
       language: "en",
-      client: "E2E Project",
+      client,
       sim_use: "Packaging research",
     },
     "127.0.0.1",
@@ -56,26 +57,50 @@ async function storedApplication(email: string) {
 }
 
 test.describe("registration", () => {
+  test("the sign-in page leads to registration by keyboard, with either way of signing in, and registration back", async ({
+    page,
+  }, info) => {
+    for (const method of ["link", "password"]) {
+      await page.goto(`/login?method=${method}`);
+      const apply = page.getByRole("link", { name: "Apply for one" });
+      await expect(apply).toBeVisible();
+      await tabTo(page, apply);
+      await page.keyboard.press("Enter");
+      await expect(page).toHaveURL(/\/pending$/);
+      await expect(page.getByRole("heading", { name: "Registration" })).toBeVisible();
+    }
+    await expectAccessible(page, info);
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    await expectAccessible(page, info);
+  });
+
   test("each validation message, the confirm step, Edit keeps the values, and the success view", async ({ page }, info) => {
     const email = applicant(info, "ada");
     await page.goto("/pending");
     await expect(page.getByRole("heading", { name: "Registration" })).toBeVisible();
     await expectAccessible(page, info);
+    // The IANA zones by their current names (Asia/Kolkata, never the legacy Asia/Calcutta).
+    const zones = await page.getByLabel("Timezone", { exact: true }).locator("option").allTextContents();
+    expect(zones).toEqual(expect.arrayContaining(["Asia/Kolkata (UTC+5:30)", "Asia/Kathmandu (UTC+5:45)", "Europe/Kyiv (UTC+2)"]));
+    expect(zones.filter((z) => /Calcutta|Katmandu|Kiev/.test(z))).toEqual([]);
 
     await page.getByRole("button", { name: "Submit" }).click();
     await expect(page.getByText("*Please fill in all fields")).toBeVisible();
 
     await fillRegistration(page, { email: "not-an-address", mobile: "821234567" });
     await page.getByRole("button", { name: "Submit" }).click();
-    await expect(page.getByText("*Invalid email format")).toBeVisible();
+    // Under the field (its description) and in the summary at the top.
+    await expect(page.getByLabel("Email", { exact: true })).toHaveAccessibleDescription("*Invalid email format");
+    await expect(page.getByRole("link", { name: "*Invalid email format" })).toBeVisible();
 
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Mobile", { exact: true }).fill("1234");
     await page.getByRole("button", { name: "Submit" }).click();
-    await expect(page.getByText("*Invalid mobile format")).toBeVisible();
+    await expect(page.getByLabel("Mobile", { exact: true })).toHaveAccessibleDescription(/^\*Invalid mobile format/);
 
     await page.getByLabel("Mobile", { exact: true }).fill("821234567");
-    // With JavaScript the field keeps digits only and shows them in groups of 2-3-4.
+    // With JavaScript the field keeps digits only and shows them in groups of 2-3-4 (without, the server does).
     if (hasJs(info)) await expect(page.getByLabel("Mobile", { exact: true })).toHaveValue("82 123 4567");
     await page.getByRole("button", { name: "Submit" }).click();
     const confirm = hasJs(info) ? page.getByRole("dialog", { name: "Confirm your application" }) : page.getByRole("main");
@@ -96,6 +121,42 @@ test.describe("registration", () => {
     expect(await waitForMail(email, since)).toContain("Thank you for applying");
     await page.getByRole("link", { name: "BACK" }).click();
     await expect(page).toHaveURL(/\/login$/);
+  });
+
+  test("a refused form opens on an error summary at the top that links to each field; the mobile keeps its digits, grouped 2-3-4", async ({
+    page,
+  }, info) => {
+    await page.goto("/pending");
+    const summary = page.locator("#registration-summary");
+    await expect(summary).toHaveCount(0);
+    // Nothing filled: the spec's one message leads to the first empty field.
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(summary).toBeFocused();
+    await expect(summary.getByRole("heading", { name: "There is a problem" })).toBeVisible();
+    await expect(summary.getByRole("link", { name: "*Please fill in all fields" })).toHaveAttribute("href", "#registration-name");
+
+    // Errors far below the fold: each is in the summary, focused at the top of the page, and each link leads to its field.
+    await fillRegistration(page, { email: "not-an-address", mobile: "82ab1234567" });
+    await page.getByRole("button", { name: "Submit" }).click();
+    await expect(summary).toBeFocused();
+    await expect(summary).toBeInViewport();
+    const email = summary.getByRole("link", { name: "*Invalid email format" });
+    await expect(email).toHaveAttribute("href", "#registration-email");
+    // With JavaScript the letters never reach the field; without, the server refuses them and gives back the digits.
+    if (!hasJs(info))
+      await expect(summary.getByRole("link", { name: "*Invalid mobile format" })).toHaveAttribute("href", "#registration-mobile");
+    await expect(page.getByLabel("Mobile", { exact: true })).toHaveValue("82 123 4567");
+    await expectAccessible(page, info);
+    await page.keyboard.press("Tab");
+    await expect(summary.getByRole("link").first()).toBeFocused();
+    await email.click();
+    await expect(page.getByLabel("Email", { exact: true })).toBeFocused();
+
+    await page.getByLabel("Email", { exact: true }).fill(applicant(info, "summary"));
+    await page.getByRole("button", { name: "Submit" }).click();
+    const confirm = hasJs(info) ? page.getByRole("dialog", { name: "Confirm your application" }) : page.getByRole("main");
+    await expect(confirm.getByText("United Kingdom (+44) 82 123 4567")).toBeVisible();
+    await expect(summary).toHaveCount(0);
   });
 
   test("an address that already has an account sees the same success view, and its owner is told by e-mail", async ({ page }, info) => {
@@ -125,6 +186,8 @@ test.describe("admin console", () => {
         .getByRole("link", { name: "Grace Hopper" })
         .click();
       await expect(page.getByRole("heading", { name: "Application of Grace Hopper" })).toBeVisible();
+      // Stored as its digits, shown as everywhere else: grouped 2-3-4.
+      await expect(page.getByText("+1 82 123 4567")).toBeVisible();
       await expectAccessible(page, info);
       await page.getByLabel("E2E Project", { exact: true }).selectOption("editor");
       const since = Date.now() - 1;
@@ -144,6 +207,36 @@ test.describe("admin console", () => {
       await context.close();
     },
   );
+
+  test("approval preselects the projects the applicant named, with the viewer role, and names what matched none", async ({
+    page,
+    signIn,
+    db,
+  }, info) => {
+    const email = applicant(info, "named");
+    const id = await storedApplication(email, "e2e  project; Nowhere Inc");
+    await signIn("admin");
+    await page.goto(`/admin/registrations/${id}`);
+    const asked = page.getByLabel("E2E Project", { exact: true });
+    await expect(asked).toHaveValue("viewer");
+    // First in the list, and every other project left at No access.
+    await expect(page.getByRole("row").nth(1)).toContainText("E2E Project");
+    const roles = await page.locator('select[name^="role-"]').evaluateAll((selects) => selects.map((s) => (s as HTMLSelectElement).value));
+    expect(roles.length).toBeGreaterThan(1);
+    expect(roles.filter((role) => role !== "")).toEqual(["viewer"]);
+    await expect(page.getByText("Asked for, but no project has this name: Nowhere Inc")).toBeVisible();
+    await expectAccessible(page, info);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await expect(toast(page)).toContainText(`${email} approved`);
+    const memberships = await db
+      .selectFrom("project_members as m")
+      .innerJoin("users as u", "u.id", "m.user_id")
+      .innerJoin("projects as p", "p.id", "m.project_id")
+      .select(["p.name", "m.role"])
+      .where("u.email", "=", email)
+      .execute();
+    expect(memberships).toEqual([{ name: "E2E Project", role: "viewer" }]);
+  });
 
   test("reject an application with a reason, which is e-mailed", async ({ page, signIn }, info) => {
     const email = applicant(info, "rejected");
@@ -258,6 +351,28 @@ test.describe("profile settings", () => {
     await page.keyboard.press("Enter");
     await expect(toast(page)).toContainText("Profile saved");
     await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Keyed");
+  });
+
+  test("the profile's code fields (TOTP set-up and removal) take digits on a numeric keypad and refuse letters with the spec's message", async ({
+    page,
+    browser,
+    signIn,
+    db,
+  }, info) => {
+    await signIn("codeEnrol");
+    await page.goto("/profile/totp");
+    await expectCodeField(page, info, () => page.getByRole("button", { name: "Turn on" }).click());
+    await expectAccessible(page, info);
+
+    const context = await browser.newContext({ javaScriptEnabled: hasJs(info) });
+    const enrolled = await signIn("codeProfile", context);
+    const other = await context.newPage();
+    await other.goto("/profile");
+    await expectCodeField(other, info, () => other.getByRole("button", { name: "Remove two-factor authentication" }).click());
+    await expectAccessible(other, info);
+    await context.close();
+    const user = await db.selectFrom("users").select("totp_secret").where("id", "=", enrolled.id).executeTakeFirstOrThrow();
+    expect(user.totp_secret).not.toBeNull();
   });
 
   test("enrol TOTP from the QR code's key, then sign in with password and code", async ({ page, signIn }, info) => {

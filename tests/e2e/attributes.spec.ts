@@ -53,9 +53,14 @@ test("Manage Attributes: create with the spec's rules, rename, refuse a bad smar
   await expect(
     page.getByText(hasJs(info) ? "Duplicate Attribute Name has been given" : "Attribute name already exists. Please choose another name"),
   ).toBeVisible();
-  await name.fill("Store type");
+  // Spaces only: blank on both paths (one rule: trimmed, then the spaces between words become one underscore each).
+  await name.fill("   ");
+  await press(page, "Create Attribute");
+  await expect(page.getByText("Attribute Name cannot be blank")).toBeVisible();
+  await name.fill("Store  type ");
   if (hasJs(info)) {
-    await expect(name).toHaveValue("Store_type");
+    // The spaces between words show as the underscore they become; the one after the name is trimmed on saving.
+    await expect(name).toHaveValue("Store_type ");
     await expect(page.getByText("Attribute names cannot contain spaces; any spaces have been replaced with underscores")).toBeVisible();
   }
   await press(page, "Create Attribute");
@@ -63,11 +68,20 @@ test("Manage Attributes: create with the spec's rules, rename, refuse a bad smar
   // Created while 33 were active: it waits, inactive.
   await expect(toast(page)).toContainText("Attribute Active Limit Reached of 33");
   expect(await attribute(db, w.id, "Store_type")).toMatchObject({ code: "Store_type", active: 0, type: 3 });
+  const names = await db.selectFrom("attributes").select("name").where("project_id", "=", w.id).execute();
+  expect(names.map((a) => a.name).filter((n) => /^_*$|_$/.test(n))).toEqual([]);
+
+  // A rename to spaces only is blank too.
+  const save = page.getByRole("button", { name: "Save", exact: true });
+  const attr01 = (await attribute(db, w.id, "Attr01"))!;
+  await page.getByLabel("Name of Attr01", { exact: true }).fill("  ");
+  await save.click();
+  await expect(page.locator(`#attribute-${attr01.id}-error`)).toHaveText("Attribute Name cannot be blank");
+  expect(await attribute(db, w.id, "Attr01")).toMatchObject({ id: attr01.id });
 
   // Rename, with a smart name the rule refuses first.
   await page.getByLabel("Name of Attr01", { exact: true }).fill("Channel");
   await page.getByLabel("Smart name of Attr01").fill("chan-nel");
-  const save = page.getByRole("button", { name: "Save", exact: true });
   if (hasJs(info)) {
     await expect(page.getByText("Invalid input. Spaces, commas, double quotes, hyphens, and dashes are not allowed.")).toBeVisible();
     await expect(save).toBeDisabled();
@@ -109,6 +123,30 @@ test("Manage Attributes: create with the spec's rules, rename, refuse a bad smar
   await page.goto(`/upload/${w.id}/attributes/${source.id}/delete`);
   await expect(page.getByText("Cannot delete this attribute")).toBeVisible();
 });
+
+test(
+  "Create Attribute: a space typed between two words shows as an underscore where it was typed, the caret staying there",
+  { tag: "@js-only" },
+  async ({ page, signIn, db }, info) => {
+    await signIn("attrManage");
+    const w = await workshop(db, "attrManage", info);
+    await page.goto(`/upload/${w.id}/attributes`);
+    const name = page.getByLabel("Attribute Name");
+    await name.fill("Storetype");
+    await name.press("Home");
+    for (let i = 0; i < 5; i++) await name.press("ArrowRight");
+    await name.press("Space");
+    await expect(name).toHaveValue("Store_type");
+    await name.pressSequentially("d");
+    await expect(name).toHaveValue("Store_dtype");
+    // A space at the end stays a space while typing goes on: it becomes an underscore only before the next word.
+    await name.press("End");
+    await name.press("Space");
+    await expect(name).toHaveValue("Store_dtype ");
+    await name.pressSequentially("x");
+    await expect(name).toHaveValue("Store_dtype_x");
+  },
+);
 
 test("image panel: assign a value with the spec's messages and Replace, then remove it by typing REMOVE (keyboard only)", async ({
   page,

@@ -22,6 +22,9 @@ test("upload one image, fix a bad keyword, submit it with its details", { tag: "
   await page.getByLabel("Keywords", { exact: true }).fill("aisle, end cap, promo$");
   await page.getByRole("button", { name: "Submit" }).click();
   await expect(page.getByText("Keyword should not contain any special characters")).toBeVisible();
+  await page.getByLabel("Keywords", { exact: true }).fill("aisle, end of aisle display");
+  await page.getByRole("button", { name: "Submit" }).click();
+  await expect(page.getByText('Keyword "end of aisle displa.." should be less than 20 characters')).toBeVisible();
   await page.getByLabel("Keywords", { exact: true }).fill("aisle, end cap, promo");
   await page.getByLabel("Description", { exact: true }).fill("End of aisle display");
   await page.getByRole("button", { name: "Submit" }).click();

@@ -1,6 +1,8 @@
 import { expect, test } from "./fixtures";
 import {
   code,
+  expectAccessible,
+  expectCodeField,
   expireLinks,
   fillPasswordForm,
   followLink,
@@ -140,6 +142,25 @@ test.describe("password and MFA code", () => {
     await signInWithPassword(other, email, used);
     await expect(other.getByText("Invalid credentials.")).toBeVisible();
     await other.close();
+  });
+
+  test("every code field of signing in takes digits on a numeric keypad and refuses letters with the spec's message", async ({
+    page,
+  }, info) => {
+    const email = userFor(info, "codeSignIn");
+    await page.goto("/login?method=password");
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await expectCodeField(page, info, () => page.getByRole("button", { name: "Login" }).click());
+    await expectAccessible(page, info);
+
+    // The code after an e-mailed link.
+    await followLink(page, info, await requestLink(page, email));
+    await expect(page).toHaveURL(/\/auth\/verify$/);
+    await expectCodeField(page, info, () => page.getByRole("button", { name: "Verify" }).click());
+    await page.getByLabel("Code", { exact: true }).fill(code());
+    await page.getByRole("button", { name: "Verify" }).click();
+    await expect(page).toHaveURL(/\/dashboard$/);
   });
 
   test("the code field shows the spec's messages and keeps only digits and spaces", async ({ page }, info) => {

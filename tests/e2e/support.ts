@@ -122,6 +122,23 @@ export async function tabTo(page: Page, target: Locator, max = 30) {
   await expect(target, `not reached in ${max} presses of Tab`).toBeFocused({ timeout: 1 });
 }
 
+/**
+ * A field where a TOTP code is typed: a numeric keypad, the authenticator's autofill and the rule as its pattern.
+ * "12ab 34" typed into it is refused with the spec's message by `submit`; with JavaScript the letters never appear,
+ * without it the server refuses them and the code does not come back into the field.
+ */
+export async function expectCodeField(page: Page, info: TestInfo, submit: () => Promise<unknown>) {
+  const field = page.getByLabel("Code", { exact: true });
+  await expect(field).toHaveAttribute("inputmode", "numeric");
+  await expect(field).toHaveAttribute("autocomplete", "one-time-code");
+  await expect(field).toHaveAttribute("pattern", "[ ]*(?:[0-9][ ]*){6}");
+  await field.fill("12ab 34");
+  if (hasJs(info)) await expect(field).toHaveValue("12 34");
+  await submit();
+  await expect(page.getByText("Please enter a valid MFA code.")).toBeVisible();
+  await expect(field).toHaveValue(hasJs(info) ? "12 34" : "");
+}
+
 // Test data read and written through the app's own connection (fixtures.ts `db`): SQLite or PostgreSQL alike.
 
 export const projectId = async (db: DB, name: string) =>

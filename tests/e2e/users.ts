@@ -76,6 +76,9 @@ export const SCENARIOS = {
   totpEnrol: { totp: false },
   sessions: { totp: false },
   disabled: { totp: false },
+  codeSignIn: { totp: true },
+  codeProfile: { totp: true },
+  codeEnrol: { totp: false },
 } as const;
 /** Scenarios whose user has the global admin role (the admin console). */
 export const ADMINS: Scenario[] = ["admin"];

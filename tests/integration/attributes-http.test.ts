@@ -9,6 +9,7 @@ import { recordExport } from "~/models/attribute-exports.server";
 import { objectKey, storage } from "~/services/storage.server";
 import { SYSTEM } from "~/models/actor";
 import { ATTRIBUTE_MESSAGES } from "~/lib/attribute-rules";
+import { parseManifest } from "~/lib/wsc-manifest";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
@@ -247,6 +248,50 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
     });
   };
   const tmpFiles = () => readdirSync(path.join(t.dataDir, "tmp")).filter((f) => f.startsWith("import-"));
+
+  it("holds one value rule on every path: 64 characters are taken and 65 refused with the same message in the panel, bulk assign, the CSV import and a WSC manifest", async () => {
+    // Decision 0014: 1 to 64 characters everywhere (the spec's board-level reading), stated under every value field.
+    const v64 = "North America – online and in-store convenience, forecourt shops";
+    const v65 = `${v64}s`;
+    expect([v64.length, v65.length]).toEqual([64, 65]);
+    const tooLong = "Value cannot be longer than 64 characters";
+    expect(await read(await get(`/image/${images[0]}/attributes`, "editor"))).toContain("1 to 64 characters");
+    const before = await values();
+
+    const panel = `/image/${images[0]}/attributes`;
+    const refusedPanel = await post(panel, { attribute: String(regionId), value: v65, replace: "yes" }, "editor");
+    expect(refusedPanel.status).toBe(400);
+    expect(await read(refusedPanel)).toContain(tooLong);
+
+    const selection = (await post(`/client/${projectId}`, { intent: "select-all" }, "editor")).headers
+      .getSetCookie()
+      .find((c) => c.startsWith("koala_selection"))!
+      .split(";")[0]!;
+    const bulkUrl = `/client/${projectId}/bulk/attributes`;
+    expect(await read(await fetch(`${server.base}${bulkUrl}`, { headers: { Cookie: `${cookies.editor}; ${selection}` } }))).toContain(
+      "1 to 64 characters",
+    );
+    const refusedBulk = await post(bulkUrl, { attribute: String(regionId), value: v65, replace: "yes" }, "editor", selection);
+    expect(refusedBulk.status).toBe(400);
+    expect(await read(refusedBulk)).toContain(tooLong);
+
+    const refusedCsv = await upload("long.csv", `Image ID,Region\n${images[0]},"${v65}"\n`);
+    expect(refusedCsv.status).toBe(400);
+    expect(await read(refusedCsv)).toContain(`Region: ${tooLong}`);
+
+    const manifest = (value: string) =>
+      parseManifest(Buffer.from(JSON.stringify([{ url: "https://example.com/a.jpg", attributes: { Region: value } }])), "application/json");
+    expect(manifest(v65).problems).toEqual([{ line: 1, message: `Attribute "Region": ${tooLong}` }]);
+    expect(manifest(v64).entries[0]!.attributes).toEqual({ Region: v64 });
+    expect(await values()).toEqual(before);
+
+    expect((await post(panel, { attribute: String(regionId), value: v64, replace: "yes" }, "editor")).status).toBe(302);
+    expect((await values()).filter((v) => v.startsWith(`${images[0]}:`))).toEqual([`${images[0]}:${v64}`]);
+    expect((await post(bulkUrl, { attribute: String(regionId), value: v64, replace: "yes" }, "editor", selection)).status).toBe(302);
+    expect(await values()).toEqual(images.map((id) => `${id}:${v64}`));
+    expect((await upload("long.csv", `Image ID,Region\n${images[1]},"${v64.toUpperCase()}"\n`)).status).toBe(302);
+    expect((await values()).filter((v) => v.startsWith(`${images[1]}:`))).toEqual([`${images[1]}:${v64.toUpperCase()}`]);
+  });
 
   it("imports a good CSV at once, and answers a bad one with its report and the spec's statuses, changing nothing", async () => {
     const good = await upload("regions.csv", `Image ID,Region\n${images[2]},Coast\n`);

@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod";
 import { describe, expect, it } from "vitest";
-import { formatMobile, membershipsOf, RegistrationSchema } from "~/lib/account-schemas";
+import { formatMobile, membershipsOf, projectsAskedFor, RegistrationSchema } from "~/lib/account-schemas";
 import { isCommonPassword } from "~/lib/common-passwords.server";
 
 const form = (entries: Record<string, string> | [string, string][]) => {
@@ -47,10 +47,12 @@ describe("registration rules (spec 2 §5)", () => {
       sim_use: ["What the system will be used for cannot be longer than 255 characters"],
     });
   });
-  it("formats the mobile in groups of 2-3-4, digits only, at most nine", () => {
+  it("formats the mobile in groups of 2-3-4, digits only; a tenth digit is kept (and refused), never cut off", () => {
     expect(formatMobile("821234567")).toBe("82 123 4567");
+    expect(formatMobile(" 82 1234567")).toBe("82 123 4567");
     expect(formatMobile("82a1-23")).toBe("82 123");
-    expect(formatMobile("8212345678999")).toBe("82 123 4567");
+    expect(formatMobile("8212345678")).toBe("82 123 45678");
+    expect(errorsOf({ ...filled, mobile: formatMobile("8212345678") })).toEqual({ mobile: ["*Invalid mobile format"] });
   });
 });
 
@@ -81,5 +83,26 @@ describe("common passwords", () => {
   });
   it("accepts a long password that is not on the list", async () => {
     for (const p of ["blue-kettle-42-river", "koala-demo-2026", "correct horse battery"]) expect(await isCommonPassword(p), p).toBe(false);
+  });
+});
+
+describe("the projects an application asked for (free text, matched on the admin's page)", () => {
+  const projects = [
+    { id: 1, name: "Acme Beverages" },
+    { id: 2, name: "Northwind Retail" },
+    { id: 3, name: "Café Crème, Paris" },
+    { id: 4, name: "Test" },
+  ];
+  it("matches each part between commas, semicolons, & or + to a project's name in any case, accents and spacing", () => {
+    expect(projectsAskedFor("acme  beverages; NORTHWIND retail", projects)).toEqual({ ids: [1, 2], unmatched: [] });
+    expect(projectsAskedFor("Acme Beverages & Globex + northwind retail", projects)).toEqual({ ids: [1, 2], unmatched: ["Globex"] });
+    expect(projectsAskedFor("cafe creme, paris", projects)).toEqual({ ids: [3], unmatched: [] });
+  });
+  it("never matches a project by a word inside a sentence, and names what matched nothing", () => {
+    expect(projectsAskedFor("I want to test the Acme Beverages images", projects)).toEqual({
+      ids: [],
+      unmatched: ["I want to test the Acme Beverages images"],
+    });
+    expect(projectsAskedFor("  ", projects)).toEqual({ ids: [], unmatched: [] });
   });
 });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { MagicLinkSchema, MESSAGES, MfaLoginSchema, TotpChallengeSchema } from "~/lib/schemas";
+import {
+  ImageEditSchema,
+  KEYWORD_HINT,
+  keywordProblem,
+  KeywordsSchema,
+  MagicLinkSchema,
+  MESSAGES,
+  MFA_CODE_PATTERN,
+  MfaLoginSchema,
+  TotpChallengeSchema,
+} from "~/lib/schemas";
 
 const issues = (r: { success: boolean; error?: { issues: { path: (string | number)[]; message: string }[] } }) =>
   r.success ? [] : r.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
@@ -38,8 +48,30 @@ describe("MFA form", () => {
   it.each(["12a456", "12-456", "1234567", "12345", "   "])("refuses the code %j", (code) => {
     expect(issues(MfaLoginSchema.safeParse({ ...base, code }))).toEqual([`code: ${MESSAGES.code}`]);
   });
+  it("gives the field the schema's own rule as its pattern, as a browser compiles it (v flag, whole value)", () => {
+    const asBrowser = new RegExp(`^(?:${MFA_CODE_PATTERN})$`, "v");
+    for (const code of ["123456", "123 456", " 1 2 3 4 5 6 ", "12a456", "12-456", "1234567", "12345", "   ", "１２３４５６"])
+      expect(asBrowser.test(code), code).toBe(TotpChallengeSchema.safeParse({ code }).success);
+  });
   it("validates the code of the TOTP step after a magic link the same way", () => {
     expect(TotpChallengeSchema.safeParse({ code: "000 000" }).success).toBe(true);
     expect(issues(TotpChallengeSchema.safeParse({ code: "abc" }))).toEqual([`code: ${MESSAGES.code}`]);
+  });
+});
+
+describe("keywords (spec 1 §5: 2 to 20 characters, under 20)", () => {
+  const tooLong = (k: string) => `Keyword "${k.slice(0, 19)}.." should be less than 20 characters`;
+  it("takes a keyword of 19 characters and refuses one of 20 with the spec's words, on every form that takes keywords", () => {
+    const nineteen = "limited edition box";
+    const twenty = "end of aisle display";
+    expect([nineteen.length, twenty.length]).toEqual([19, 20]);
+    expect(keywordProblem([nineteen])).toBeNull();
+    expect(keywordProblem(["ok", twenty])).toBe(tooLong(twenty));
+    expect(KeywordsSchema.safeParse({ keywords: `promo, ${nineteen}` }).success).toBe(true);
+    expect(issues(KeywordsSchema.safeParse({ keywords: `promo, ${twenty}` }))).toEqual([`keywords: ${tooLong(twenty)}`]);
+    expect(issues(ImageEditSchema.safeParse({ keywords: twenty }))).toEqual([`keywords: ${tooLong(twenty)}`]);
+  });
+  it("says the same limit under the fields", () => {
+    expect(KEYWORD_HINT).toContain("less than 20 characters");
   });
 });
