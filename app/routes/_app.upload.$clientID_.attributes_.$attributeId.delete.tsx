@@ -11,7 +11,7 @@ import { log } from "~/lib/log.server";
 import { DELETE_WORD, typedConfirmation } from "~/lib/schemas";
 import { uploadScope } from "~/lib/upload-form.server";
 import { attributesOf, deleteAttribute } from "~/models/attributes.server";
-import { parseId, requireManage } from "~/models/scope.server";
+import { parseId } from "~/models/scope.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete attribute | Koala" }];
 
@@ -19,7 +19,7 @@ const Schema = typedConfirmation(DELETE_WORD, ATTRIBUTE_MESSAGES.deleteConfirm);
 
 /** The attribute of the URL, for a manager of its project; anything else is not found. */
 async function target(request: Request, params: { clientID?: string; attributeId?: string }) {
-  const scope = requireManage(await uploadScope(request, params.clientID));
+  const scope = await uploadScope(request, params.clientID, "manage");
   const id = parseId(params.attributeId);
   const attribute = id ? (await attributesOf(scope)).find((a) => a.id === id) : undefined;
   if (!attribute) throw new NotFoundError("Attribute not found");

@@ -9,15 +9,12 @@ import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
 import { REIMPORT_MESSAGES, typedConfirmation } from "~/lib/schemas";
 import { shownUrl } from "~/lib/wsc-manifest";
-import { projectScope, requireManage } from "~/models/scope.server";
+import { uploadScope } from "~/lib/upload-form.server";
 import { startReimport } from "~/services/reimport.server";
-import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Re-import · ${data?.project.name ?? "Project"} | Koala` }];
 
-async function scopeOf(request: Request, clientID: string | undefined) {
-  return requireManage(await projectScope(await requireActor(request), clientID));
-}
+const scopeOf = (request: Request, clientID: string | undefined) => uploadScope(request, clientID, "manage");
 
 /** /upload/:clientID/reimport — the upload page's Re-import tile (spec 2); managers only, like the project's edit. */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {

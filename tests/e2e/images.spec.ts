@@ -246,10 +246,13 @@ test("keyboard only: choose a file, upload, fill in Edit Image and submit", asyn
   expect(saved).toEqual([{ description: "Made without a mouse", keywords: JSON.stringify(["keyboard", "access"]) }]);
 });
 
-test("the upload page and its API answer 404 outside the user's projects", async ({ page, signIn, db }, info) => {
+test("the upload page and its API answer 404 outside the user's projects, as for an unknown id", async ({ page, signIn, db }, info) => {
   await signIn("uploadGuard");
   const other = await projectId(db, "Other Project");
   expect((await page.goto(`/upload/${other}`))!.status()).toBe(404);
+  // The same words as for an id that is no project at all: nothing says the project exists.
+  await expect(page.getByRole("heading", { name: "Client not found" })).toBeVisible();
+  await expect(page.getByText(`No Client with ID ${other} found. Please select a client from the dashboard.`)).toBeVisible();
   const res = await page.request.post("/api/uploads", { data: { clientID: other, fileName: "x.jpg" } });
   expect(res.status()).toBe(404);
   // Bodies other than the streamed uploads are capped at 1 MiB and never buffered blind.

@@ -155,7 +155,7 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
     await expect(
       importCsvFile(await projectScope(viewer.actor, projectId), csvFile(`Image ID,Region\n${images[0]},North\n`)),
     ).rejects.toMatchObject({
-      status: 404,
+      status: 403,
     });
   });
 
