@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "./fixtures";
-import { expectAccessible, firstImage, hasJs, imagesIn, jpegFile, ownProject, projectId, userFor } from "./support";
+import { expectAccessible, firstImage, hasJs, imagesIn, jpegFile, ownProject, projectId, toast, userFor } from "./support";
+import { uploadProject } from "./users";
 
 test("upload one image, fix a bad keyword, submit it with its details", { tag: "@core" }, async ({ page, signIn, db }, info) => {
   await signIn("uploadOne");
@@ -39,7 +40,7 @@ test("upload one image, fix a bad keyword, submit it with its details", { tag: "
   expect(JSON.parse(row.keywords)).toEqual(["aisle", "end cap", "promo"]);
 });
 
-test("upload several images, edit one, submit the rest without editing", async ({ page, signIn, db }, info) => {
+test("upload several images, edit one, submit the rest without editing (the dashboard says so)", async ({ page, signIn, db }, info) => {
   await signIn("uploadMany");
   const id = await ownProject(db, "uploadMany", info);
   const before = await imagesIn(db, id);
@@ -63,8 +64,10 @@ test("upload several images, edit one, submit the rest without editing", async (
   await expect(page.getByRole("heading", { name: "Multiple Uploaded Images" })).toBeVisible();
   await expect(page.locator(".uploaded-list").getByRole("link")).toHaveCount(2);
   await expect(page.getByRole("link", { name: "Edit two" })).toHaveCount(0);
-  await page.getByRole("link", { name: "Submit without editing" }).click();
+  await page.getByRole("button", { name: "Submit without editing" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(toast(page)).toContainText("All images submitted");
+  await expect(toast(page)).toContainText(`2 images added to ${uploadProject("uploadMany", info.project.name)} without editing.`);
   const titles = await db.selectFrom("images").select("title").where("project_id", "=", id).execute();
   expect(titles.filter((r) => r.title === "Second shelf")).toHaveLength(1);
 });
