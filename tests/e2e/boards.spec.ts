@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
+import { SYSTEM } from "~/models/actor";
+import { createBoard, deleteBoard } from "~/models/boards.server";
+import { boardScope, projectScope } from "~/models/scope.server";
 import { expect, test } from "./fixtures";
 import { bulk, expectAccessible, hasJs, imagesOnBoard, projectId, tabTo, toast, workshop } from "./support";
 
@@ -86,6 +89,40 @@ test("pin from a card's menu: pinned, already pinned, and 'No Boards' where ther
     .executeTakeFirstOrThrow();
   await page.goto(`/image/${lonely.id}/pin`);
   await expect(page.getByText("No Boards", { exact: true })).toBeVisible();
+});
+
+test("a board deleted while a page offered it: Pin and bulk Add say 'Board ID not found, please refresh!', the selection kept", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("pin");
+  const w = await workshop(db, "pin", info);
+  const title = `Short-lived ${info.project.name}`;
+  const makeBoard = async () => (await createBoard(await projectScope(SYSTEM, w.id), { title })).id;
+  const dropBoard = async (id: string) => deleteBoard(await boardScope(SYSTEM, id));
+  const image = (await imagesOnBoard(db, w.board("Alpha")))[0]!;
+
+  let gone = await makeBoard();
+  await page.goto(`/image/${image}/pin?from=/client/${w.id}`);
+  const pin = page.getByRole("button", { name: `Pin to ${title}` });
+  await expect(pin).toBeVisible();
+  await dropBoard(gone);
+  await pin.click();
+  await expect(toast(page)).toContainText("Failed to pin image");
+  await expect(toast(page)).toContainText("Board ID not found, please refresh!");
+
+  gone = await makeBoard();
+  await page.goto(`/client/${w.id}`);
+  await tick(page, "Workshop 6");
+  await bulk(page, info, "Add");
+  await page.getByLabel("Add to", { exact: true }).selectOption({ label: title });
+  await dropBoard(gone);
+  await page.getByRole("button", { name: "Add 1 image" }).click();
+  await expect(page.getByText("Board ID not found, please refresh!")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Add to a board" })).toBeVisible();
+  await expect(page.getByText("1 image selected")).toBeVisible();
+  await expectAccessible(page, info);
 });
 
 test("remove an image from a board: from the card menu and from the image panel, typed REMOVE", async ({ page, signIn, db }, info) => {
