@@ -14,10 +14,15 @@ import { UPLOAD_ERRORS } from "./uploads";
 /**
  * The project of /upload/:clientID and its pages, when the actor may upload to it (or, with `manage`, manage it): an
  * unknown or foreign id gets the spec's 'Client not found', a member whose role does not allow it a 403 saying so.
+ * `context` gives the actor their address (the audit log's, for the writes it records).
  */
-export async function uploadScope(request: Request, clientID: string | undefined, need: "edit" | "manage" = "edit") {
-  const scope = requireEdit(await projectScope(await requireActor(request), clientID, clientNotFound));
-  return need === "manage" ? requireManage(scope) : scope;
+export async function uploadScope(
+  request: Request,
+  clientID: string | undefined,
+  opts: { need?: "edit" | "manage"; context?: { clientIp?: string } } = {},
+) {
+  const scope = requireEdit(await projectScope(await requireActor(request, opts.context), clientID, clientNotFound));
+  return opts.need === "manage" ? requireManage(scope) : scope;
 }
 
 /** Files one form post may carry (the JavaScript uploader queues any number). */

@@ -27,8 +27,8 @@ const STATUS = { success: 200, errors: 400, "no-image-id": 406, unparseable: 400
  * The file streamed to a temporary file (wrong type or over 100 MB refused before it is stored), then checked and
  * applied at once when small ('success'), or left to a job when large ('success waiting': the job's page, an e-mail).
  */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await uploadScope(request, params.clientID, { context });
   const file = await tempCsvPath();
   let name: string;
   try {

@@ -14,6 +14,7 @@ import { fileEncoding, utf8Stream } from "~/lib/text-file.server";
 import { importValues, type ValueBatch } from "~/models/attribute-import.server";
 import { idsInScope } from "~/models/grid.server";
 import { attributesOf } from "~/models/attributes.server";
+import { byActor, recordAudit } from "~/models/audit.server";
 import { setJobProgress } from "~/models/jobs.server";
 import type { ProjectScope } from "~/models/scope.server";
 import { IMPORT_JOB } from "~/lib/job-types";
@@ -227,6 +228,7 @@ export async function importCsvFile(
   scope: ProjectScope,
   file: string,
   onProgress?: (phase: "check" | "write", done: number, total: number) => Promise<void>,
+  fileName: string | null = null,
 ) {
   const size = (await stat(file)).size;
   // A file read as UTF-8 from another encoding has more bytes than on disk: its progress stops at the whole.
@@ -241,11 +243,21 @@ export async function importCsvFile(
     await onProgress?.("write", written, report.values);
   }
   // Values of images deleted between the check and the write are not set (they have nowhere to go).
-  return { ...report, values: report.values - skipped };
+  const done = { ...report, values: report.values - skipped };
+  // One entry for the file, once it is written (its transactions are many: none is the import's own).
+  await recordAudit({
+    action: "attributes.imported",
+    ...byActor(scope.actor),
+    subject: `project:${scope.project.id}`,
+    detail: { file: fileName, rows: done.rows, values: done.values },
+  });
+  return done;
 }
 
 interface ImportJob {
   userId: number;
+  /** The address the file came from (the audit log's). */
+  ip?: string | null;
   projectId: number;
   key: string;
   fileName: string;
@@ -261,10 +273,11 @@ export async function importUploadedCsv(
   fileName: string,
 ): Promise<{ report: ImportReport } | { jobId: number }> {
   try {
-    if ((await stat(file)).size <= importSettings.inlineMaxBytes) return { report: await importCsvFile(scope, file) };
+    if ((await stat(file)).size <= importSettings.inlineMaxBytes) return { report: await importCsvFile(scope, file, undefined, fileName) };
     const key = objectKey("uploads", randomBytes(32).toString("hex"), "csv");
     await storage().putStream(key, createReadStream(file), Number.MAX_SAFE_INTEGER);
-    const jobId = await queue(IMPORT_JOB, { userId: scope.actor.id, projectId: scope.project.id, key, fileName } satisfies ImportJob, {
+    const payload: ImportJob = { userId: scope.actor.id, ip: scope.actor.ip ?? null, projectId: scope.project.id, key, fileName };
+    const jobId = await queue(IMPORT_JOB, payload, {
       ownerUserId: scope.actor.id,
       maxAttempts: 1,
     });
@@ -294,15 +307,18 @@ function reportText(report: ImportReport): string {
 registerJob(IMPORT_JOB, async (payload: ImportJob, job) => {
   const file = await tempCsvPath();
   try {
-    const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId);
+    const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId, payload.ip ?? null);
     const object = await storage().get(payload.key);
     if (!object) throw new Error("The uploaded file is gone");
     await pipeline(object.stream, createWriteStream(file, { mode: 0o600 }));
     let report: ImportReport;
     try {
       // Progress: the check's share of the bar is the file's bytes, the write's the values (half each).
-      report = await importCsvFile(project, file, (phase, done, total) =>
-        setJobProgress(job.id, Math.floor(((phase === "check" ? 0 : 1) + done / Math.max(total, 1)) * 500), 1000),
+      report = await importCsvFile(
+        project,
+        file,
+        (phase, done, total) => setJobProgress(job.id, Math.floor(((phase === "check" ? 0 : 1) + done / Math.max(total, 1)) * 500), 1000),
+        payload.fileName,
       );
     } catch (err) {
       log.error("attribute import failed", { projectId: payload.projectId, error: getErrorMessage(err) });

@@ -109,7 +109,7 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
     expect(await names()).toEqual(["Source/src/1", "Region/region/1"]);
   });
 
-  it("answers each create rule with the spec's message (and the CSV's own column names with theirs) and creates nothing; spaces become underscores", async () => {
+  it("answers each create rule with the spec's message (and the CSV's own column names with theirs) and creates nothing; spaces become underscores; a creation is audited", async () => {
     const cases: [string | null, string, number][] = [
       [null, ATTRIBUTE_MESSAGES.nameRequired, 400],
       ["   ", ATTRIBUTE_MESSAGES.nameBlank, 400],
@@ -130,6 +130,14 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
     const made = await post(`/upload/${projectId}/attributes`, { intent: "create", name: "Store type" });
     expect(made.status).toBe(302);
     expect(await names()).toEqual(["Source/src/1", "Region/region/1", "Store_type/Store_type/1"]);
+    // The audit log has it, with the person and the address the request came from (the load context's).
+    const audit = await db()
+      .selectFrom("audit_log")
+      .select(["actor_user_id", "ip"])
+      .where("action", "=", "attribute.created")
+      .where("detail", "like", '%"name":"Store_type"%')
+      .execute();
+    expect(audit).toEqual([{ actor_user_id: expect.any(Number), ip: expect.stringMatching(/127\.0\.0\.1$/) }]);
   });
 
   it("refuses a save with a bad smart name or a 34th active attribute, keeps what was typed on the page, and saves nothing", async () => {
