@@ -19,7 +19,7 @@ export function KoalaIllustration() {
       <ellipse cx="54" cy="60" rx="10" ry="13" className="logo-nose" />
       <circle cx="40" cy="44" r="4" className="logo-eye" />
       <circle cx="68" cy="44" r="4" className="logo-eye" />
-      <line x1="96" y1="84" x2="112" y2="98" className="koala-illustration-handle" />
+      <line x1="96" y1="84" x2="108" y2="95" className="koala-illustration-handle" />
       <circle cx="86" cy="72" r="15" className="koala-illustration-lens" />
     </svg>
   );
