@@ -212,14 +212,14 @@ export async function boardScope(actor: Actor, rawBoardId: unknown, projectId?: 
  * already resolved, so only for what the person can see: a stranger never gets this far (their 404 says nothing).
  */
 function notAllowed(scope: MemberScope, need: "edit" | "manage") {
-  const board = scope.kind === "board" && need === "edit";
+  if (scope.kind === "board" && need === "edit")
+    return new NotAllowedError("You can view this board but not change it.", {
+      href: `/${scope.project.id}/board/${scope.board.id}`,
+      label: `Open ${scope.board.title}`,
+    });
   const message =
-    need === "manage" && scope.can.edit
-      ? "You can edit this project but not manage it."
-      : `You can view this ${board ? "board" : "project"} but not change it.`;
-  return scope.kind === "board" && board
-    ? new NotAllowedError(message, { href: `/${scope.project.id}/board/${scope.board.id}`, label: `Open ${scope.board.title}` })
-    : new NotAllowedError(message, { href: `/client/${scope.project.id}`, label: `Open ${scope.project.name}` });
+    need === "manage" && scope.can.edit ? "You can edit this project but not manage it." : "You can view this project but not change it.";
+  return new NotAllowedError(message, { href: `/client/${scope.project.id}`, label: `Open ${scope.project.name}` });
 }
 
 /** The scope's writes are allowed, or a 403 saying what the person may do (see notAllowed). */
