@@ -51,7 +51,8 @@ const EnvSchema = z.object({
   EXPORT_LINK_DAYS: int(7, 1),
   /**
    * Host names (as written in a URL) a WSC re-import may fetch from although they resolve to a private, loopback or
-   * link-local address: an intranet source, or the tests' local server. Every other such address is refused (SSRF).
+   * link-local address: an intranet source, or the tests' local server; `host:port` allows that one origin only.
+   * Every other such address is refused (SSRF).
    */
   WSC_ALLOWED_PRIVATE_HOSTS: z
     .string()
@@ -59,12 +60,7 @@ const EnvSchema = z.object({
     .transform((v) =>
       v
         .split(",")
-        .map((h) =>
-          h
-            .trim()
-            .toLowerCase()
-            .replace(/^\[|\]$/g, ""),
-        )
+        .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
     ),
   MAX_CONCURRENT_REQUESTS: int(16, 1),
@@ -138,6 +134,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (production && !e.SMTP_URL) problems.push("SMTP_URL is required in production");
   if (production && !e.APP_URL) problems.push("APP_URL is required in production (links in e-mails)");
   if (problems.length) throw new Error(`Unsafe configuration for production:\n  ${problems.join("\n  ")}`);
+  const demo = e.DEMO_SEED === "auto" && !production;
+  const origin = ownOrigin(e.HOST, e.PORT);
 
   return {
     production,
@@ -161,7 +159,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxImageBytes: e.MAX_IMAGE_BYTES,
     maxImagePixels: e.MAX_IMAGE_PIXELS,
     attributeExport: { attachMaxBytes: e.EXPORT_ATTACH_MAX_BYTES, linkMs: e.EXPORT_LINK_DAYS * 86_400_000 },
-    wscAllowedPrivateHosts: e.WSC_ALLOWED_PRIVATE_HOSTS,
+    // The demo's WSC source is this server itself (services/demo.server.ts): allowed as that one origin, and only
+    // while the demo is on; every other private address stays refused.
+    wscAllowedPrivateHosts: demo ? [...e.WSC_ALLOWED_PRIVATE_HOSTS, new URL(origin).host] : e.WSC_ALLOWED_PRIVATE_HOSTS,
     /** Admission control (server/admission.mjs): what runs at once, what may wait and for how long, and the time limit. */
     admission: {
       concurrency: e.MAX_CONCURRENT_REQUESTS,
@@ -194,11 +194,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.SMART_SEARCH_TIMEOUT_SECONDS * 1000,
     },
     demoSeed: e.DEMO_SEED,
+    /**
+     * The demo library is on (DEMO_SEED=auto outside production): it may be seeded, and this server serves its WSC
+     * source under /demo-wsc/ at `ownOrigin`, where the server reaches itself (its own address and port).
+     */
+    demo: demo ? { ownOrigin: origin } : null,
     jobRunner: e.JOB_RUNNER,
     jobLeaseMs: e.JOB_LEASE_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/** Where this server reaches itself: its own address (loopback when it listens on every address) and port. */
+function ownOrigin(host: string, port: number) {
+  const address = ["", "0.0.0.0", "::", "[::]"].includes(host) ? "127.0.0.1" : host;
+  return `http://${address.includes(":") && !address.startsWith("[") ? `[${address}]` : address}:${port}`;
 }
 
 /** SQLite: the file, and the MiB of its pages a connection keeps in memory (`SQLITE_CACHE_MB`). */

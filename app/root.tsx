@@ -1,4 +1,4 @@
-import type { LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
@@ -13,6 +13,12 @@ export const links: LinksFunction = () => [
   { rel: "stylesheet", href: styles },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
+
+/**
+ * The title of a page whose route names none, and of every error page: its message (axe's document-title; spec:
+ * 'X | <product>'). A route's own meta replaces it.
+ */
+export const meta: MetaFunction = ({ error }) => [{ title: error ? `${describeError(error).message} | Koala` : "Koala" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const [theme, { toast, setCookie }] = await Promise.all([getTheme(request), takeToast(request)]);

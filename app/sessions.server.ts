@@ -93,7 +93,7 @@ export async function sessionIsActive(request: Request): Promise<boolean> {
   return id ? (await sessionUser(id, policy(), { touch: false })) !== null : false;
 }
 
-export const actorOf = (user: Pick<User, "id" | "role">): Actor => ({ id: user.id, role: user.role });
+export const actorOf = (user: Pick<User, "id" | "role">, ip: string | null = null): Actor => ({ id: user.id, role: user.role, ip });
 
 /** Where a signed-out person goes: the sign-in page, which brings them back here afterwards. */
 function toLogin(request: Request) {
@@ -117,8 +117,9 @@ export async function requireUser(request: Request, opts: { pendingTerms?: boole
   return user;
 }
 
-export async function requireActor(request: Request): Promise<Actor> {
-  return actorOf(await requireUser(request));
+/** The signed-in person as the models see them; with the load context, their address too (what the audit log records). */
+export async function requireActor(request: Request, context?: { clientIp?: string }): Promise<Actor> {
+  return actorOf(await requireUser(request), context?.clientIp || null);
 }
 
 /** Starts a fresh session (a new id every sign-in; the old one, if any, is revoked) and redirects. */

@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { parse } from "csv-parse/sync";
+import { decodeText, UNREADABLE_MESSAGE, unreadableAt } from "~/lib/text-encoding";
 
 export interface SidecarEntry {
   title?: string;
@@ -8,12 +10,18 @@ export interface SidecarEntry {
   ocr?: string;
 }
 
-/** Reads a CSV (header row: file,title,description,keywords,ocr) or JSON ({file: {...}} or [{file, ...}]) sidecar. */
+/**
+ * Reads a CSV (header row: file,title,description,keywords,ocr) or JSON ({file: {...}} or [{file, ...}]) sidecar, in
+ * its own encoding (UTF-8 with or without BOM, UTF-16 with BOM, else Windows-1252: lib/text-encoding.ts). A character
+ * that still cannot be read stops the import before anything is stored, naming its line.
+ */
 export async function readSidecar(file: string): Promise<Map<string, SidecarEntry>> {
-  const text = await readFile(file, "utf8");
+  const { text } = decodeText(await readFile(file));
+  const bad = unreadableAt(text);
+  if (bad !== null) throw new Error(`${path.basename(file)}, line ${bad}: ${UNREADABLE_MESSAGE}`);
   const rows: Record<string, unknown>[] = file.toLowerCase().endsWith(".json")
     ? toRows(JSON.parse(text))
-    : parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true });
+    : parse(text, { columns: true, skip_empty_lines: true, trim: true });
   const map = new Map<string, SidecarEntry>();
   for (const row of rows) {
     const name = String(row.file ?? "").trim();

@@ -1,6 +1,6 @@
 import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
-import { CSV_MAX_BYTES, CSV_MESSAGES, VALUE_HINT } from "~/lib/attribute-rules";
+import { CSV_MAX_BYTES, CSV_MESSAGES, csvRefusalTitle, VALUE_HINT } from "~/lib/attribute-rules";
 import type { ImportReport } from "~/services/attribute-import.server";
 import { SubmitButton, usePending } from "./forms";
 
@@ -63,7 +63,7 @@ export function ImportReportView({ report }: { report: ImportReport }) {
   const more = report.errorCount - report.errors.length;
   return (
     <div className="import-report" role="alert" aria-labelledby="import-report-heading">
-      <h2 id="import-report-heading">{CSV_MESSAGES.importError}</h2>
+      <h2 id="import-report-heading">{csvRefusalTitle(report.outcome)}</h2>
       <p>
         {report.outcome === "no-image-id"
           ? CSV_MESSAGES.noImageId

@@ -51,10 +51,13 @@ export const CSV_MESSAGES = {
   size: "File too large",
   sizeHelp: "Please upload a file that is less than 100MB",
   importError: "CSV Import Error",
+  readError: "File Read Error",
   noImageId: "Image ID is not present in first column for all images",
   parse: "CSV Data could not be parsed",
   failed: "Image Attributes could not be imported",
 } as const;
+/** A refused import's title: the spec's 'File Read Error' when its text could not be read, else 'CSV Import Error'. */
+export const csvRefusalTitle = (outcome: string) => (outcome === "unreadable" ? CSV_MESSAGES.readError : CSV_MESSAGES.importError);
 export const CSV_MAX_BYTES = 100 * 1024 * 1024;
 
 export const MAX_ACTIVE_ATTRIBUTES = 33;

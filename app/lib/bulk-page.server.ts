@@ -4,7 +4,7 @@ import { asDownload } from "~/lib/download-slots.server";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
 import { assignableAttribute, assignableAttributes, NotAssignable } from "~/models/attributes.server";
 import { recordAudit } from "~/models/audit.server";
-import { boardOfProject, boardsOfProject, createBoard } from "~/models/boards.server";
+import { boardOfProject, boardsOfProject, createBoard, TARGET_GONE } from "~/models/boards.server";
 import type { BulkOutcome, Picked } from "~/models/bulk.server";
 import { countSelection } from "~/models/bulk.server";
 import { requireEdit, scopeKey, type MemberScope } from "~/models/scope.server";
@@ -198,7 +198,12 @@ export async function bulkPageAction(request: Request, scope: MemberScope, rawOp
         throw err;
       }
     } else {
-      const board = await boardOfProject(scope, target);
+      const board = await boardOfProject(scope, target).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      });
+      // Deleted since the page was drawn: said at the field, the selection kept for another choice.
+      if (!board) return data({ result: submission.reply({ fieldErrors: { target: [TARGET_GONE] } }), error: null }, { status: 404 });
       boardTitle = board.title;
       if ((board.clientBoard || (op === "move" && scope.kind === "board" && scope.board.clientBoard)) && confirmShared !== "yes")
         return data({ result: submission.reply({ fieldErrors: { confirmShared: [SHARED_BOARD_WARNING] } }), error: null }, { status: 400 });

@@ -4,8 +4,8 @@ import { flashToast, type Toast } from "~/sessions.server";
 import { getErrorMessage, HttpError, InvalidError } from "./errors";
 
 /**
- * One way to turn failures into answers. Pages: an HttpError becomes `data({ message }, { status })`, which the
- * route's error boundary renders per status. JSON endpoints: every failure is JSON `{ error }` with its status.
+ * One way to turn failures into answers. Pages: an HttpError becomes `data({ message, detail?, link? }, { status })`,
+ * which the route's error boundary renders. JSON endpoints: every failure is JSON `{ error }` with its status.
  * Anything unexpected is logged once (one line, no stack, no request data) and answers 500.
  */
 type Handler<A, R> = (args: A) => Promise<R>;
@@ -15,7 +15,8 @@ export function page<A, R>(handler: Handler<A, R>): Handler<A, R> {
     try {
       return await handler(args);
     } catch (error) {
-      if (error instanceof HttpError) throw data({ message: error.message }, { status: error.status, headers: error.headers });
+      if (error instanceof HttpError)
+        throw data({ message: error.message, ...error.more }, { status: error.status, headers: error.headers });
       throw error;
     }
   };

@@ -20,7 +20,11 @@ export class FetchRefused extends Error {
 }
 
 export interface SafeFetchOptions {
-  /** URL host names (exactly as URL.hostname gives them, lower case, IPv6 without brackets) that may resolve to private/loopback/link-local addresses. Default []. */
+  /**
+   * URL host names (exactly as URL.hostname gives them, lower case, IPv6 with or without brackets) that may resolve to
+   * private/loopback/link-local addresses, on any port; or one origin's `host:port` (`[v6]:port`), that port only.
+   * Default [].
+   */
   allowedPrivateHosts?: readonly string[];
   /** A larger body is refused: at once when Content-Length says so, else the moment the count passes it. */
   maxBytes: number;
@@ -106,7 +110,7 @@ const HEADERS = { "User-Agent": "Koala-WSC-Import/1", Accept: "*/*", "Accept-Enc
 /** GETs `url` under the rules above; throws FetchRefused (or, when `signal` aborts, its reason). */
 export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<SafeFetchResult> {
   const { maxBytes, timeoutMs = 15_000, maxRedirects = 3 } = opts;
-  const allowed = new Set(opts.allowedPrivateHosts ?? []);
+  const allowed = (opts.allowedPrivateHosts ?? []).map(allowance);
   opts.signal?.throwIfAborted();
   const deadline = new AbortController();
   const timer = setTimeout(
@@ -144,8 +148,27 @@ function checkedUrl(href: string, base?: URL): URL {
 /** URL.hostname without an IPv6 literal's brackets. */
 const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
 
+interface Allowance {
+  host: string;
+  /** Only this port (an origin's allowance), or any. */
+  port: string | null;
+}
+
+/** An allowed entry: `name`, `name:port`, `[v6]`, `[v6]:port`, or a bare IPv6 address (any port). */
+function allowance(entry: string): Allowance {
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (v6) return { host: v6[1]!, port: v6[2] ?? null };
+  if (net.isIPv6(entry)) return { host: entry, port: null };
+  const withPort = /^(.+):(\d+)$/.exec(entry);
+  return withPort ? { host: withPort[1]!, port: withPort[2]! } : { host: entry, port: null };
+}
+
+const portOf = (url: URL) => url.port || (url.protocol === "https:" ? "443" : "80");
+const isAllowed = (url: URL, allowed: readonly Allowance[]) =>
+  allowed.some((a) => a.host === bareHost(url) && (a.port === null || a.port === portOf(url)));
+
 /** Every address the host resolves to (an IP literal: itself), refused if any is blocked and the host is not allowed. */
-async function checkedAddresses(url: URL, allowed: ReadonlySet<string>): Promise<LookupAddress[]> {
+async function checkedAddresses(url: URL, allowed: readonly Allowance[]): Promise<LookupAddress[]> {
   const host = bareHost(url);
   const family = net.isIP(host);
   const addresses = family
@@ -153,7 +176,7 @@ async function checkedAddresses(url: URL, allowed: ReadonlySet<string>): Promise
     : await dns.promises.lookup(host, { all: true }).catch(() => [] as LookupAddress[]);
   if (!addresses.length) throw new FetchRefused(`Refused: could not find ${host}`);
   const blocked = addresses.find((a) => isBlockedAddress(a.address));
-  if (blocked && !allowed.has(host))
+  if (blocked && !isAllowed(url, allowed))
     // The address itself is not named: a report must not map the inside of the network for whoever reads it.
     throw new FetchRefused(`Refused: ${host} is a private address`);
   return addresses;

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { config } from "~/config.server";
 import { getErrorMessage, TooLargeError } from "~/lib/errors";
 import { log } from "~/lib/log.server";
-import { projectScope, requireEdit, type ProjectScope } from "~/models/scope.server";
+import { clientNotFound, projectScope, requireEdit, requireManage, type ProjectScope } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 import { ImageRejected } from "~/services/image-files.server";
 import { registerUpload, signUpload } from "~/services/ingest.server";
@@ -12,9 +12,18 @@ import { cleanFileName, titleFromFileName } from "./schemas";
 import { openMultipart } from "./multipart.server";
 import { UPLOAD_ERRORS } from "./uploads";
 
-/** The project of /upload/:clientID, when the actor may upload to it; a viewer or a stranger gets the same 404. */
-export async function uploadScope(request: Request, clientID: string | undefined) {
-  return requireEdit(await projectScope(await requireActor(request), clientID));
+/**
+ * The project of /upload/:clientID and its pages, when the actor may upload to it (or, with `manage`, manage it): an
+ * unknown or foreign id gets the spec's 'Client not found', a member whose role does not allow it a 403 saying so.
+ * `context` gives the actor their address (the audit log's, for the writes it records).
+ */
+export async function uploadScope(
+  request: Request,
+  clientID: string | undefined,
+  opts: { need?: "edit" | "manage"; context?: { clientIp?: string } } = {},
+) {
+  const scope = requireEdit(await projectScope(await requireActor(request, opts.context), clientID, clientNotFound));
+  return opts.need === "manage" ? requireManage(scope) : scope;
 }
 
 /** Files one form post may carry (the JavaScript uploader queues any number). */

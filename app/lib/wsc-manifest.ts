@@ -1,6 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { attributeNameProblem, attributeValueProblem, normalAttributeName } from "./attribute-rules";
 import { keywordProblem, LIMITS, splitKeywords } from "./schemas";
+import { decodeText, UNREADABLE_MESSAGE, unreadableAt } from "./text-encoding";
 
 /**
  * A WSC project's manifest: the list of images its web source offers, as JSON or CSV.
@@ -49,7 +50,10 @@ type RawEntry = {
 };
 
 export function parseManifest(body: Buffer, contentType: string | null): { entries: ManifestEntry[]; problems: ManifestProblem[] } {
-  const text = body.toString("utf8").replace(/^\uFEFF/, "");
+  // In its own encoding (a CSV saved by a spreadsheet may be Windows-1252), never with a silent U+FFFD.
+  const { text } = decodeText(body);
+  const bad = unreadableAt(text);
+  if (bad !== null) throw new ManifestUnreadable(`Line ${bad} of the manifest: ${UNREADABLE_MESSAGE}.`);
   const looksJson = /json/i.test(contentType ?? "") || /^\s*[[{]/.test(text);
   const raw = looksJson ? jsonEntries(text) : csvEntries(text);
   const names = new Set(raw.flatMap((r) => Object.keys(r.attributes).map((k) => normalAttributeName(k).toLowerCase())));

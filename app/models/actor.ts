@@ -4,6 +4,8 @@ import { NotFoundError } from "~/lib/errors";
 export interface Actor {
   id: number;
   role: "user" | "admin";
+  /** The address the request came from, for the audit log (a job keeps the one that started it); none for the CLI. */
+  ip?: string | null;
 }
 
 /** The command line and seeds: full rights, recorded as no user in created_by / changed_by columns. */

@@ -3,6 +3,7 @@ import { db } from "~/db/connection.server";
 import { ATTRIBUTE_MESSAGES, MAX_ACTIVE_ATTRIBUTES } from "~/lib/attribute-rules";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
 import { recordedAs } from "./actor";
+import { byActor, recordAudit } from "./audit.server";
 import { inRange, type IdRange } from "./bulk.server";
 import { selectedImageIds, type Picked } from "./grid.server";
 import { requireEdit, requireManage, type MemberScope, type ProjectScope } from "./scope.server";
@@ -126,6 +127,15 @@ export async function createAttribute(
         .returning("id")
         .executeTakeFirstOrThrow();
       touched.project(projectId);
+      await recordAudit(
+        {
+          action: "attribute.created",
+          ...byActor(scope.actor),
+          subject: `project:${projectId}`,
+          detail: { attribute: row.id, name: input.name, type: input.type },
+        },
+        trx,
+      );
       return row.id;
     }, now);
   } catch (err) {
@@ -219,9 +229,18 @@ export async function deleteAttribute(scope: ProjectScope, attributeId: number) 
       scope.project.id,
       (await holders.execute()).map((r) => r.id),
     );
-    await trx.deleteFrom("image_attribute_values").where("attribute_id", "=", attributeId).execute();
+    const values = await trx.deleteFrom("image_attribute_values").where("attribute_id", "=", attributeId).executeTakeFirst();
     await trx.deleteFrom("attributes").where("id", "=", attributeId).execute();
     touched.project(scope.project.id);
+    await recordAudit(
+      {
+        action: "attribute.deleted",
+        ...byActor(scope.actor),
+        subject: `project:${scope.project.id}`,
+        detail: { attribute: attributeId, name: row.name, values: Number(values.numDeletedRows) },
+      },
+      trx,
+    );
   });
 }
 

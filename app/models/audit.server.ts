@@ -1,7 +1,10 @@
 import { db, type DB } from "~/db/connection.server";
 import type { AuditAction } from "~/lib/audit-actions";
-import { requireAdmin, type Actor } from "./actor";
+import { recordedAs, requireAdmin, type Actor } from "./actor";
 import { normaliseEmail } from "./users.server";
+
+/** Who did it, as an entry records them: the person (no one for the system and the CLI) and their address. */
+export const byActor = (actor: Actor) => ({ actorUserId: recordedAs(actor), ip: actor.ip ?? null });
 
 /** Appends to the audit log. `detail` must never hold secrets (tokens, passwords, codes). */
 export async function recordAudit(

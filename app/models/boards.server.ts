@@ -130,7 +130,13 @@ export async function boardsOfProject(scope: ProjectScope | BoardScope, opts: { 
   return rows.map((r) => ({ id: r.id, title: r.title, clientBoard: r.is_client_board === 1 }));
 }
 
-/** A board of the scope's project by id, or NotFoundError (a board of another project is not found). */
+/**
+ * The board a form names as its target (pin, add, copy, move), of the scope's project, or NotFoundError with the
+ * spec's brief 'Board ID not found, please refresh!': the page offered it, so it was deleted since (or is another
+ * project's, which says nothing more).
+ */
+export const TARGET_GONE = "Board ID not found, please refresh!";
+
 export async function boardOfProject(scope: ProjectScope | BoardScope, boardId: string): Promise<BoardOption> {
   const row = await db()
     .selectFrom("boards")
@@ -138,7 +144,7 @@ export async function boardOfProject(scope: ProjectScope | BoardScope, boardId: 
     .where("id", "=", boardId)
     .where("project_id", "=", scope.project.id)
     .executeTakeFirst();
-  if (!row) throw new NotFoundError(`No Board Found with ID: ${boardId.slice(0, 80)}`);
+  if (!row) throw new NotFoundError(TARGET_GONE);
   return { id: row.id, title: row.title, clientBoard: row.is_client_board === 1 };
 }
 

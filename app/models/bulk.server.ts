@@ -3,7 +3,9 @@ import { sql, type SelectQueryBuilder } from "kysely";
 import { db, dialect } from "~/db/connection.server";
 import type { Image } from "~/db/schema";
 import { InvalidError, NotFoundError } from "~/lib/errors";
+import { idRanges } from "~/lib/ids";
 import { recordedAs } from "./actor";
+import { byActor, recordAudit } from "./audit.server";
 import { boardOfProject, refreshCover } from "./boards.server";
 import { idsInScope, pickedImages, selectedImageIds, type Picked } from "./grid.server";
 import type { PurgePayload } from "./image-edits.server";
@@ -231,6 +233,17 @@ export async function deleteImagesBulk(scope: ProjectScope, picked: Picked, rang
     for (let i = 0; i < items.length; i += 200)
       await enqueueJob(PURGE_MANY_JOB, { items: items.slice(i, i + 200) }, { maxAttempts: 20 }, trx);
     for (const board of touched.boards) await refreshCover(trx, board);
+    // One entry for the transaction (a job's chunk of 2,000 at most), committed with it: the count and the ids as
+    // ranges ("1-5000,5002"), never an entry per image.
+    await recordAudit(
+      {
+        action: "images.deleted",
+        ...byActor(scope.actor),
+        subject: `project:${scope.project.id}`,
+        detail: { count: images.length, ids: idRanges(images.map((i) => i.id)) },
+      },
+      trx,
+    );
     return { affected: changed(deleted), skipped: 0 };
   });
 }

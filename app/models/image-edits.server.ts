@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError } from "~/lib/errors";
 import { PURGE_JOB } from "~/lib/job-types";
 import { recordedAs } from "./actor";
+import { byActor, recordAudit } from "./audit.server";
 import { parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
 import { enqueueJob } from "./jobs.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
@@ -129,5 +130,15 @@ export async function deleteImage(scope: ProjectScope, image: ImageLike): Promis
     for (const board of touched.boards) await refreshCover(trx, board);
     const payload: PurgePayload = { checksum: image.checksum, keys: [...new Set(keys)] };
     await enqueueJob(PURGE_JOB, payload, { maxAttempts: 20 }, trx);
+    // The row is gone for good: the log says who took it, and what it was.
+    await recordAudit(
+      {
+        action: "images.deleted",
+        ...byActor(scope.actor),
+        subject: `project:${image.project_id}`,
+        detail: { count: 1, ids: String(image.id), title: image.title },
+      },
+      trx,
+    );
   });
 }

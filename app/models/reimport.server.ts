@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { db, dialect } from "~/db/connection.server";
 import { ConflictError } from "~/lib/errors";
 import { REIMPORT_JOB } from "~/lib/job-types";
+import { byActor, recordAudit } from "./audit.server";
 import { enqueueJob } from "./jobs.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
 import { requireManage, type ProjectScope } from "./scope.server";
@@ -35,7 +36,9 @@ export async function queueReimport(scope: ProjectScope, kind: ReimportJob["kind
       .execute();
     if (pending.some((j) => (JSON.parse(j.payload) as ReimportJob).projectId === projectId)) throw new ConflictError(REIMPORT_RUNNING);
     const payload: ReimportJob = { userId: scope.actor.id, projectId, kind };
-    return enqueueJob(REIMPORT_JOB, payload, { ownerUserId: scope.actor.id, maxAttempts: 1 }, trx);
+    const job = await enqueueJob(REIMPORT_JOB, payload, { ownerUserId: scope.actor.id, maxAttempts: 1 }, trx);
+    await recordAudit({ action: "reimport.started", ...byActor(scope.actor), subject: `project:${projectId}`, detail: { job, kind } }, trx);
+    return job;
   });
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { db } from "~/db/connection.server";
-import { NotFoundError } from "~/lib/errors";
+import { NotAllowedError, NotFoundError } from "~/lib/errors";
 import { filterSearch, gridFilterOf, type GridFilter } from "~/lib/grid-filter";
 import type { Image } from "~/db/schema";
 import type { Actor } from "./actor";
@@ -11,6 +11,7 @@ import { parseId } from "~/lib/ids";
  * a project, a board, or (for share links) a board opened by a token. The scope carries the actor's role and
  * permissions and the version of what it covers, so nothing downstream checks membership or reads the
  * version again. Anything outside the actor's reach is a NotFoundError with the spec's message: 404, never 403.
+ * Within reach but beyond the actor's role (a viewer on a write page) is a NotAllowedError: 403, saying what is true.
  */
 export type ProjectRole = "viewer" | "editor" | "manager";
 
@@ -125,6 +126,11 @@ export { MAX_ID, parseId } from "~/lib/ids";
 const echo = (raw: unknown) => String(raw ?? "").slice(0, 80);
 export const projectNotFound = (raw: unknown) => new NotFoundError(`No Projects Found with ID: ${echo(raw)}`);
 export const boardNotFound = (raw: unknown) => new NotFoundError(`No Board Found with ID: ${echo(raw)}`);
+/** The upload pages' words for the same (spec 2's 'Client not found' dialog and its fallback state). */
+export const clientNotFound = (raw: unknown) =>
+  new NotFoundError("Client not found", {
+    detail: `No Client with ID ${echo(raw)} found. Please select a client from the dashboard.`,
+  });
 
 const projectColumns = ["p.id", "p.name", "p.logo_key", "p.wsc", "p.wsc_source", "p.updated_at"] as const;
 type ProjectRow = { id: number; name: string; logo_key: string | null; wsc: number; wsc_source: string | null; updated_at: number };
@@ -139,8 +145,11 @@ const projectRef = (r: ProjectRow): ProjectRef => ({
 const roleOf = (actor: Actor, membership: ProjectRole | null): ProjectRole | "admin" | null =>
   actor.role === "admin" ? "admin" : membership;
 
-/** The project and the actor's role in it, in one query; not found unless the actor is a member (or an admin). */
-export async function projectScope(actor: Actor, rawId: unknown): Promise<ProjectScope> {
+/**
+ * The project and the actor's role in it, in one query; not found unless the actor is a member (or an admin).
+ * `notFound` words the refusal for the page asking (an unknown and a foreign id always alike).
+ */
+export async function projectScope(actor: Actor, rawId: unknown, notFound = projectNotFound): Promise<ProjectScope> {
   const id = parseId(rawId);
   const row =
     id === null
@@ -152,7 +161,7 @@ export async function projectScope(actor: Actor, rawId: unknown): Promise<Projec
           .where("p.id", "=", id)
           .executeTakeFirst();
   const role = row ? roleOf(actor, row.role) : null;
-  if (!row || !role) throw projectNotFound(rawId);
+  if (!row || !role) throw notFound(rawId);
   return { kind: "project", actor, project: projectRef(row), role, can: permissionsOf(role) };
 }
 
@@ -198,14 +207,30 @@ export async function boardScope(actor: Actor, rawBoardId: unknown, projectId?: 
   };
 }
 
-/** The scope's writes are allowed, or not found (a viewer posting a write gets the same 404 as a stranger). */
+/**
+ * A member whose role does not allow this: what is true, and the project or board they can open. Only for a scope
+ * already resolved, so only for what the person can see: a stranger never gets this far (their 404 says nothing).
+ */
+function notAllowed(scope: MemberScope, need: "edit" | "manage") {
+  if (scope.kind === "board" && need === "edit")
+    return new NotAllowedError("You can view this board but not change it.", {
+      href: `/${scope.project.id}/board/${scope.board.id}`,
+      label: `Open ${scope.board.title}`,
+    });
+  const message =
+    need === "manage" && scope.can.edit ? "You can edit this project but not manage it." : "You can view this project but not change it.";
+  return new NotAllowedError(message, { href: `/client/${scope.project.id}`, label: `Open ${scope.project.name}` });
+}
+
+/** The scope's writes are allowed, or a 403 saying what the person may do (see notAllowed). */
 export function requireEdit<S extends MemberScope>(scope: S): S {
-  if (!scope.can.edit) throw scope.kind === "board" ? boardNotFound(scope.board.id) : projectNotFound(scope.project.id);
+  if (!scope.can.edit) throw notAllowed(scope, "edit");
   return scope;
 }
 
+/** The project's attributes, name and re-import are the actor's to change (managers, admins), or a 403 as above. */
 export function requireManage<S extends MemberScope>(scope: S): S {
-  if (!scope.can.manage) throw projectNotFound(scope.project.id);
+  if (!scope.can.manage) throw notAllowed(scope, "manage");
   return scope;
 }
 

@@ -6,7 +6,7 @@ import { getErrorMessage, InvalidError, NotFoundError, TooManyRequestsError } fr
 import { log } from "~/lib/log.server";
 import { type ExpiryChoice } from "~/lib/schemas";
 import { recordedAs } from "./actor";
-import { recordAudit } from "./audit.server";
+import { byActor, recordAudit } from "./audit.server";
 import { objectOf } from "./images.server";
 import { hitRateLimit } from "./rate-limits.server";
 import { requireEdit, type BoardScope, type SharedBoardScope } from "./scope.server";
@@ -72,7 +72,7 @@ export async function createShareLinks(
       await recordAudit(
         {
           action: "share.created",
-          actorUserId: scope.actor.id,
+          ...byActor(scope.actor),
           subject: `board:${scope.board.id}`,
           detail: { link: link.id, recipient: link.recipient },
         },
@@ -163,7 +163,7 @@ export async function revokeShareLink(scope: BoardScope, linkId: number) {
   await write(async (trx) => {
     await trx.updateTable("share_links").set({ revoked_at: Date.now() }).where("id", "=", linkId).where("revoked_at", "is", null).execute();
     await recordAudit(
-      { action: "share.revoked", actorUserId: scope.actor.id, subject: `board:${scope.board.id}`, detail: { link: linkId } },
+      { action: "share.revoked", ...byActor(scope.actor), subject: `board:${scope.board.id}`, detail: { link: linkId } },
       trx,
     );
   });
@@ -180,6 +180,11 @@ export async function extendShareLink(scope: BoardScope, linkId: number, expiry:
       .set({ expires_at: expiresAt(expiry, Date.now()) })
       .where("id", "=", linkId)
       .execute();
+    // "never" above all: a link that no longer expires is a decision someone must be able to find.
+    await recordAudit(
+      { action: "share.extended", ...byActor(scope.actor), subject: `board:${scope.board.id}`, detail: { link: linkId, expiry } },
+      trx,
+    );
   });
 }
 

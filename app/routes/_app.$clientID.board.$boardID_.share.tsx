@@ -18,8 +18,8 @@ import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Share ${data?.board.title ?? "board"} | Koala` }];
 
-async function scopeOf(request: Request, params: { clientID?: string; boardID?: string }) {
-  return requireEdit(await boardScope(await requireActor(request), params.boardID, params.clientID));
+async function scopeOf(request: Request, params: { clientID?: string; boardID?: string }, context?: { clientIp?: string }) {
+  return requireEdit(await boardScope(await requireActor(request, context), params.boardID, params.clientID));
 }
 
 /** Share a board: by e-mail (one link per person), or a link to paste; and the board's links, to revoke or extend. */
@@ -41,8 +41,8 @@ const options = (v: { expiry: ExpiryChoice; allowDownload?: "on"; showMetadata?:
   showMetadata: v.showMetadata === "on",
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await scopeOf(request, params, context);
   const form = await readForm(request);
   const back = `/${scope.project.id}/board/${scope.board.id}/share`;
   const intent = form.get("intent");

@@ -13,8 +13,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) =>
   bulkPageData(request, withFilter(await projectScope(await requireActor(request), params.id), request), params.op),
 );
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) =>
-  bulkPageAction(request, withFilter(await projectScope(await requireActor(request), params.id), request), params.op),
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) =>
+  bulkPageAction(request, withFilter(await projectScope(await requireActor(request, context), params.id), request), params.op),
 );
 
 export default BulkPage;

@@ -17,8 +17,8 @@ export const meta: MetaFunction = () => [{ title: "Delete image | Koala" }];
 
 /** Deleting an image from its project: two confirmations, the second typing DELETE. Forms, so no JavaScript is needed. */
 /** The image, when the actor may delete it; a viewer or a stranger gets the same 404. */
-async function deletable(request: Request, id: string | undefined) {
-  const { scope, image } = await imageScope(await requireActor(request), id);
+async function deletable(request: Request, id: string | undefined, context?: { clientIp?: string }) {
+  const { scope, image } = await imageScope(await requireActor(request, context), id);
   return { scope: requireEdit(scope), image };
 }
 
@@ -28,8 +28,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   return { image: { id: image.id, title: image.title, thumb: mediaUrl(image.id, image.thumb_key) }, step };
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const { scope, image } = await deletable(request, params.id);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const { scope, image } = await deletable(request, params.id, context);
   const submission = parseWithZod(await readForm(request), { schema: DeleteImageSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {

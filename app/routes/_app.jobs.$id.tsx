@@ -13,12 +13,32 @@ import type { ReimportReport } from "~/services/reimport.server";
 import { parseId } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
+interface JobResult {
+  affected?: number;
+  skipped?: number;
+  action?: string;
+  back?: string;
+  report?: ImportReport;
+  reimport?: ReimportReport;
+}
+
+/**
+ * A finished job that did not do what it was asked: it failed, or it answered with a refusal of its own (an import
+ * whose file had errors changed nothing; a re-import whose source could not be read).
+ */
+const failedJob = (job: { status: string; result: unknown }) => {
+  const result = job.result as JobResult | null;
+  return (
+    job.status === "failed" || Boolean(result?.reimport?.failure) || (result?.report !== undefined && result.report.outcome !== "success")
+  );
+};
+
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
   const job = data?.job;
-  const failed =
-    job?.status === "failed" || Boolean((job?.result as unknown as { reimport?: { failure?: string } } | null)?.reimport?.failure);
   return [
-    { title: `${!job ? "Job" : job.status === "queued" || job.status === "running" ? "Working…" : failed ? "Failed" : "Done"} | Koala` },
+    {
+      title: `${!job ? "Job" : job.status === "queued" || job.status === "running" ? "Working…" : failedJob(job) ? "Failed" : "Done"} | Koala`,
+    },
   ];
 };
 
@@ -55,16 +75,10 @@ export default function JobPage() {
     const timer = setInterval(() => revalidator.state === "idle" && revalidator.revalidate(), 1000);
     return () => clearInterval(timer);
   }, [running, revalidator]);
-  const result = job.result as unknown as {
-    affected?: number;
-    skipped?: number;
-    action?: string;
-    back?: string;
-    report?: ImportReport;
-    reimport?: ReimportReport;
-  } | null;
+  const result = job.result as unknown as JobResult | null;
   const action = job.type === IMPORT_JOB ? "import" : job.type === REIMPORT_JOB ? "reimport" : result?.action;
   const label = LABELS[action ?? ""] ?? "Working on your selection";
+  const failed = failedJob(job);
   return (
     <section className="confirm-page" aria-labelledby="job-heading">
       {/* Without JavaScript the page reloads itself; with it the data is polled (a refresh scheduled by the first
@@ -74,7 +88,7 @@ export default function JobPage() {
           <meta httpEquiv="refresh" content="2" />
         </noscript>
       ) : null}
-      <h1 id="job-heading">{running ? label : job.status === "done" && !result?.reimport?.failure ? "Done" : "The action failed"}</h1>
+      <h1 id="job-heading">{running ? label : failed ? `${LABELS[action ?? ""] ?? "The action"} failed` : "Done"}</h1>
       {running ? (
         <>
           <p>This runs in the background; you may leave this page and come back.</p>

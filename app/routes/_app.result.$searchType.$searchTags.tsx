@@ -4,7 +4,7 @@ import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { ImageGrid } from "~/components/image-grid";
 import { ImageModal, useImageModal } from "~/components/image-modal";
 import { SmartPanel } from "~/components/smart-search";
-import { Logo } from "~/components/logo";
+import { KoalaIllustration } from "~/components/koala-illustration";
 import { PAGE_SIZE } from "~/lib/grid";
 import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid } from "~/lib/grid.server";
@@ -53,14 +53,11 @@ export default function SearchResult() {
   const path = resultPath(type, words);
   return (
     <div className="search-result">
-      {smart ? (
-        <div className="smart-speech">
-          <div className="smart-speech-koala" aria-hidden="true">
-            <Logo />
-          </div>
-          <SmartPanel path={path} filter={filter} panel={smart} clearable={false} />
-        </div>
-      ) : null}
+      {/* The spec's illustration, and for a smart search its speech: what the phrase was understood as. */}
+      <div className="smart-speech">
+        <KoalaIllustration />
+        {smart ? <SmartPanel path={path} filter={filter} panel={smart} clearable={false} /> : null}
+      </div>
       <h1>Related Images</h1>
       <p className="muted">
         {grid.total} {grid.total === 1 ? "image" : "images"} {type === "smart" ? "for" : "matching"} <q>{words}</q> in your projects.
@@ -79,14 +76,18 @@ export default function SearchResult() {
           No related images found: <q>{words}</q>
         </p>
       ) : (
-        <ImageGrid
-          key={filterSearch(filter)}
-          data={grid}
-          basePath={withFilterQuery(path, { tags: filter.tags })}
-          pageSize={PAGE_SIZE}
-          scopeQuery={apiParams("everywhere=1", filter)}
-          onOpen={modal.open}
-        />
+        <>
+          {/* The cards are h3 (under a grid's sidebar h2): the results get their h2 too, so no level is skipped. */}
+          <h2 className="sr-only">Images</h2>
+          <ImageGrid
+            key={filterSearch(filter)}
+            data={grid}
+            basePath={withFilterQuery(path, { tags: filter.tags })}
+            pageSize={PAGE_SIZE}
+            scopeQuery={apiParams("everywhere=1", filter)}
+            onOpen={modal.open}
+          />
+        </>
       )}
       <ImageModal state={modal} />
     </div>

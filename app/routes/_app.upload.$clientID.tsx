@@ -3,6 +3,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
+import { IntentButton } from "~/components/forms";
 import { ImageEditForm } from "~/components/image-edit-form";
 import { UploadStart } from "~/components/uploader";
 import { config } from "~/config.server";
@@ -59,11 +60,24 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 
 const SaveFields = z.object({ image: z.coerce.number().int().positive(), ids });
 
-/** Edit Image → Submit: saves the metadata; the image leaves the pending list. (Files arrive at /upload/:clientID/files.) */
+/**
+ * Edit Image → Submit: saves the metadata; the image leaves the pending list. Multiple Uploaded Images → Submit without
+ * editing: the images stay as uploaded, and the dashboard says how many were added. (Files arrive at
+ * /upload/:clientID/files.)
+ */
 export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   const scope = await uploadScope(request, params.clientID);
   const { project } = scope;
   const formData = await readForm(request);
+  if (formData.get("intent") === "submit-all") {
+    const submitted = await imagesByIds(scope, ids.catch([]).parse(formData.get("ids") ?? undefined));
+    const count = submitted.length;
+    throw await redirectWithToast(request, "/dashboard", {
+      kind: "success",
+      title: count === 1 ? "Image submitted" : "All images submitted",
+      description: `${count} ${count === 1 ? "image" : "images"} added to ${project.name} without editing.`,
+    });
+  }
   const fields = SaveFields.safeParse({ image: formData.get("image"), ids: formData.get("ids") });
   if (!fields.success) throw redirect(`/upload/${project.id}`);
   const submission = parseWithZod(formData, { schema: ImageEditSchema });
@@ -134,9 +148,9 @@ export default function UploadPage() {
             </li>
           ))}
         </ul>
-        <Link to="/dashboard" className="btn btn-primary">
+        <IntentButton intent="submit-all" fields={{ ids: ids.join(",") }} className="btn btn-primary">
           Submit without editing
-        </Link>
+        </IntentButton>
       </section>
     );
   }

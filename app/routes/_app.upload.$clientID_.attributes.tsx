@@ -26,8 +26,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 });
 
 /** Create Attribute (`intent=create`) and Save (`intent=save`); managers only. */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await uploadScope(request, params.clientID, { context });
   const form = await readForm(request);
   const intent = form.get("intent");
   if (intent === "create") return createFromForm(request, scope, form);

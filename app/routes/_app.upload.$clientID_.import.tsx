@@ -21,14 +21,14 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   return { project: { id: scope.project.id, name: scope.project.name }, header: headerOf(scope) };
 });
 
-const STATUS = { success: 200, errors: 400, "no-image-id": 406, unparseable: 400 } as const;
+const STATUS = { success: 200, errors: 400, "no-image-id": 406, unparseable: 400, unreadable: 400 } as const;
 
 /**
  * The file streamed to a temporary file (wrong type or over 100 MB refused before it is stored), then checked and
  * applied at once when small ('success'), or left to a job when large ('success waiting': the job's page, an e-mail).
  */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await uploadScope(request, params.clientID, { context });
   const file = await tempCsvPath();
   let name: string;
   try {

@@ -9,15 +9,13 @@ import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
 import { REIMPORT_MESSAGES, typedConfirmation } from "~/lib/schemas";
 import { shownUrl } from "~/lib/wsc-manifest";
-import { projectScope, requireManage } from "~/models/scope.server";
+import { uploadScope } from "~/lib/upload-form.server";
 import { startReimport } from "~/services/reimport.server";
-import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Re-import · ${data?.project.name ?? "Project"} | Koala` }];
 
-async function scopeOf(request: Request, clientID: string | undefined) {
-  return requireManage(await projectScope(await requireActor(request), clientID));
-}
+const scopeOf = (request: Request, clientID: string | undefined, context?: { clientIp?: string }) =>
+  uploadScope(request, clientID, { need: "manage", context });
 
 /** /upload/:clientID/reimport — the upload page's Re-import tile (spec 2); managers only, like the project's edit. */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
@@ -31,8 +29,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
  * while one runs; 'Re-Import request failed' when it could not be queued. 201 / 202 (normal / WSC) in the spec's
  * call become the job page's redirect, with the kind in the toast.
  */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params.clientID);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await scopeOf(request, params.clientID, context);
   const submission = parseWithZod(await readForm(request), {
     schema: typedConfirmation(scope.project.name, REIMPORT_MESSAGES.mismatch, REIMPORT_MESSAGES.empty),
   });

@@ -7,7 +7,7 @@ import { ErrorSummary, Field, SubmitButton, TextareaField, usePending, useSchema
 import { Logo } from "~/components/logo";
 import { PersonFields, type ChoiceOptions } from "~/components/person-fields";
 import { formatMobile, REGISTRATION_FIELDS, REGISTRATION_LIMITS, RegistrationSchema, type RegistrationInput } from "~/lib/account-schemas";
-import { NotFoundError } from "~/lib/errors";
+import { NotFoundError, TooManyRequestsError } from "~/lib/errors";
 import { page, readForm } from "~/lib/http.server";
 import { choiceOptions } from "~/models/reference.server";
 import { register } from "~/services/accounts.server";
@@ -39,7 +39,17 @@ export const action = page(async ({ request, context, params }: ActionFunctionAr
   if (website) throw redirect("/pending/submitted");
   if (intent === "edit") return { step: "form" as const, result: null, values };
   if (intent === "review") return { step: "confirm" as const, result: null, values };
-  const stored = await register(input as RegistrationInput, requestMeta(request, context));
+  let stored: boolean;
+  try {
+    stored = await register(input as RegistrationInput, requestMeta(request, context));
+  } catch (err) {
+    // Too many applications from this address: said above the form, with everything as it was typed.
+    if (!(err instanceof TooManyRequestsError)) throw err;
+    return data(
+      { step: "form" as const, result: submission.reply({ formErrors: [err.message] }), values },
+      { status: err.status, headers: err.headers },
+    );
+  }
   if (!stored)
     return data(
       { step: "form" as const, result: submission.reply({ formErrors: ["Please choose from the lists."] }), values },

@@ -5,13 +5,16 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { parse, type Info } from "csv-parse";
 import { config } from "~/config.server";
-import { attributeValueProblem, CSV_MESSAGES } from "~/lib/attribute-rules";
+import { attributeValueProblem, CSV_MESSAGES, csvRefusalTitle } from "~/lib/attribute-rules";
 import { randomToken } from "~/lib/crypto.server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
+import { hasUnreadable, type TextEncodingName, UNREADABLE_MESSAGE } from "~/lib/text-encoding";
+import { fileEncoding, utf8Stream } from "~/lib/text-file.server";
 import { importValues, type ValueBatch } from "~/models/attribute-import.server";
 import { idsInScope } from "~/models/grid.server";
 import { attributesOf } from "~/models/attributes.server";
+import { byActor, recordAudit } from "~/models/audit.server";
 import { setJobProgress } from "~/models/jobs.server";
 import type { ProjectScope } from "~/models/scope.server";
 import { IMPORT_JOB } from "~/lib/job-types";
@@ -33,8 +36,11 @@ const WRITE_BATCH = 4000;
 export const importSettings = { inlineMaxBytes: 512 * 1024 };
 
 export interface ImportReport {
-  /** success: applied; errors: nothing changed, see `errors`; the other two are the spec's whole-file refusals. */
-  outcome: "success" | "errors" | "no-image-id" | "unparseable";
+  /**
+   * success: applied; errors: nothing changed, see `errors`; no-image-id and unparseable are the spec's whole-file
+   * refusals; unreadable: characters that could not be read (the spec's 'File Read Error'), listed by line.
+   */
+  outcome: "success" | "errors" | "no-image-id" | "unparseable" | "unreadable";
   /** Data rows read. */
   rows: number;
   /** Non-empty cells of user-attribute columns: the values set (the last of an image's values in the file wins). */
@@ -53,11 +59,12 @@ const KNOWN = new Set(["title", "keywords"]);
 type Row = { record: string[]; info: Info };
 
 /**
- * The file's records with their line numbers, streamed (csv-parse): BOM dropped, blank lines skipped. The file is
- * closed with the parser, also when the reader stops early (a bad header, a parse error).
+ * The file's records with their line numbers, streamed (csv-parse) in the file's encoding (lib/text-file.server.ts):
+ * BOM dropped, blank lines skipped. The file is closed with the parser, also when the reader stops early (a bad
+ * header, a parse error).
  */
-function records(file: string): AsyncIterable<Row> {
-  const source = createReadStream(file);
+function records(file: string, encoding: TextEncodingName): AsyncIterable<Row> {
+  const source = utf8Stream(file, encoding);
   const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true });
   parser.on("close", () => source.destroy());
   source.on("error", (err) => parser.destroy(err));
@@ -70,14 +77,16 @@ const unescaped = (cell: string) => (/^'[=+\-@\t\r＝＋－＠]/.test(cell) ? ce
 const ID_HEADER = /^(image[ _]?id|id)$/i;
 
 /**
- * Reads the header and checks every row without writing: ids in the first column, images of the project, values
- * by the one value rule. Streams the file; keeps the errors (up to ERROR_CAP) and counts, never the rows.
+ * Reads the header and checks every row without writing: every character readable, ids in the first column, images
+ * of the project, values by the one value rule. Streams the file; keeps the errors (up to ERROR_CAP) and counts,
+ * never the rows. Answers the file's encoding too, for the write to read it the same way.
  */
 export async function checkCsv(
   scope: ProjectScope,
   file: string,
   onChecked?: (bytes: number) => Promise<void>,
-): Promise<{ report: ImportReport; columns: Column[] }> {
+): Promise<{ report: ImportReport; columns: Column[]; encoding: TextEncodingName }> {
+  const encoding = await fileEncoding(file);
   const report: ImportReport = { outcome: "success", rows: 0, values: 0, errors: [], errorCount: 0 };
   const error = (line: number, message: string) => {
     report.errorCount += 1;
@@ -118,9 +127,16 @@ export async function checkCsv(
     await onChecked?.(bytes);
   };
   try {
-    for await (const { record, info } of records(file)) {
+    for await (const { record, info } of records(file, encoding)) {
       const line = info.lines;
       bytes = info.bytes;
+      // Never stored with a replacement character: the file is refused, each such line named.
+      if (record.some(hasUnreadable)) {
+        report.outcome = "unreadable";
+        error(line, UNREADABLE_MESSAGE);
+        if (!columns) break;
+        continue;
+      }
       if (!columns) {
         if (!ID_HEADER.test((record[0] ?? "").trim())) {
           report.outcome = "no-image-id";
@@ -150,6 +166,7 @@ export async function checkCsv(
       report.rows += 1;
       const id = (record[0] ?? "").trim();
       if (!/^\d{1,15}$/.test(id) || !Number.isSafeInteger(Number(id))) {
+        if (report.outcome === "unreadable") continue;
         if (report.outcome !== "no-image-id") error(line, CSV_MESSAGES.noImageId);
         report.outcome = "no-image-id";
         continue;
@@ -163,7 +180,7 @@ export async function checkCsv(
     report.outcome = "unparseable";
     report.errors = [{ line: line ?? 0, message: `${CSV_MESSAGES.parse}${line ? ` (line ${line})` : ""}` }];
     report.errorCount = 1;
-    return { report, columns: [] };
+    return { report, columns: [], encoding };
   }
   if (!columns && !report.errorCount) {
     report.outcome = "no-image-id";
@@ -174,14 +191,14 @@ export async function checkCsv(
     report.outcome = "no-image-id";
     error(1, CSV_MESSAGES.noImageId);
   }
-  return { report, columns: columns ?? [] };
+  return { report, columns: columns ?? [], encoding };
 }
 
 /** The checked file's values, batch by batch, for importValues. */
-async function* valueBatches(file: string, columns: Column[]): AsyncIterable<ValueBatch> {
+async function* valueBatches(file: string, columns: Column[], encoding: TextEncodingName): AsyncIterable<ValueBatch> {
   let batch: ValueBatch = [];
   let header = true;
-  for await (const { record } of records(file)) {
+  for await (const { record } of records(file, encoding)) {
     if (header) {
       header = false;
       continue;
@@ -211,23 +228,36 @@ export async function importCsvFile(
   scope: ProjectScope,
   file: string,
   onProgress?: (phase: "check" | "write", done: number, total: number) => Promise<void>,
+  fileName: string | null = null,
 ) {
   const size = (await stat(file)).size;
-  const { report, columns } = await checkCsv(scope, file, onProgress && ((bytes) => onProgress("check", bytes, size)));
+  // A file read as UTF-8 from another encoding has more bytes than on disk: its progress stops at the whole.
+  const checked = onProgress && ((bytes: number) => onProgress("check", Math.min(bytes, size), size));
+  const { report, columns, encoding } = await checkCsv(scope, file, checked);
   if (report.outcome !== "success") return report;
   let skipped = 0;
   let written = 0;
-  for await (const batch of valueBatches(file, columns)) {
+  for await (const batch of valueBatches(file, columns, encoding)) {
     skipped += (await importValues(scope, batch)).skipped;
     written += batch.length;
     await onProgress?.("write", written, report.values);
   }
   // Values of images deleted between the check and the write are not set (they have nowhere to go).
-  return { ...report, values: report.values - skipped };
+  const done = { ...report, values: report.values - skipped };
+  // One entry for the file, once it is written (its transactions are many: none is the import's own).
+  await recordAudit({
+    action: "attributes.imported",
+    ...byActor(scope.actor),
+    subject: `project:${scope.project.id}`,
+    detail: { file: fileName, rows: done.rows, values: done.values },
+  });
+  return done;
 }
 
 interface ImportJob {
   userId: number;
+  /** The address the file came from (the audit log's). */
+  ip?: string | null;
   projectId: number;
   key: string;
   fileName: string;
@@ -243,10 +273,11 @@ export async function importUploadedCsv(
   fileName: string,
 ): Promise<{ report: ImportReport } | { jobId: number }> {
   try {
-    if ((await stat(file)).size <= importSettings.inlineMaxBytes) return { report: await importCsvFile(scope, file) };
+    if ((await stat(file)).size <= importSettings.inlineMaxBytes) return { report: await importCsvFile(scope, file, undefined, fileName) };
     const key = objectKey("uploads", randomBytes(32).toString("hex"), "csv");
     await storage().putStream(key, createReadStream(file), Number.MAX_SAFE_INTEGER);
-    const jobId = await queue(IMPORT_JOB, { userId: scope.actor.id, projectId: scope.project.id, key, fileName } satisfies ImportJob, {
+    const payload: ImportJob = { userId: scope.actor.id, ip: scope.actor.ip ?? null, projectId: scope.project.id, key, fileName };
+    const jobId = await queue(IMPORT_JOB, payload, {
       ownerUserId: scope.actor.id,
       maxAttempts: 1,
     });
@@ -270,22 +301,25 @@ function reportText(report: ImportReport): string {
   if (report.outcome === "success") return `Imported: ${plural(report.values, "value")} from ${plural(report.rows, "row")}.`;
   const lines = report.errors.map((e) => `Line ${e.line}: ${e.message}`);
   const more = report.errorCount > report.errors.length ? [`… and ${plural(report.errorCount - report.errors.length, "more error")}.`] : [];
-  return [`${CSV_MESSAGES.importError}: nothing was changed. ${plural(report.errorCount, "error")}:`, ...lines, ...more].join("\n");
+  return [`${csvRefusalTitle(report.outcome)}: nothing was changed. ${plural(report.errorCount, "error")}:`, ...lines, ...more].join("\n");
 }
 
 /** The import's job (IMPORT_JOB): a large CSV checked and written in batches, with progress. */
 export const importJob = defineJob(async (payload: ImportJob, job) => {
   const file = await tempCsvPath();
   try {
-    const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId);
+    const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId, payload.ip ?? null);
     const object = await storage().get(payload.key);
     if (!object) throw new Error("The uploaded file is gone");
     await pipeline(object.stream, createWriteStream(file, { mode: 0o600 }));
     let report: ImportReport;
     try {
       // Progress: the check's share of the bar is the file's bytes, the write's the values (half each).
-      report = await importCsvFile(project, file, (phase, done, total) =>
-        setJobProgress(job.id, Math.floor(((phase === "check" ? 0 : 1) + done / Math.max(total, 1)) * 500), 1000),
+      report = await importCsvFile(
+        project,
+        file,
+        (phase, done, total) => setJobProgress(job.id, Math.floor(((phase === "check" ? 0 : 1) + done / Math.max(total, 1)) * 500), 1000),
+        payload.fileName,
       );
     } catch (err) {
       log.error("attribute import failed", { projectId: payload.projectId, error: getErrorMessage(err) });

@@ -94,6 +94,8 @@ interface BulkJob extends SelectionJobRef {
 /** What a background job of a grid's selection needs to find its scope again. */
 export interface SelectionJobRef {
   userId: number;
+  /** The address the job was asked from: what its audit entries record. */
+  ip?: string | null;
   scope: { kind: "project" | "board"; id: number | string };
   /** The grid's filter (search, attribute values, review) as a query string: the selection is of the filtered set. */
   filter: string;
@@ -101,6 +103,7 @@ export interface SelectionJobRef {
 
 export const selectionJobRef = (scope: MemberScope): SelectionJobRef => ({
   userId: scope.actor.id,
+  ip: scope.actor.ip ?? null,
   scope: scope.kind === "board" ? { kind: "board", id: scope.board.id } : { kind: "project", id: scope.project.id },
   filter: filterSearch(scope.filter),
 });
@@ -109,7 +112,7 @@ export const selectionJobRef = (scope: MemberScope): SelectionJobRef => ({
 export async function resumeScope(ref: SelectionJobRef) {
   const user = await findUserById(ref.userId);
   if (!user || user.status !== "active") throw new NotFoundError("The person who started this is no longer active.");
-  const actor = actorOf(user);
+  const actor = actorOf(user, ref.ip ?? null);
   const scope = withFilter(
     ref.scope.kind === "board" ? await boardScope(actor, String(ref.scope.id)) : await projectScope(actor, ref.scope.id),
     new URLSearchParams(ref.filter ?? ""),
@@ -118,8 +121,8 @@ export async function resumeScope(ref: SelectionJobRef) {
 }
 
 /** A job on a whole project (an import, a re-import): the project's scope for the person who started it, as it is now. */
-export async function resumeProjectScope(userId: number, projectId: number) {
-  const { user, scope } = await resumeScope({ userId, scope: { kind: "project", id: projectId }, filter: "" });
+export async function resumeProjectScope(userId: number, projectId: number, ip: string | null = null) {
+  const { user, scope } = await resumeScope({ userId, ip, scope: { kind: "project", id: projectId }, filter: "" });
   if (scope.kind !== "project") throw new Error("A project job works on a project");
   return { user, scope };
 }

@@ -1,4 +1,6 @@
 import sharp from "sharp";
+import { config } from "~/config.server";
+import { keywordProblem } from "~/lib/schemas";
 import { hashPassword } from "~/lib/crypto.server";
 import { newTotpSecret, otpauthUri } from "~/lib/totp.server";
 import type { Actor } from "~/models/actor";
@@ -128,6 +130,41 @@ const ATTRIBUTES = [
   { name: "Season", code: "season", type: 3 as const, values: ["Summer", "Winter", "Spring", "Autumn"] },
 ];
 
+/**
+ * The demo's WSC source, served by this server itself (routes/demo-wsc.$file.ts) so that Globex Packaging's re-import
+ * works offline: two images the seed gave the project (with the default 100 a project, the re-import finds them by
+ * checksum and updates them) and four new ones, with a WSC attribute of the manifest's own (Retailer). The source
+ * is this server's own origin, which config.server.ts allows (as that one origin) only while the demo is on.
+ */
+const DEMO_WSC_IMAGES = [201, 202, 9001, 9002, 9003, 9004];
+const RETAILERS = ["Pick n Pay", "Checkers", "Woolworths", "Spar"];
+const REGIONS = ["North", "South", "East", "West"];
+
+const ownOrigin = () => config().demo?.ownOrigin ?? new URL(config().appUrl).origin;
+export const demoWscSource = () => `${ownOrigin()}/demo-wsc/globex.json`;
+
+export function demoWscManifest() {
+  return {
+    images: DEMO_WSC_IMAGES.map((n) => {
+      const meta = demoMetadata(n);
+      return {
+        url: `${ownOrigin()}/demo-wsc/${n}.jpg`,
+        title: meta.title,
+        description: meta.description,
+        // The forms' keyword rules apply to a manifest: the demo's vocabulary has a few longer phrases.
+        keywords: meta.keywords.filter((k) => !keywordProblem([k])),
+        attributes: { Region: REGIONS[n % REGIONS.length], Retailer: RETAILERS[n % RETAILERS.length] },
+      };
+    }),
+  };
+}
+
+/** An image of the demo's WSC source (`<n>.jpg`), drawn as the seed draws it; null for any other name. */
+export async function demoWscImage(file: string): Promise<Buffer | null> {
+  const n = Number(/^(\d{1,5})\.jpg$/.exec(file)?.[1]);
+  return DEMO_WSC_IMAGES.includes(n) ? drawDemoImage(n) : null;
+}
+
 export interface SeedOptions {
   imagesPerProject?: number;
   log?: (line: string) => void;
@@ -162,7 +199,7 @@ export async function seedDemo(opts: SeedOptions = {}) {
   const projects = ["Acme Beverages", "Northwind Retail", "Globex Packaging"];
   let n = 0;
   for (const [pi, name] of projects.entries()) {
-    const project = await createProject({ name, wsc: pi === 2, wscSource: pi === 2 ? "https://wsc.example/globex" : null });
+    const project = await createProject({ name, wsc: pi === 2, wscSource: pi === 2 ? demoWscSource() : null });
     await addMember(project.id, user.id, "manager");
     const scope = await projectScope(actor, project.id);
     const attrIds: { id: number; values: string[] }[] = [];

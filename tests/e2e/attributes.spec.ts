@@ -197,7 +197,7 @@ test("image panel: assign a value with the spec's messages and Replace, then rem
   await page.keyboard.type("REMOVE");
   await page.keyboard.press("Enter");
   await expect(toast(page)).toContainText("Attribute Removed");
-  expect(await valuesOf(db, w.id, "Region")).toEqual([]);
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: North"]);
 });
 
 test("bulk Assign Attributes on the whole selection keeps values already there; a client-level board asks first", async ({
@@ -284,7 +284,7 @@ test("export attributes by email, from the image panel and from the bulk menu: t
   expect(all.map((r) => r[1])).toEqual(["Title", "Workshop 1", "Workshop 2", "Workshop 3", "Workshop 4", "Workshop 5", "Workshop 6"]);
 });
 
-test("Import Attributes CSV: wrong type and over 100 MB refused, a file with errors reported and nothing changed, a good file applied", async ({
+test("Import Attributes CSV: wrong type and over 100 MB refused, a file with errors or unreadable text reported and nothing changed, a good file (UTF-8 or Windows-1252) applied", async ({
   page,
   signIn,
   db,
@@ -318,13 +318,26 @@ test("Import Attributes CSV: wrong type and over 100 MB refused, a file with err
   await expect(page.getByText("Line 3: Region: Value cannot contain special characters")).toBeVisible();
   expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: North"]);
 
+  // Text that cannot be read (a UTF-8 BOM, then a Latin-1 é) is refused with its line, never stored as "Caf�".
+  await send("broken.csv", Buffer.concat([Buffer.from(`\uFEFFImage ID,Region\n${one},South\n${two},Caf`), Buffer.from([0xe9, 0x0a])]));
+  await expect(page.getByRole("heading", { name: "File Read Error" })).toBeVisible();
+  await expect(page.getByText(/^Line 3: Characters here could not be read/)).toBeVisible();
+  await expectAccessible(page, info);
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: North"]);
+  // Excel's plain CSV on Windows (Windows-1252): read as such.
+  const three = await imageId(db, w.id, "Workshop 3");
+  const latin = (text: string) => Buffer.from([...text].map((c) => c.charCodeAt(0)));
+  await send("latin.csv", latin(`Image ID,Region\n${one},Café\n${two},Crème\n${three},Zürich\n`));
+  await expect(toast(page)).toContainText("3 values from 3 rows.");
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: Café", "Workshop 2: Crème", "Workshop 3: Zürich"]);
+
   await send("regions.csv", Buffer.from(`\uFEFFImage ID,Title,Region\n${one},,South\n${two},,West\n`));
   await expect(toast(page)).toContainText("Attributes imported");
   await expect(toast(page)).toContainText("2 values from 2 rows.");
-  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: South", "Workshop 2: West"]);
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: South", "Workshop 2: West", "Workshop 3: Zürich"]);
 });
 
-test("Import Attributes CSV: a large file runs in the background, its page shows the outcome and an e-mail follows", async ({
+test("Import Attributes CSV: a large file runs in the background, its page shows the outcome (failed, or done) and an e-mail follows", async ({
   page,
   signIn,
   db,
@@ -334,6 +347,22 @@ test("Import Attributes CSV: a large file runs in the background, its page shows
   const ids = await Promise.all([1, 2, 3].map((i) => imageId(db, w.id, `Workshop ${i}`)));
   // Over the 512 KB that are applied while the page waits: the same three images again and again (the last row wins).
   const rows = Array.from({ length: 80_000 }, (_, i) => `${ids[i % 3]},Zone ${i % 3}`);
+  // A large file with an error runs in the background too: its page says the import failed (never "Done").
+  await page.goto(`/upload/${w.id}/import`);
+  await page.getByLabel("CSV file").setInputFiles({
+    name: "zones.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(`Image ID,Region\n${rows.join("\n")}\n${ids[0]},a|b\n`),
+  });
+  await press(page, "Import");
+  await expect(page).toHaveURL(/\/jobs\/\d+$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Importing attributes failed" })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole("heading", { name: "CSV Import Error" })).toBeVisible();
+  await expect(page.getByText("Line 80002: Region: Value cannot contain special characters")).toBeVisible();
+  await expect(page).toHaveTitle("Failed | Koala");
+  await expect(page.getByRole("heading", { name: "Done" })).toHaveCount(0);
+  expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: North"]);
+
   const since = Date.now();
   await page.goto(`/upload/${w.id}/import`);
   await page
@@ -342,6 +371,7 @@ test("Import Attributes CSV: a large file runs in the background, its page shows
   await press(page, "Import");
   await expect(page).toHaveURL(/\/jobs\/\d+$/);
   await expect(page.getByText("Imported 80,000 values from 80,000 rows.")).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole("heading", { level: 1, name: "Done" })).toBeVisible();
   await expectAccessible(page, info);
   expect(await valuesOf(db, w.id, "Region")).toEqual(["Workshop 1: Zone 0", "Workshop 2: Zone 1", "Workshop 3: Zone 2"]);
   const mail = (await waitForMail(email, since)).replace(/=\r?\n/g, "");

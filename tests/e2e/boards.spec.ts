@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
+import { SYSTEM } from "~/models/actor";
+import { createBoard, deleteBoard } from "~/models/boards.server";
+import { boardScope, projectScope } from "~/models/scope.server";
 import { expect, test } from "./fixtures";
 import { bulk, expectAccessible, hasJs, imagesOnBoard, projectId, tabTo, toast, workshop } from "./support";
 
@@ -86,6 +89,40 @@ test("pin from a card's menu: pinned, already pinned, and 'No Boards' where ther
     .executeTakeFirstOrThrow();
   await page.goto(`/image/${lonely.id}/pin`);
   await expect(page.getByText("No Boards", { exact: true })).toBeVisible();
+});
+
+test("a board deleted while a page offered it: Pin and bulk Add say 'Board ID not found, please refresh!', the selection kept", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("pin");
+  const w = await workshop(db, "pin", info);
+  const title = `Short-lived ${info.project.name}`;
+  const makeBoard = async () => (await createBoard(await projectScope(SYSTEM, w.id), { title })).id;
+  const dropBoard = async (id: string) => deleteBoard(await boardScope(SYSTEM, id));
+  const image = (await imagesOnBoard(db, w.board("Alpha")))[0]!;
+
+  let gone = await makeBoard();
+  await page.goto(`/image/${image}/pin?from=/client/${w.id}`);
+  const pin = page.getByRole("button", { name: `Pin to ${title}` });
+  await expect(pin).toBeVisible();
+  await dropBoard(gone);
+  await pin.click();
+  await expect(toast(page)).toContainText("Failed to pin image");
+  await expect(toast(page)).toContainText("Board ID not found, please refresh!");
+
+  gone = await makeBoard();
+  await page.goto(`/client/${w.id}`);
+  await tick(page, "Workshop 6");
+  await bulk(page, info, "Add");
+  await page.getByLabel("Add to", { exact: true }).selectOption({ label: title });
+  await dropBoard(gone);
+  await page.getByRole("button", { name: "Add 1 image" }).click();
+  await expect(page.getByText("Board ID not found, please refresh!")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Add to a board" })).toBeVisible();
+  await expect(page.getByText("1 image selected")).toBeVisible();
+  await expectAccessible(page, info);
 });
 
 test("remove an image from a board: from the card menu and from the image panel, typed REMOVE", async ({ page, signIn, db }, info) => {
@@ -303,7 +340,11 @@ test("keyboard only: select, open the bulk menu and reach an action", async ({ p
   await expect(toast(page)).toContainText("Keywords added to 3 images");
 });
 
-test("a viewer sees no write action and a posted one answers 404", async ({ page, signIn, db }, info) => {
+test("a viewer sees no write action; a write page or a posted write says what they may do (403), with a link to the project", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
   await signIn("viewer");
   const id = await projectId(db, "E2E Project");
   await page.goto(`/client/${id}`);
@@ -315,19 +356,33 @@ test("a viewer sees no write action and a posted one answers 404", async ({ page
   await expect(menu.getByRole("button", { name: "Download", exact: true })).toBeVisible();
   for (const name of ["Add", "Delete", "Add keyword"]) await expect(menu.getByRole("button", { name, exact: true })).toHaveCount(0);
   const res = await page.request.post(`/client/${id}/bulk/add`, { form: { target: "x" } });
-  expect(res.status()).toBe(404);
-  const direct = await page.goto(`/client/${id}/bulk/delete`);
-  expect(direct?.status()).toBe(404);
-  await expect(page.getByRole("heading", { name: `No Projects Found with ID: ${id}` })).toBeVisible();
+  expect(res.status()).toBe(403);
+  // Each write page of the project: what is true, never "No Projects Found" for a project the viewer can open.
+  const image = (await db.selectFrom("images").select("id").where("project_id", "=", id).executeTakeFirstOrThrow()).id;
+  for (const path of [`/client/${id}/bulk/delete`, `/upload/${id}`, `/image/${image}/delete`, `/client/${id}/edit`]) {
+    const direct = await page.goto(path);
+    expect(direct?.status(), path).toBe(403);
+    await expect(page.getByRole("heading", { name: "You can view this project but not change it." })).toBeVisible();
+    await expect(page.getByText("No Projects Found")).toHaveCount(0);
+  }
+  await expectAccessible(page, info);
+  await tabTo(page, page.getByRole("link", { name: "Open E2E Project" }));
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/client/${id}$`));
+  // An id that is not a project: the upload pages' own words, and nothing more.
+  expect((await page.goto("/upload/987654"))?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Client not found" })).toBeVisible();
+  await expect(page.getByText("No Client with ID 987654 found. Please select a client from the dashboard.")).toBeVisible();
   // A board's Share page and its actions: none for a viewer, and a posted share changes nothing.
   const board = (await db.selectFrom("boards").select("id").where("project_id", "=", id).executeTakeFirstOrThrow()).id;
   await page.goto(`/${id}/board/${board}`);
   await expect(page.getByRole("banner").getByRole("link", { name: "Share board" })).toHaveCount(0);
-  expect((await page.goto(`/${id}/board/${board}/share`))?.status()).toBe(404);
+  expect((await page.goto(`/${id}/board/${board}/share`))?.status()).toBe(403);
+  await expect(page.getByRole("heading", { name: "You can view this board but not change it." })).toBeVisible();
   const links = async () => (await db.selectFrom("share_links").select("id").where("board_id", "=", board).execute()).length;
   const before = await links();
   const shared = await page.request.post(`/${id}/board/${board}/share`, { form: { intent: "link", label: "sneaky", expiry: "30" } });
-  expect(shared.status()).toBe(404);
+  expect(shared.status()).toBe(403);
   expect(await links()).toBe(before);
 });
 

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "./fixtures";
-import { expectAccessible, firstImage, hasJs, imagesIn, jpegFile, ownProject, projectId, userFor } from "./support";
+import { expectAccessible, firstImage, hasJs, imagesIn, jpegFile, ownProject, projectId, toast, userFor } from "./support";
+import { uploadProject } from "./users";
 
 test("upload one image, fix a bad keyword, submit it with its details", { tag: "@core" }, async ({ page, signIn, db }, info) => {
   await signIn("uploadOne");
@@ -42,7 +43,7 @@ test("upload one image, fix a bad keyword, submit it with its details", { tag: "
   expect(JSON.parse(row.keywords)).toEqual(["aisle", "end cap", "promo"]);
 });
 
-test("upload several images, edit one, submit the rest without editing", async ({ page, signIn, db }, info) => {
+test("upload several images, edit one, submit the rest without editing (the dashboard says so)", async ({ page, signIn, db }, info) => {
   await signIn("uploadMany");
   const id = await ownProject(db, "uploadMany", info);
   const before = await imagesIn(db, id);
@@ -66,8 +67,10 @@ test("upload several images, edit one, submit the rest without editing", async (
   await expect(page.getByRole("heading", { name: "Multiple Uploaded Images" })).toBeVisible();
   await expect(page.locator(".uploaded-list").getByRole("link")).toHaveCount(2);
   await expect(page.getByRole("link", { name: "Edit two" })).toHaveCount(0);
-  await page.getByRole("link", { name: "Submit without editing" }).click();
+  await page.getByRole("button", { name: "Submit without editing" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(toast(page)).toContainText("All images submitted");
+  await expect(toast(page)).toContainText(`2 images added to ${uploadProject("uploadMany", info.project.name)} without editing.`);
   const titles = await db.selectFrom("images").select("title").where("project_id", "=", id).execute();
   expect(titles.filter((r) => r.title === "Second shelf")).toHaveLength(1);
 });
@@ -249,10 +252,13 @@ test("keyboard only: choose a file, upload, fill in Edit Image and submit", asyn
   expect(saved).toEqual([{ description: "Made without a mouse", keywords: JSON.stringify(["keyboard", "access"]) }]);
 });
 
-test("the upload page and its API answer 404 outside the user's projects", async ({ page, signIn, db }, info) => {
+test("the upload page and its API answer 404 outside the user's projects, as for an unknown id", async ({ page, signIn, db }, info) => {
   await signIn("uploadGuard");
   const other = await projectId(db, "Other Project");
   expect((await page.goto(`/upload/${other}`))!.status()).toBe(404);
+  // The same words as for an id that is no project at all: nothing says the project exists.
+  await expect(page.getByRole("heading", { name: "Client not found" })).toBeVisible();
+  await expect(page.getByText(`No Client with ID ${other} found. Please select a client from the dashboard.`)).toBeVisible();
   const res = await page.request.post("/api/uploads", { data: { clientID: other, fileName: "x.jpg" } });
   expect(res.status()).toBe(404);
   // Bodies other than the streamed uploads are capped at 1 MiB and never buffered blind.

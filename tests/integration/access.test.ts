@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotFoundError } from "~/lib/errors";
+import { NotAllowedError, NotFoundError } from "~/lib/errors";
 import { createBoard, searchBoards } from "~/models/boards.server";
 import { findImageObject, insertImage } from "~/models/images.server";
 import { listProjects } from "~/models/projects.server";
-import { boardScope, imageScope, parseId, projectScope, type ProjectScope } from "~/models/scope.server";
+import {
+  boardScope,
+  clientNotFound,
+  imageScope,
+  parseId,
+  projectScope,
+  requireEdit,
+  requireManage,
+  type ProjectScope,
+} from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { fakeFile, makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 
@@ -106,11 +115,44 @@ describe.each(dialects)("access control: scopes resolved once, enforced in the m
     expect(page.boards[0]).toMatchObject({ projectName: mine.name });
   });
 
-  it("lets viewers read but not write (the same 404 as a stranger)", async () => {
+  it("lets viewers read but not write: a 403 saying what is true, with a link to the project or board they can open", async () => {
     const viewerScope = await projectScope(viewer.actor, mine.id);
     expect((await imageScope(viewer.actor, myImage)).image.id).toBe(myImage);
-    await expect(insertImage(viewerScope, await storedFakeFile(3), meta("x"))).rejects.toThrow(`No Projects Found with ID: ${mine.id}`);
-    await expect(createBoard(viewerScope, { title: "Viewer board" })).rejects.toBeInstanceOf(NotFoundError);
+    const refusal = { status: 403, message: "You can view this project but not change it." };
+    const toProject = { href: `/client/${mine.id}`, label: `Open ${mine.name}` };
+    await expect(insertImage(viewerScope, await storedFakeFile(3), meta("x"))).rejects.toMatchObject({
+      ...refusal,
+      more: { link: toProject },
+    });
+    await expect(createBoard(viewerScope, { title: "Viewer board" })).rejects.toBeInstanceOf(NotAllowedError);
+    // The image pages resolve the image's project: the same answer.
+    const imagePage = (await imageScope(viewer.actor, myImage)).scope;
+    expect(() => requireEdit(imagePage)).toThrow(refusal.message);
+    const onBoard = await boardScope(viewer.actor, myBoard);
+    expect(() => requireEdit(onBoard)).toThrow(
+      expect.objectContaining({
+        status: 403,
+        message: "You can view this board but not change it.",
+        more: { link: { href: `/${mine.id}/board/${myBoard}`, label: "Open Mine" } },
+      }),
+    );
+    // Managing: a viewer is told they cannot change it, an editor that they cannot manage it.
+    expect(() => requireManage(viewerScope)).toThrow(refusal.message);
+    expect(() => requireManage(aliceScope)).toThrow(
+      expect.objectContaining({ status: 403, message: "You can edit this project but not manage it.", more: { link: toProject } }),
+    );
+    expect(requireManage(await projectScope(manager.actor, mine.id)).project.id).toBe(mine.id);
+  });
+
+  it("tells a stranger nothing: another project's id and an unknown one answer alike (the upload pages in the spec's words)", async () => {
+    for (const id of [theirs.id, 987654]) {
+      await expect(projectScope(alice.actor, id)).rejects.toThrow(new NotFoundError(`No Projects Found with ID: ${id}`));
+      await expect(projectScope(alice.actor, id, clientNotFound)).rejects.toMatchObject({
+        status: 404,
+        message: "Client not found",
+        more: { detail: `No Client with ID ${id} found. Please select a client from the dashboard.` },
+      });
+    }
   });
 
   it("never lets an image of another project into a board", async () => {

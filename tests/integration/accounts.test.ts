@@ -143,7 +143,7 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
     expect(await mailsTo("refused@example.com")).toEqual([]);
   });
 
-  it("answers the third application from one address with 429 when REGISTRATIONS_PER_IP=2, storing nothing", async () => {
+  it("answers the third application from one address with 429 when REGISTRATIONS_PER_IP=2, storing nothing and keeping what was typed", async () => {
     await db().deleteFrom("rate_limits").execute();
     const limited = await startAppServer(t, { SESSION_SECRET, JOB_RUNNER: "off", REGISTRATIONS_PER_IP: "2" });
     try {
@@ -152,7 +152,13 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
       expect((await send("rate2@example.com")).status).toBe(302);
       const third = await send("rate3@example.com");
       expect(third.status).toBe(429);
-      expect(await read(third)).toContain("Too many applications from this address");
+      const page = await read(third);
+      expect(page).toContain("Too many applications from this address");
+      // The form comes back as it was typed, so nothing is lost while the person waits.
+      expect(page).toMatch(/<form[^>]*action="\/pending"/);
+      expect(page).toMatch(/<input[^>]*name="email"[^>]*value="rate3@example.com"/);
+      expect(page).toMatch(/<input[^>]*name="name"[^>]*value="Ana"/);
+      expect(page).toMatch(/<textarea[^>]*name="sim_use"[^>]*>Shelf photos<\/textarea>/);
       expect(await stored("rate3@example.com")).toHaveLength(0);
       expect(await mailsTo("rate3@example.com")).toEqual([]);
     } finally {

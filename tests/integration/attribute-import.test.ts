@@ -16,6 +16,10 @@ import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 
+/** Text as Windows-1252 bytes (the characters these tests use). */
+const windows1252 = (text: string) =>
+  Buffer.from([...text].map((c) => (c === "€" ? 0x80 : c.charCodeAt(0) < 256 ? c.charCodeAt(0) : 0x3f)));
+
 /**
  * Import Attributes CSV in the service and models, on both dialects: what a good file sets, that a file with any error
  * changes nothing and says what and where (line numbers, capped), the spec's whole-file refusals, the background
@@ -31,7 +35,7 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
   let channel: number;
   const dir = mkdtempSync(path.join(tmpdir(), "koala-import-"));
   let n = 0;
-  const csvFile = (text: string) => {
+  const csvFile = (text: string | Buffer) => {
     const file = path.join(dir, `in-${n++}.csv`);
     writeFileSync(file, text);
     return file;
@@ -91,6 +95,58 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
     ]);
     const title = await db().selectFrom("images").select("title").where("id", "=", images[0]!).executeTakeFirstOrThrow();
     expect(title.title).toBe("Photo 0");
+  });
+
+  it("reads each file in its encoding: UTF-8 with or without BOM, UTF-16 (LE, BE) with BOM, and Windows-1252 when not UTF-8", async () => {
+    const text = `Image ID,Region,Channel\n${images[0]},Café,Crème brûlée\n${images[1]},Zürich,€ deal\n`;
+    const utf16be = Buffer.from(`\uFEFF${text}`, "utf16le").swap16();
+    const files: [string, Buffer][] = [
+      ["UTF-8", Buffer.from(text, "utf8")],
+      ["UTF-8 with BOM", Buffer.from(`\uFEFF${text}`, "utf8")],
+      ["UTF-16LE with BOM", Buffer.from(`\uFEFF${text}`, "utf16le")],
+      ["UTF-16BE with BOM", utf16be],
+      // Excel's plain "CSV" on Windows: é is 0xE9, € is 0x80 (which Latin-1 proper has no character for).
+      ["Windows-1252", windows1252(text)],
+    ];
+    for (const [name, bytes] of files) {
+      await db().deleteFrom("image_attribute_values").execute();
+      const report = await importCsvFile(await scope(), csvFile(bytes));
+      expect(report, name).toMatchObject({ outcome: "success", rows: 2, values: 4 });
+      expect(await values(), name).toEqual([
+        `${images[0]}/Channel=Crème brûlée`,
+        `${images[0]}/Region=Café`,
+        `${images[1]}/Channel=€ deal`,
+        `${images[1]}/Region=Zürich`,
+      ]);
+    }
+  });
+
+  it("refuses a file with characters that cannot be read ('File Read Error', each line named) and stores no U+FFFD", async () => {
+    const before = await values();
+    const cases: [string, Buffer, number[]][] = [
+      // A UTF-8 BOM is believed: a Latin-1 é behind it cannot be read.
+      [
+        "UTF-8 BOM, Latin-1 bytes",
+        Buffer.concat([Buffer.from(`\uFEFFImage ID,Region\n${images[0]},North\n${images[1]},Caf`), Buffer.from([0xe9, 0x0a])]),
+        [3],
+      ],
+      // The replacement character already in the file: what it stood for is lost.
+      ["U+FFFD in the file", Buffer.from(`Image ID,Region\n${images[0]},Caf\uFFFD\n${images[1]},North\n${images[2]},\uFFFD\n`), [2, 4]],
+      // UTF-16 without its BOM reads as text full of NULs.
+      ["UTF-16 without BOM", Buffer.from(`Image ID,Region\n${images[0]},North\n`, "utf16le"), [1]],
+    ];
+    for (const [name, bytes, lines] of cases) {
+      const report = await importCsvFile(await scope(), csvFile(bytes));
+      expect(report.outcome, name).toBe("unreadable");
+      expect(
+        report.errors.map((e) => e.line),
+        name,
+      ).toEqual(lines);
+      expect(report.errors[0]!.message, name).toMatch(/could not be read .* save it as CSV UTF-8/);
+      expect(await values(), name).toEqual(before);
+    }
+    const stored = await db().selectFrom("image_attribute_values").select("value").where("value", "like", "%\uFFFD%").execute();
+    expect(stored).toEqual([]);
   });
 
   it("changes nothing when any row is wrong, and reports every error with its line: foreign image, bad value, extra cells", async () => {
@@ -156,7 +212,7 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
     await expect(
       importCsvFile(await projectScope(viewer.actor, projectId), csvFile(`Image ID,Region\n${images[0]},North\n`)),
     ).rejects.toMatchObject({
-      status: 404,
+      status: 403,
     });
   });
 

@@ -96,7 +96,7 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
     await t.drop();
   });
 
-  it("lists the attributes with their types for managers and editors (read-only for editors); viewers get the project's 404", async () => {
+  it("lists the attributes with their types for managers and editors (read-only for editors); viewers get a 403", async () => {
     const page = await read(await get(`/upload/${projectId}/attributes`));
     expect(page).toContain("Manage Attributes");
     expect(page).toContain("1 · WSC imported");
@@ -105,12 +105,12 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
     const editorPage = await read(await get(`/upload/${projectId}/attributes`, "editor"));
     expect(editorPage).toContain("Region");
     expect(editorPage).not.toContain("Create Attribute");
-    expect((await get(`/upload/${projectId}/attributes`, "viewer")).status).toBe(404);
-    expect((await post(`/upload/${projectId}/attributes`, { intent: "create", name: "Channel" }, "editor")).status).toBe(404);
+    expect((await get(`/upload/${projectId}/attributes`, "viewer")).status).toBe(403);
+    expect((await post(`/upload/${projectId}/attributes`, { intent: "create", name: "Channel" }, "editor")).status).toBe(403);
     expect(await names()).toEqual(["Source/src/1", "Region/region/1"]);
   });
 
-  it("answers each create rule with the spec's message (and the CSV's own column names with theirs) and creates nothing; spaces become underscores", async () => {
+  it("answers each create rule with the spec's message (and the CSV's own column names with theirs) and creates nothing; spaces become underscores; a creation is audited", async () => {
     const cases: [string | null, string, number][] = [
       [null, ATTRIBUTE_MESSAGES.nameRequired, 400],
       ["   ", ATTRIBUTE_MESSAGES.nameBlank, 400],
@@ -131,6 +131,14 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
     const made = await post(`/upload/${projectId}/attributes`, { intent: "create", name: "Store type" });
     expect(made.status).toBe(302);
     expect(await names()).toEqual(["Source/src/1", "Region/region/1", "Store_type/Store_type/1"]);
+    // The audit log has it, with the person and the address the request came from (the load context's).
+    const audit = await db()
+      .selectFrom("audit_log")
+      .select(["actor_user_id", "ip"])
+      .where("action", "=", "attribute.created")
+      .where("detail", "like", '%"name":"Store_type"%')
+      .execute();
+    expect(audit).toEqual([{ actor_user_id: expect.any(Number), ip: expect.stringMatching(/127\.0\.0\.1$/) }]);
   });
 
   it("refuses a save with a bad smart name or a 34th active attribute, keeps what was typed on the page, and saves nothing", async () => {
@@ -175,12 +183,12 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
     const refused = await post(`/upload/${projectId}/attributes/${wscId}/delete`, { confirm: "DELETE" });
     expect(refused.status).toBe(400);
     expect(await read(refused)).toContain(ATTRIBUTE_MESSAGES.cannotDelete);
-    expect((await post(`/upload/${projectId}/attributes/${store}/delete`, { confirm: "DELETE" }, "editor")).status).toBe(404);
+    expect((await post(`/upload/${projectId}/attributes/${store}/delete`, { confirm: "DELETE" }, "editor")).status).toBe(403);
     expect((await post(`/upload/${projectId}/attributes/${store}/delete`, { confirm: "DELETE" })).status).toBe(302);
     expect(await names()).toEqual(["Source/src/1", "Region/region/1"]);
   });
 
-  it("assigns in the image panel with the spec's messages; an existing value needs Replace; viewers get 404", async () => {
+  it("assigns in the image panel with the spec's messages; an existing value needs Replace; viewers get 403", async () => {
     const url = `/image/${images[0]}/attributes`;
     const cases: [Record<string, string>, string][] = [
       [{ value: "South" }, ATTRIBUTE_MESSAGES.pickAttribute],
@@ -197,7 +205,7 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
       expect(await read(res), message).toContain(message);
     }
     expect(await values()).toEqual([`${images[0]}:North`]);
-    expect((await post(url, { attribute: String(regionId), value: "South", replace: "yes" }, "viewer")).status).toBe(404);
+    expect((await post(url, { attribute: String(regionId), value: "South", replace: "yes" }, "viewer")).status).toBe(403);
     const done = await post(url, { attribute: String(regionId), value: "South", replace: "yes" }, "editor");
     expect(done.status).toBe(302);
     expect(done.headers.get("Location")).toBe(`/image/${images[0]}`);
@@ -311,7 +319,7 @@ describe.each(dialects)("attributes over HTTP (%s)", (dialect) => {
     expect(broken.status).toBe(400);
     expect(await read(broken)).toContain("CSV Data could not be parsed");
     expect(await values()).toEqual(before);
-    expect((await upload("regions.csv", `Image ID,Region\n${images[2]},Coast\n`, "viewer")).status).toBe(404);
+    expect((await upload("regions.csv", `Image ID,Region\n${images[2]},Coast\n`, "viewer")).status).toBe(403);
     expect(tmpFiles()).toEqual([]);
   });
 

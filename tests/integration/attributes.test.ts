@@ -70,16 +70,20 @@ describe.each(dialects)("attributes (%s)", (dialect) => {
     await db().deleteFrom("attributes").execute();
   });
 
-  it("creates a user attribute for a manager; a name the project has in any case is a 409; editors, viewers and strangers get the project's 404", async () => {
+  it("creates a user attribute for a manager; a name the project has in any case is a 409; editors and viewers a 403 saying what they may do, strangers the project's 404", async () => {
     const id = await createAttribute(await managerScope(), { name: "Channel", type: 3 });
     expect(await attributesOf(await managerScope())).toEqual([{ id, name: "Channel", code: "Channel", active: true, type: 3 }]);
     await expect(createAttribute(await managerScope(), { name: "CHANNEL", type: 3 })).rejects.toMatchObject({
       status: 409,
       message: ATTRIBUTE_MESSAGES.exists,
     });
-    for (const actor of [editor.actor, viewer.actor])
+    for (const [actor, message] of [
+      [editor.actor, "You can edit this project but not manage it."],
+      [viewer.actor, "You can view this project but not change it."],
+    ] as const)
       await expect(createAttribute(await projectScope(actor, projectId), { name: "Region", type: 3 })).rejects.toMatchObject({
-        status: 404,
+        status: 403,
+        message,
       });
     await expect(projectScope(stranger.actor, projectId)).rejects.toMatchObject({ status: 404 });
     expect(await attributesOf(await managerScope())).toHaveLength(1);
@@ -134,7 +138,7 @@ describe.each(dialects)("attributes (%s)", (dialect) => {
       ]),
     ).rejects.toMatchObject({ status: 404 });
     await expect(updateAttributes(await editorScope(), [{ id: ids[1]!, name: "Fine", code: "A1", active: true }])).rejects.toMatchObject({
-      status: 404,
+      status: 403,
     });
     expect(await snapshot()).toEqual(before);
   });
@@ -152,7 +156,7 @@ describe.each(dialects)("attributes (%s)", (dialect) => {
         status: 400,
         message: ATTRIBUTE_MESSAGES.cannotDelete,
       });
-    await expect(deleteAttribute(await editorScope(), user)).rejects.toMatchObject({ status: 404 });
+    await expect(deleteAttribute(await editorScope(), user)).rejects.toMatchObject({ status: 403 });
     const before = await version();
     await deleteAttribute(await managerScope(), user);
     expect((await attributesOf(await managerScope())).map((a) => a.name)).toEqual(["Wsc", "System"]);
@@ -181,7 +185,7 @@ describe.each(dialects)("attributes (%s)", (dialect) => {
     const foreign = await createAttribute(await projectScope(stranger.actor, otherProjectId), { name: "Foreign", type: 3 });
     const viewerScope = await projectScope(viewer.actor, projectId);
     await expect(assignAttribute(viewerScope, images[0]!, { attributeId: region, value: "x", replace: false })).rejects.toMatchObject({
-      status: 404,
+      status: 403,
     });
     await expect(
       assignAttribute(await editorScope(), foreignImage, { attributeId: region, value: "x", replace: false }),
@@ -247,6 +251,6 @@ describe.each(dialects)("attributes (%s)", (dialect) => {
         { all: true, ids: [] },
         { op: "attributes", attributeId: region, value: "X", replace: true },
       ),
-    ).rejects.toMatchObject({ status: 404 });
+    ).rejects.toMatchObject({ status: 403 });
   });
 });

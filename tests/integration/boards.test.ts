@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
-import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
+import { ConflictError, InvalidError, NotAllowedError, NotFoundError } from "~/lib/errors";
 import { createBoard, deleteBoard, pinImage, removeFromBoard, renameBoard, setCover } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
 import { editProject } from "~/models/projects.server";
@@ -104,15 +104,15 @@ describe.each(dialects)("boards: create, rename, delete, pin, cover, remove (%s)
     expect(v2).toBeGreaterThan(v1);
   });
 
-  it("lets viewers do none of it (the same 404 as a stranger), and only managers rename the project", async () => {
+  it("lets viewers do none of it (a 403 saying so), and only managers rename the project", async () => {
     const viewing = await projectScope(viewer.actor, projectId);
     const board = await createBoard(scope, { title: "Viewer target" });
-    await expect(createBoard(viewing, { title: "Nope" })).rejects.toThrow(`No Projects Found with ID: ${projectId}`);
-    await expect(pinImage(viewing, images[0]!, board.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(createBoard(viewing, { title: "Nope" })).rejects.toThrow("You can view this project but not change it.");
+    await expect(pinImage(viewing, images[0]!, board.id)).rejects.toBeInstanceOf(NotAllowedError);
     const asViewer = await boardScope(viewer.actor, board.id);
-    await expect(renameBoard(asViewer, "Hijacked")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(deleteBoard(asViewer)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(editProject(scope, "Editor rename")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(renameBoard(asViewer, "Hijacked")).rejects.toThrow("You can view this board but not change it.");
+    await expect(deleteBoard(asViewer)).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(editProject(scope, "Editor rename")).rejects.toThrow("You can edit this project but not manage it.");
     await editProject(await projectScope(manager.actor, projectId), "Managed Name");
     expect((await projectScope(editor.actor, projectId)).project.name).toBe("Managed Name");
     await expect(boardScope(editor.actor, board.id, String(otherProjectId))).rejects.toBeInstanceOf(NotFoundError);

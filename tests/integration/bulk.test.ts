@@ -6,7 +6,7 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "~/db/connection.server";
-import { InvalidError, NotFoundError } from "~/lib/errors";
+import { InvalidError, NotAllowedError, NotFoundError } from "~/lib/errors";
 import { SYSTEM } from "~/models/actor";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { createBoard } from "~/models/boards.server";
@@ -93,12 +93,12 @@ describe.each(dialects)("bulk actions on a selection (%s)", (dialect) => {
     await expect(copyToBoard(scope, { all: false, ids: [ids[0]!] }, otherBoard)).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it("refuses every write to a viewer (404), while reading (download, data) works", async () => {
+  it("refuses every write to a viewer (403), while reading (download, data) works", async () => {
     const viewing = await projectScope(viewer.actor, projectId);
     const board = await createBoard(scope, { title: "Viewer attempt" });
-    await expect(copyToBoard(viewing, { all: false, ids: [ids[0]!] }, board.id)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(deleteImagesBulk(viewing, { all: false, ids: [ids[0]!] })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(addKeywordsBulk(viewing, { all: false, ids: [ids[0]!] }, ["nope"])).rejects.toBeInstanceOf(NotFoundError);
+    await expect(copyToBoard(viewing, { all: false, ids: [ids[0]!] }, board.id)).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(deleteImagesBulk(viewing, { all: false, ids: [ids[0]!] })).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(addKeywordsBulk(viewing, { all: false, ids: [ids[0]!] }, ["nope"])).rejects.toBeInstanceOf(NotAllowedError);
     await expect(csvOfSelection(viewing, { all: false, ids: [ids[0]!] })).resolves.toHaveProperty("count", 1);
   });
 

@@ -385,7 +385,7 @@ describe.each(dialects)("hardening: the running server under hostile requests (%
     for (const [url, message] of [
       ["/client/abc", "No Projects Found with ID: abc"],
       ["/client/12345678901234567890", "No Projects Found with ID: 12345678901234567890"],
-      ["/upload/abc", "No Projects Found with ID: abc"],
+      ["/upload/abc", "No Client with ID abc found."],
       [`/${projectId}/board/x%3Cb%3E`, "No Board Found with ID: x&lt;b&gt;"],
     ] as const) {
       const res = await request(url, { cookie: editor });

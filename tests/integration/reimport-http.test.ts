@@ -52,15 +52,15 @@ describe.each(dialects)("re-import over HTTP (%s)", (dialect) => {
     await t.drop();
   });
 
-  it("shows the Re-import tile and page to managers only; editors, viewers, other projects and unknown ids get a 404 and start nothing", async () => {
+  it("shows the Re-import tile and page to managers only; editors and viewers get a 403, other projects and unknown ids a 404, and nothing starts", async () => {
     expect(await read(await get(`/upload/${projectId}`))).toContain(`href="/upload/${projectId}/reimport"`);
     expect(await read(await get(`/upload/${projectId}`, "editor"))).not.toContain("/reimport");
     const page = await read(await get(`/upload/${projectId}/reimport`));
     expect(page).toContain(`Re-import ${projectName}`);
     expect(page).toContain("Type the client name to confirm");
     for (const who of ["editor", "viewer"] as const) {
-      expect((await get(`/upload/${projectId}/reimport`, who)).status).toBe(404);
-      expect((await post(`/upload/${projectId}/reimport`, { confirm: projectName }, who)).status).toBe(404);
+      expect((await get(`/upload/${projectId}/reimport`, who)).status).toBe(403);
+      expect((await post(`/upload/${projectId}/reimport`, { confirm: projectName }, who)).status).toBe(403);
     }
     // A project the manager is not a member of, one that does not exist, and an id that is not one.
     for (const id of [foreign.id, 987654, "1e3"]) {
@@ -106,6 +106,6 @@ describe.each(dialects)("re-import over HTTP (%s)", (dialect) => {
     expect(page).toContain("https://wsc.example/list.json");
     expect(
       (await post(`/client/${projectId}/edit`, { name: projectName, wsc: "yes", source: "https://x.example/" }, "editor")).status,
-    ).toBe(404);
+    ).toBe(403);
   });
 });

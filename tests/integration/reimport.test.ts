@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { loadConfig, setConfig } from "~/config.server";
 import { db, dialect as currentDialect } from "~/db/connection.server";
 import { sha256 } from "~/lib/crypto.server";
-import { ConflictError, NotFoundError } from "~/lib/errors";
+import { ConflictError, NotAllowedError } from "~/lib/errors";
 import { createAttribute } from "~/models/attributes.server";
 import { decodeCursor, gridPage } from "~/models/grid.server";
 import { editProject } from "~/models/projects.server";
@@ -291,14 +291,14 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     });
   });
 
-  it("queues one re-import per project at a time, for managers only (editors and viewers get the project's 404)", async () => {
+  it("queues one re-import per project at a time, for managers only (editors and viewers get a 403)", async () => {
     const s = await scope();
     await queueReimport(s, "files");
     await expect(queueReimport(s, "files")).rejects.toThrow(new ConflictError(REIMPORT_RUNNING));
     await runJobs();
     await expect(queueReimport(s, "files")).resolves.toBeGreaterThan(0);
-    await expect(queueReimport(await projectScope(editor.actor, projectId), "files")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(queueReimport(await projectScope(viewer.actor, projectId), "files")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(queueReimport(await projectScope(editor.actor, projectId), "files")).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(queueReimport(await projectScope(viewer.actor, projectId), "files")).rejects.toBeInstanceOf(NotAllowedError);
     const count = await db()
       .selectFrom("jobs")
       .select((eb) => eb.fn.countAll().as("n"))

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { sha256 } from "~/lib/crypto.server";
-import { NotFoundError } from "~/lib/errors";
+import { NotAllowedError, NotFoundError } from "~/lib/errors";
 import { SHARE_MESSAGES, ShareByEmailSchema } from "~/lib/schemas";
 import { createBoard, pinImage, removeFromBoard } from "~/models/boards.server";
 import { gridTotal } from "~/models/grid.server";
@@ -137,11 +137,11 @@ describe.each(dialects)("share links and the review loop (%s)", (dialect) => {
     expect((await open(expired!.path)).link.id).toBe(expired!.id);
   });
 
-  it("lets only the board's editors create, revoke or extend links: a viewer or another board's editor gets not found", async () => {
+  it("lets only the board's editors create, revoke or extend links: a viewer is refused (403), another board's editor gets not found", async () => {
     const [link] = await createShareLinks(board, [null], OPTIONS, "guarded");
     const asViewer = await boardScope(viewer.actor, board.board.id);
-    await expect(createShareLinks(asViewer, [null], OPTIONS, "x")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(revokeShareLink(asViewer, link!.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(createShareLinks(asViewer, [null], OPTIONS, "x")).rejects.toBeInstanceOf(NotAllowedError);
+    await expect(revokeShareLink(asViewer, link!.id)).rejects.toBeInstanceOf(NotAllowedError);
     await expect(revokeShareLink(foreignBoard, link!.id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(extendShareLink(otherBoard, link!.id, "90")).rejects.toBeInstanceOf(NotFoundError);
     expect((await open(link!.path)).link.id).toBe(link!.id);

@@ -116,6 +116,13 @@ describe("safeFetch", () => {
     expect(result.finalUrl).toBe(`${base}/hello`);
   });
 
+  it("allows one origin (host:port) on that port only", async () => {
+    const origin = { maxBytes: 1000, allowedPrivateHosts: [`127.0.0.1:${port}`] };
+    expect((await safeFetch(`${base}/hello`, origin)).body.toString()).toBe("hello Koala-WSC-Import/1");
+    const otherPort = { maxBytes: 1000, allowedPrivateHosts: [`127.0.0.1:${port + 1}`] };
+    expect(await refusal(safeFetch(`${base}/hello`, otherPort))).toBe("Refused: 127.0.0.1 is a private address");
+  });
+
   it("matches allowed host names literally", async () => {
     expect(await refusal(safeFetch(`http://localhost:${port}/hello`, local))).toMatch(/^Refused: localhost is a private address/);
     const result = await safeFetch(`http://localhost:${port}/hello`, { ...local, allowedPrivateHosts: ["localhost"] });
