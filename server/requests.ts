@@ -65,8 +65,12 @@ export async function writeBody(body: ReadableStream<Uint8Array>, res: ServerRes
   }
 }
 
-/** true once the socket has room again, false when it closed first; its listeners are removed either way. */
+/**
+ * true once the socket has room again, false when it closed first (or had closed already: while the next chunk was
+ * being read, say, when its 'close' went by unheard); its listeners are removed either way.
+ */
 function drained(res: ServerResponse): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = (ok: boolean) => () => {
       res.off("drain", onDrain);

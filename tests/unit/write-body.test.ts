@@ -64,3 +64,38 @@ test("a body that ends ends the response with every byte", async () => {
   const text = await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)).text();
   expect(text).toBe("a".repeat(100_000) + "b".repeat(100_000) + "c".repeat(100_000));
 });
+
+test("a client that goes away while the next chunk is still being read cancels the body all the same", async () => {
+  // The source answers each read only when the test lets it: the client leaves in between (its 'close' comes while
+  // writeBody waits for the chunk, not for the socket), and a write on the closed response returns no room.
+  const state = { cancelled: false, reads: 0 };
+  let next: (() => void) | null = null;
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "application/octet-stream" });
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          state.reads += 1;
+          if (state.reads === 1) return controller.enqueue(new Uint8Array(1024)); // fits: writeBody reads on
+          await new Promise<void>((resolve) => (next = resolve));
+          controller.enqueue(new Uint8Array(4 * 1024 * 1024));
+        },
+        cancel() {
+          state.cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    void writeBody(body, res).catch(() => {});
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const req = http.get({ port: (server.address() as AddressInfo).port, host: "127.0.0.1" });
+  const res = await new Promise<http.IncomingMessage>((resolve) => req.on("response", resolve));
+  res.pause();
+  await expect.poll(() => next !== null, { timeout: 10_000, interval: 10 }).toBe(true); // waiting for the 2nd chunk
+  req.destroy();
+  await wait(200); // the server has heard the close by now
+  next!();
+  await expect.poll(() => state.cancelled, { timeout: 5_000, interval: 20 }).toBe(true);
+});
