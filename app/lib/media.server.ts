@@ -3,7 +3,7 @@ import { config } from "~/config.server";
 import { releasingNodeStream, takeDownloadSlot, type DownloadOwner } from "~/lib/download-slots.server";
 import { HttpError, NotFoundError } from "~/lib/errors";
 import { findImageObject } from "~/models/images.server";
-import { findSharedObject, recordDownload, resolveSharedUrl, sharedImage } from "~/models/shares.server";
+import { findSharedObject, recordDownload, resolveSharedUrl, sharedImage } from "~/models/share-access.server";
 import { storage } from "~/services/storage.server";
 import { actorOf, userFromCookie } from "~/sessions.server";
 

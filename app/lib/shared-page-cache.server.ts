@@ -1,4 +1,5 @@
-import { resolveSharedUrl, recordOpen, type SharedLookup } from "~/models/shares.server";
+import { recordOpen } from "~/services/share-views.server";
+import { resolveSharedUrl, type SharedLookup } from "~/models/share-access.server";
 import { config } from "~/config.server";
 import { hasFlash, themePreference, visitorOfCookie } from "~/sessions.server";
 import { PageCache, piecesOf, withNonce } from "./page-cache.server";

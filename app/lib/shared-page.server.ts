@@ -1,7 +1,7 @@
 import { data } from "@remix-run/node";
 import { config } from "~/config.server";
 import type { SharedPagePending } from "~/lib/shared-page-cache.server";
-import { resolveSharedUrl } from "~/models/shares.server";
+import { resolveSharedUrl } from "~/models/share-access.server";
 import { withFilter, type SharedBoardScope } from "~/models/scope.server";
 
 /** The spec's answer to a missing, malformed or unknown share URL. */

@@ -5,7 +5,7 @@ import { randomToken } from "~/lib/crypto.server";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
 import { recordedAs, type Actor } from "./actor";
 import { permissionsOf, requireEdit, visibleProjectIds, type BoardScope, type ProjectScope } from "./scope.server";
-import { reviewCounts, type ReviewCounts } from "./shares.server";
+import { reviewCounts, type ReviewCounts } from "./share-reviews.server";
 import { isUniqueViolation, write, type Trx } from "./write.server";
 import { requireLiveImage } from "./images.server";
 

@@ -13,7 +13,7 @@ import { headerOf } from "~/lib/header.server";
 import { page } from "~/lib/http.server";
 import { REVIEW_FILTERS, type ReviewFilter } from "~/lib/schemas";
 import { boardScope, withFilter } from "~/models/scope.server";
-import { reviewCounts } from "~/models/shares.server";
+import { reviewCounts } from "~/models/share-reviews.server";
 import { withSmartTags } from "~/services/smart-search.server";
 import { requireActor } from "~/sessions.server";
 

@@ -12,7 +12,8 @@ import { page, readForm, redirectWithToast } from "~/lib/http.server";
 import { log } from "~/lib/log.server";
 import { DEFAULT_EXPIRY, EXPIRY_CHOICES, SHARE_MESSAGES, ShareByEmailSchema, ShareLinkSchema, type ExpiryChoice } from "~/lib/schemas";
 import { boardScope, parseId, requireEdit } from "~/models/scope.server";
-import { createShareLinks, extendShareLink, listShareLinks, revokeShareLink } from "~/models/shares.server";
+import { createShareLinks, extendShareLink, listShareLinks, revokeShareLink } from "~/models/share-links.server";
+import { flushViews } from "~/services/share-views.server";
 import { shareBoardByEmail } from "~/services/sharing.server";
 import { requireActor } from "~/sessions.server";
 
@@ -25,6 +26,7 @@ async function scopeOf(request: Request, params: { clientID?: string; boardID?: 
 /** Share a board: by e-mail (one link per person), or a link to paste; and the board's links, to revoke or extend. */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const scope = await scopeOf(request, params);
+  await flushViews(); // the views this process counted so far, so that the team sees every one
   return {
     board: { id: scope.board.id, title: scope.board.title, projectId: scope.project.id, clientBoard: scope.board.clientBoard },
     links: await listShareLinks(scope),

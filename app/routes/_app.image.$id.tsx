@@ -12,7 +12,7 @@ import { ImageEditSchema } from "~/lib/schemas";
 import { StaleEdit } from "~/models/image-edits.server";
 import { getImageDetail } from "~/models/images.server";
 import { isOnBoard } from "~/models/boards.server";
-import { imageReviews } from "~/models/shares.server";
+import { imageReviews } from "~/models/share-reviews.server";
 import { boardScope, imageScope, requireEdit, type ProjectScope } from "~/models/scope.server";
 import { saveImageEdit } from "~/services/ingest.server";
 import { requireActor } from "~/sessions.server";

@@ -11,7 +11,8 @@ import { page } from "~/lib/http.server";
 import { MAX_DOWNLOAD } from "~/lib/schemas";
 import { sharedLinks } from "~/lib/shared-media";
 import { searchable, sharedScope, SHARED_HEADERS, withoutMetadata } from "~/lib/shared-page.server";
-import { recordOpen, visitorReviews } from "~/models/shares.server";
+import { recordOpen } from "~/services/share-views.server";
+import { visitorReviews } from "~/models/share-reviews.server";
 import { readVisitor } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

@@ -11,7 +11,8 @@ import { ReviewSchema, VisitorNameSchema } from "~/lib/schemas";
 import { sharedMediaUrl } from "~/lib/shared-media";
 import { sharedScope, SHARED_HEADERS } from "~/lib/shared-page.server";
 import { imageAttributes } from "~/models/images.server";
-import { COMMENT_MAX, reviewImage, sharedImage, visitorReviews } from "~/models/shares.server";
+import { sharedImage } from "~/models/share-access.server";
+import { COMMENT_MAX, reviewImage, visitorReviews } from "~/models/share-reviews.server";
 import { readVisitor, visitorCookie } from "~/sessions.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

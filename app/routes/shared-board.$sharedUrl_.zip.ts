@@ -5,7 +5,7 @@ import { InvalidError, NotFoundError } from "~/lib/errors";
 import { api, readForm } from "~/lib/http.server";
 import { DOWNLOAD_LIMIT_MESSAGE, MAX_DOWNLOAD } from "~/lib/schemas";
 import { searchable, sharedScope, SHARED_HEADERS } from "~/lib/shared-page.server";
-import { recordDownload } from "~/models/shares.server";
+import { recordDownload } from "~/models/share-access.server";
 import { zipOfSelection } from "~/services/bulk.server";
 
 const Wanted = z.object({

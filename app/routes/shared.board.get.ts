@@ -6,7 +6,7 @@ import { api, readJson } from "~/lib/http.server";
 import { searchable, sharedScope, SHARED_HEADERS, withoutMetadata } from "~/lib/shared-page.server";
 import { cursorBefore, decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
 import { scopeVersion } from "~/models/scope.server";
-import { visitorReviews } from "~/models/shares.server";
+import { visitorReviews } from "~/models/share-reviews.server";
 import { readVisitor } from "~/sessions.server";
 
 const Query = z.object({

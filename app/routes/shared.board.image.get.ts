@@ -5,7 +5,7 @@ import { api, readJson } from "~/lib/http.server";
 import { sharedMediaUrl } from "~/lib/shared-media";
 import { sharedScope, SHARED_HEADERS } from "~/lib/shared-page.server";
 import { imageAttributes } from "~/models/images.server";
-import { sharedImage } from "~/models/shares.server";
+import { sharedImage } from "~/models/share-access.server";
 
 const Body = z.object({
   boardId: z.string().min(1).max(64),

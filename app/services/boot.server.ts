@@ -2,7 +2,7 @@ import { config } from "~/config.server";
 import { connect, setConnection, type Connection } from "~/db/connection.server";
 import { migrateToLatest } from "~/db/migrations.server";
 import { log } from "~/lib/log.server";
-import { flushViews } from "~/models/shares.server";
+import { flushViews } from "~/services/share-views.server";
 import { countUsers } from "~/models/users.server";
 import { startHousekeeping } from "./housekeeping.server";
 import { jobRegistry } from "./job-registry.server";

@@ -7,7 +7,7 @@ import { loadConfig, setConfig } from "~/config.server";
 import { db } from "~/db/connection.server";
 import { createBoard } from "~/models/boards.server";
 import { boardScope, projectScope } from "~/models/scope.server";
-import { createShareLinks, revokeShareLink } from "~/models/shares.server";
+import { createShareLinks, revokeShareLink } from "~/models/share-links.server";
 import { openDatabase } from "~/services/boot.server";
 
 const TITLE = "P3 shared board";

@@ -1,5 +1,5 @@
 import type { Browser, Page, TestInfo } from "@playwright/test";
-import { createShareLinks } from "~/models/shares.server";
+import { createShareLinks } from "~/models/share-links.server";
 import { boardScope } from "~/models/scope.server";
 import { expect, test } from "./fixtures";
 import { bulk, expectAccessible, hasJs, projectId, tabTo, toast, workshop } from "./support";

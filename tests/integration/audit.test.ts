@@ -13,7 +13,7 @@ import { deleteImage } from "~/models/image-edits.server";
 import { insertImage, insertImageRows } from "~/models/images.server";
 import { queueReimport } from "~/models/reimport.server";
 import { boardScope, imageScope, projectScope } from "~/models/scope.server";
-import { createShareLinks, extendShareLink } from "~/models/shares.server";
+import { createShareLinks, extendShareLink } from "~/models/share-links.server";
 import { importCsvFile } from "~/services/attribute-import.server";
 import { resumeScope, selectionJobRef } from "~/services/bulk.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";

@@ -7,7 +7,7 @@ import { db } from "~/db/connection.server";
 import { createBoard } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope } from "~/models/scope.server";
-import { createShareLinks } from "~/models/shares.server";
+import { createShareLinks } from "~/models/share-links.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, PG_URL, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";

@@ -7,7 +7,8 @@ import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope, walkSettin
 import { updateImage } from "~/models/image-edits.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, withFilter, type GridScope } from "~/models/scope.server";
-import { createShareLinks, resolveSharedUrl } from "~/models/shares.server";
+import { resolveSharedUrl } from "~/models/share-access.server";
+import { createShareLinks } from "~/models/share-links.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 

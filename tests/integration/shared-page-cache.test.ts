@@ -3,7 +3,7 @@ import { db } from "~/db/connection.server";
 import { createBoard, removeFromBoard } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, type BoardScope } from "~/models/scope.server";
-import { createShareLinks, revokeShareLink } from "~/models/shares.server";
+import { createShareLinks, revokeShareLink } from "~/models/share-links.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 import { startServer, type RunningServer } from "../helpers/server";
@@ -141,7 +141,7 @@ describe.each(dialects)("the shared-page cache (%s)", (dialect) => {
     for (let i = 0; i < 6; i++) expect((await get(path)).status).toBe(200);
     // Another page of the grid is not another view.
     expect((await get(`${path}?after=x&pos=60`)).status).toBe(200);
-    // Views are written within a second (app/models/shares.server.ts, recordOpen).
+    // Views are written within a second (app/services/share-views.server.ts).
     await expect.poll(() => views(id), { timeout: 5000 }).toBe(6);
     const opened = await db()
       .selectFrom("audit_log")

@@ -5,7 +5,7 @@ import { sha256 } from "~/lib/crypto.server";
 import { createBoard, removeFromBoard } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, type BoardScope } from "~/models/scope.server";
-import { createShareLinks, revokeShareLink } from "~/models/shares.server";
+import { createShareLinks, revokeShareLink } from "~/models/share-links.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";

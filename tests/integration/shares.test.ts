@@ -7,21 +7,10 @@ import { createBoard, pinImage, removeFromBoard } from "~/models/boards.server";
 import { gridTotal } from "~/models/grid.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, type BoardScope, type SharedBoardScope } from "~/models/scope.server";
-import {
-  createShareLinks,
-  extendShareLink,
-  findSharedObject,
-  GUESSES_PER_WINDOW,
-  imageReviews,
-  listShareLinks,
-  pendingDigests,
-  resolveSharedUrl,
-  REVIEWS_PER_HOUR,
-  reviewCounts,
-  reviewImage,
-  revokeShareLink,
-  sharedImage,
-} from "~/models/shares.server";
+import { findSharedObject, GUESSES_PER_WINDOW, resolveSharedUrl, sharedImage } from "~/models/share-access.server";
+import { pendingDigests } from "~/models/share-digests.server";
+import { createShareLinks, extendShareLink, listShareLinks, revokeShareLink } from "~/models/share-links.server";
+import { imageReviews, REVIEWS_PER_HOUR, reviewCounts, reviewImage } from "~/models/share-reviews.server";
 import { sendReviewDigests } from "~/services/sharing.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";

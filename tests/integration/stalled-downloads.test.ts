@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createBoard } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, scopeKey } from "~/models/scope.server";
-import { createShareLinks } from "~/models/shares.server";
+import { createShareLinks } from "~/models/share-links.server";
 import { storage } from "~/services/storage.server";
 import { selectionCookie } from "~/sessions.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
