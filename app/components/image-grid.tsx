@@ -1,6 +1,6 @@
 import { Form, Link, useNavigation } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useDismissable, useHideOnLeave } from "./menu";
+import { HIDE_AFTER_MS, useMenu } from "./menu";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { ImageCard, type CardData, type CardLinks, type CardsIn } from "./image-card";
 import { FreshnessCheck } from "./freshness-check";
@@ -107,9 +107,7 @@ export interface BulkItem {
  * leaves it (never while it holds keyboard focus).
  */
 function BulkMenu({ items, hydrated, waiting }: { items: BulkItem[]; hydrated: boolean; waiting: boolean }) {
-  const ref = useRef<HTMLDetailsElement>(null);
-  useDismissable(ref);
-  useHideOnLeave(ref);
+  const menu = useMenu({ hideAfterLeaveMs: HIDE_AFTER_MS });
   const buttons = items.map((item) => (
     <li key={item.op}>
       <button
@@ -130,7 +128,7 @@ function BulkMenu({ items, hydrated, waiting }: { items: BulkItem[]; hydrated: b
       </ul>
     );
   return (
-    <details className="bulk-menu" ref={ref}>
+    <details className="bulk-menu" ref={menu}>
       <summary className="btn">Bulk actions</summary>
       <ul className="menu-panel" aria-label="Bulk actions">
         {buttons}
