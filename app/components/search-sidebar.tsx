@@ -160,7 +160,9 @@ function FacetGroup({ facet, typed }: { facet: Facet; typed: string }) {
           <input
             id={`facet-${facet.id}-find`}
             type="search"
-            name={`v${facet.id}`}
+            // Without JavaScript the typed text narrows the list through the URL; with it the list narrows as it is
+            // typed, and an empty box would only put `v4=` in the address of every tick.
+            name={hydrated && !text ? undefined : `v${facet.id}`}
             placeholder="start typing..."
             value={text}
             onChange={(e) => setText(e.target.value)}

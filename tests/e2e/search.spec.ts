@@ -316,6 +316,28 @@ test("attribute filters: two values of one attribute and one of another, counts 
   await expect(box("Channel", "Online")).not.toBeChecked();
 });
 
+test(
+  "with JavaScript a tick puts only the chosen values in the address, not an empty 'start typing...' box",
+  { tag: "@js-only" },
+  async ({ page, signIn, db }, info) => {
+    await signIn("look");
+    await page.goto(`/client/${await projectId(db, longListProject(info.project.name, "look"))}`);
+    const group = page.getByRole("group", { name: "Store" });
+    await expect(group.locator(".facet-virtual")).toBeVisible();
+    await group.getByRole("checkbox", { name: /^Store 01/ }).check();
+    await expect(page).toHaveURL(/f=/);
+    await expect(page.getByRole("article")).toHaveCount(1);
+    expect(new Set(new URL(page.url()).searchParams.keys())).toEqual(new Set(["f"]));
+    // A word typed in the box is the list's state, and rides along with the next tick.
+    await group.getByRole("searchbox", { name: "Find a Store value" }).fill("1");
+    await group.getByRole("checkbox", { name: /^Store 13/ }).check();
+    await expect(page.getByRole("article")).toHaveCount(2);
+    const params = new URL(page.url()).searchParams;
+    expect([...params.keys()].filter((k) => k !== "f")).toEqual([expect.stringMatching(/^v\d+$/)]);
+    expect([...params.entries()].find(([k]) => k.startsWith("v"))?.[1]).toBe("1");
+  },
+);
+
 test("a list of 30 values or more gets a 'start typing...' box that narrows it (a GET field without JavaScript) and, with JavaScript, a virtual list", async ({
   page,
   signIn,
