@@ -4,6 +4,7 @@ import { HIDE_AFTER_MS, useMenu } from "./menu";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { ImageCard, type CardData, type CardLinks, type CardsIn } from "./image-card";
 import { FreshnessCheck } from "./freshness-check";
+import { IMAGES_TARGET } from "./skip-links";
 import { VirtualGrid } from "./virtual-grid";
 
 export interface SelectionData {
@@ -189,7 +190,9 @@ export function ImageGrid({
   const navigation = useNavigation();
   const waiting = navigation.state === "submitting" && navigation.formAction?.split("?")[0] === basePath.split("?")[0];
 
-  const grid = hydrated ? (
+  // 'Skip to images' lands here, just before the first card (past the toolbar: without JavaScript its bulk
+  // actions are a row of buttons).
+  const cardsList = hydrated ? (
     <VirtualGrid
       key={data.version}
       pagesUrl={pagesUrl}
@@ -223,9 +226,14 @@ export function ImageGrid({
       ))}
     </ul>
   );
+  const grid = (
+    <div id={IMAGES_TARGET} tabIndex={-1} className="skip-target">
+      {cardsList}
+    </div>
+  );
 
   return (
-    <div className="grid-wrap">
+    <section className="grid-wrap" aria-label="Images">
       {hydrated ? <FreshnessCheck pagesUrl={pagesUrl} version={data.version} filters={filtersVersion} /> : null}
       <div className="grid-status">
         <p className="grid-count" aria-live="polite">
@@ -247,7 +255,9 @@ export function ImageGrid({
         ) : null}
       </div>
       {cards.length === 0 ? (
-        <p className="empty">No related images found</p>
+        <p className="empty skip-target" id={IMAGES_TARGET} tabIndex={-1}>
+          No related images found
+        </p>
       ) : live ? (
         <Form method="post" className="grid-form" preventScrollReset>
           <div className="grid-toolbar">
@@ -293,6 +303,6 @@ export function ImageGrid({
           </Link>
         ) : null}
       </nav>
-    </div>
+    </section>
   );
 }

@@ -1,6 +1,6 @@
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { expectAccessible, hasJs, jpegFile, ownProject, projectId, tabTo } from "./support";
+import { expectAccessible, hasJs, jpegFile, ownProject, projectId, shareLinkTo, tabTo, userFor, workshop } from "./support";
 
 const e2eProject = "E2E Project";
 
@@ -208,6 +208,59 @@ test(
     await expect(page.getByRole("article").first()).toContainText("Grid image 071");
   },
 );
+
+/**
+ * Presses Tab from the top of the page as a keyboard user does, following 'Skip to images' with Enter when it has
+ * focus, until focus is inside the first image card; returns the presses of Tab it took (Infinity past 100).
+ */
+async function tabsToFirstCard(page: Page) {
+  for (let presses = 1; presses <= 100; presses++) {
+    await page.keyboard.press("Tab");
+    const at = await page.evaluate(() => {
+      const el = document.activeElement;
+      return {
+        skip: el?.textContent === "Skip to images",
+        inFirstCard: Boolean(el?.closest("article")?.isSameNode(document.querySelector("article"))),
+      };
+    });
+    if (at.inFirstCard) return presses;
+    if (at.skip) await page.keyboard.press("Enter");
+  }
+  return Infinity;
+}
+
+test("keyboard: the first image of a project, a board and a shared board is at most 5 presses of Tab away, by 'Skip to images'", async ({
+  page,
+  signIn,
+  db,
+  browser,
+  server,
+}, info) => {
+  await signIn("look");
+  const w = await workshop(db, "look", info);
+  const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
+  const visitor = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL: server.baseURL });
+  for (const [tab, path] of [
+    [page, `/client/${w.id}`],
+    [page, w.path("Alpha")],
+    [await visitor.newPage(), shared],
+  ] as const) {
+    await tab.goto(path);
+    await expect(tab.getByRole("region", { name: "Images" })).toBeVisible(); // the grid is a landmark
+    await expect(tab.getByRole("article").first()).toBeVisible();
+    // With JavaScript the virtual grid takes the server's cards' place once hydrated: start from that page.
+    if (hasJs(info)) await tab.locator(".virtual-grid").waitFor();
+    expect(await tabsToFirstCard(tab), path).toBeLessThanOrEqual(5);
+    // And the sidebar, first Tab after its own skip link.
+    await tab.goto(path);
+    if (hasJs(info)) await tab.locator(".virtual-grid").waitFor();
+    await tabTo(tab, tab.getByRole("link", { name: "Skip to search and filters" }), 3);
+    await tab.keyboard.press("Enter");
+    await tab.keyboard.press("Tab");
+    await expect(tab.getByRole("searchbox", { name: "Search words" })).toBeFocused();
+  }
+  await visitor.close();
+});
 
 test("the project grid passes axe", async ({ page, signIn, db }, info) => {
   await signIn("paging");
