@@ -262,6 +262,72 @@ test("keyboard: the first image of a project, a board and a shared board is at m
   await visitor.close();
 });
 
+/** The keyword chips of the cards that a clipping box cuts through (a chip shows whole or not at all), and the cards showing none. */
+function cutChips(page: Page) {
+  return page.evaluate(() => {
+    const cut: string[] = [];
+    for (const card of document.querySelectorAll("article.image-card")) {
+      let whole = 0;
+      for (const chip of card.querySelectorAll(".keywords li")) {
+        const r = chip.getBoundingClientRect();
+        let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+        // What shows of it: its box within every box between it and the card that clips, and within the card.
+        for (let box = chip.parentElement; box; box = box.parentElement) {
+          const style = getComputedStyle(box);
+          if (box === card || style.overflowX !== "visible" || style.overflowY !== "visible") {
+            const b = box.getBoundingClientRect();
+            [left, top, right, bottom] = [
+              Math.max(left, b.left),
+              Math.max(top, b.top),
+              Math.min(right, b.right),
+              Math.min(bottom, b.bottom),
+            ];
+          }
+          if (box === card) break;
+        }
+        // Half a pixel either way is rounding, not a cut.
+        const [width, height] = [Math.max(0, right - left), Math.max(0, bottom - top)];
+        const all = width > r.width - 0.5 && height > r.height - 0.5;
+        if (width >= 0.5 && height >= 0.5 && !all)
+          cut.push(
+            `${card.getAttribute("aria-labelledby")}: “${chip.textContent}” shows ${Math.round(width)}×${Math.round(height)} of ${Math.round(r.width)}×${Math.round(r.height)}`,
+          );
+        if (all) whole++;
+      }
+      if (!whole && card.querySelector(".keywords li")) cut.push(`${card.getAttribute("aria-labelledby")}: no chip shows whole`);
+    }
+    return cut;
+  });
+}
+
+test("keyword chips show whole or not at all on every card of a project, a board and a shared board, wide and narrow", async ({
+  page,
+  signIn,
+  db,
+  browser,
+  server,
+}, info) => {
+  await signIn("look");
+  const w = await workshop(db, "look", info);
+  const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
+  const visitor = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL: server.baseURL });
+  for (const [tab, path] of [
+    [page, `/client/${w.id}`],
+    [page, w.path("Alpha")],
+    [await visitor.newPage(), shared],
+  ] as const)
+    for (const width of [1366, 390]) {
+      await tab.setViewportSize({ width, height: 900 });
+      await tab.goto(path);
+      await expect(tab.getByRole("article").first()).toBeVisible();
+      if (hasJs(info)) await tab.locator(".virtual-grid").waitFor();
+      await tab.mouse.move(0, 0); // no card under the pointer: each shows its footer as it rests
+      await expect(tab.getByRole("article").first().locator(".keywords li").first()).toBeVisible();
+      expect(await cutChips(tab), `${path} at ${width} px`).toEqual([]);
+    }
+  await visitor.close();
+});
+
 test("the project grid passes axe", async ({ page, signIn, db }, info) => {
   await signIn("paging");
   await page.goto(`/client/${await projectId(db, e2eProject)}`);
