@@ -115,7 +115,8 @@ function BulkMenu({ items, hydrated, waiting }: { items: BulkItem[]; hydrated: b
         type="submit"
         name="intent"
         value={item.op === "unselect" ? "deselect-all" : `bulk:${item.op}`}
-        className="btn"
+        // A row of buttons without JavaScript; items of the menu's list with it.
+        className={hydrated ? undefined : "btn"}
         disabled={waiting}
       >
         {item.label}

@@ -91,7 +91,7 @@ export default function Registration() {
         <h3 id="approve-heading">Approve</h3>
         <p className="muted">Choose a role in each project the new user should see.</p>
         <FormError id="approve-error" errors={answer?.approveError ? [answer.approveError] : []} />
-        <DataTable columns={["Project", "Role"]}>
+        <DataTable columns={["Project", "Role"]} labelledBy="approve-heading">
           {projects.map((p) => (
             <tr key={p.id}>
               <td>

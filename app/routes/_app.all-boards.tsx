@@ -47,17 +47,21 @@ export default function AllBoards() {
     <div>
       <h1>All boards</h1>
       <Form method="get" className="filter-bar" role="search">
-        <label htmlFor="board-q">Search boards</label>
-        <input id="board-q" name="q" type="search" defaultValue={q} maxLength={64} />
-        <label htmlFor="board-project">Project</label>
-        <select id="board-project" name="project" defaultValue={project ?? ""}>
-          <option value="">All projects</option>
-          {projects.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </select>
+        <span className="inline-field">
+          <label htmlFor="board-q">Search boards</label>
+          <input id="board-q" name="q" type="search" defaultValue={q} maxLength={64} />
+        </span>
+        <span className="inline-field">
+          <label htmlFor="board-project">Project</label>
+          <select id="board-project" name="project" defaultValue={project ?? ""}>
+            <option value="">All projects</option>
+            {projects.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </span>
         <button type="submit" className="btn">
           Search
         </button>
