@@ -145,21 +145,25 @@ function AttributesForm({
                     </p>
                   </td>
                   <td>
-                    <input
-                      type="checkbox"
-                      name={`active-${r.id}`}
-                      aria-label={`${label} active`}
-                      checked={r.active}
-                      disabled={!canManage}
-                      onChange={(e) => {
-                        const on = e.currentTarget.checked;
-                        if (on && active >= MAX_ACTIVE_ATTRIBUTES) return setLimitHit(true);
-                        setLimitHit(false);
-                        update(r.id, { active: on });
-                      }}
-                    />
+                    <div className="cell-line">
+                      <input
+                        type="checkbox"
+                        name={`active-${r.id}`}
+                        aria-label={`${label} active`}
+                        checked={r.active}
+                        disabled={!canManage}
+                        onChange={(e) => {
+                          const on = e.currentTarget.checked;
+                          if (on && active >= MAX_ACTIVE_ATTRIBUTES) return setLimitHit(true);
+                          setLimitHit(false);
+                          update(r.id, { active: on });
+                        }}
+                      />
+                    </div>
                   </td>
-                  <td>{TYPES[r.type]}</td>
+                  <td>
+                    <div className="cell-line">{TYPES[r.type]}</div>
+                  </td>
                   {canManage ? (
                     <td>
                       {r.type === 3 ? (
@@ -171,7 +175,7 @@ function AttributesForm({
                           Delete
                         </Link>
                       ) : (
-                        <span className="muted">Cannot delete this attribute</span>
+                        <div className="cell-line muted">Cannot delete this attribute</div>
                       )}
                     </td>
                   ) : null}
@@ -182,9 +186,12 @@ function AttributesForm({
         </table>
       </div>
       {canManage ? (
-        <SubmitButton pending={pending} pendingText="Saving…" disabled={hydrated && (!changed.length || anyCodeError)}>
-          Save
-        </SubmitButton>
+        // Kept in view at the window's foot however long the list is (35 rows and more).
+        <div className="sticky-actions">
+          <SubmitButton pending={pending} pendingText="Saving…" disabled={hydrated && (!changed.length || anyCodeError)}>
+            Save
+          </SubmitButton>
+        </div>
       ) : null}
     </Form>
   );
