@@ -1,6 +1,6 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { expectAccessible, hasJs, jpegFile, ownProject, projectId, shareLinkTo, tabTo, userFor, workshop } from "./support";
+import { expectAccessible, hasJs, jpegFile, ownProject, projectId, shareLinkTo, tabTo, userFor, visitor, workshop } from "./support";
 
 const e2eProject = "E2E Project";
 
@@ -239,11 +239,11 @@ test("keyboard: the first image of a project, a board and a shared board is at m
   await signIn("look");
   const w = await workshop(db, "look", info);
   const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
-  const visitor = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL: server.baseURL });
+  const guest = await visitor(browser, info, server.baseURL);
   for (const [tab, path] of [
     [page, `/client/${w.id}`],
     [page, w.path("Alpha")],
-    [await visitor.newPage(), shared],
+    [guest.page, shared],
   ] as const) {
     await tab.goto(path);
     await expect(tab.getByRole("region", { name: "Images" })).toBeVisible(); // the grid is a landmark
@@ -259,7 +259,7 @@ test("keyboard: the first image of a project, a board and a shared board is at m
     await tab.keyboard.press("Tab");
     await expect(tab.getByRole("searchbox", { name: "Search words" })).toBeFocused();
   }
-  await visitor.close();
+  await guest.close();
 });
 
 /** The keyword chips of the cards that a clipping box cuts through (a chip shows whole or not at all), and the cards showing none. */
@@ -310,11 +310,11 @@ test("keyword chips show whole or not at all on every card of a project, a board
   await signIn("look");
   const w = await workshop(db, "look", info);
   const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
-  const visitor = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL: server.baseURL });
+  const guest = await visitor(browser, info, server.baseURL);
   for (const [tab, path] of [
     [page, `/client/${w.id}`],
     [page, w.path("Alpha")],
-    [await visitor.newPage(), shared],
+    [guest.page, shared],
   ] as const)
     for (const width of [1366, 390]) {
       await tab.setViewportSize({ width, height: 900 });
@@ -325,7 +325,7 @@ test("keyword chips show whole or not at all on every card of a project, a board
       await expect(tab.getByRole("article").first().locator(".keywords li").first()).toBeVisible();
       expect(await cutChips(tab), `${path} at ${width} px`).toEqual([]);
     }
-  await visitor.close();
+  await guest.close();
 });
 
 test("the project grid passes axe", async ({ page, signIn, db }, info) => {

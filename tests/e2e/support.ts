@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import sharp from "sharp";
-import { expect, type Locator, type Page, type TestInfo } from "@playwright/test";
+import { expect, type Browser, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { DB } from "~/db/connection.server";
 import { totpCode } from "~/lib/totp.server";
 import { completeJob, enqueueJob } from "~/models/jobs.server";
 import { submitRegistration } from "~/models/registrations.server";
 import { boardScope } from "~/models/scope.server";
-import { createShareLinks } from "~/models/shares.server";
+import { createShareLinks, type LinkOptions } from "~/models/shares.server";
 import { MAIL_DIR } from "./targets";
 import { emailFor, PASSWORD, TOTP_SECRET, uploadProject, boardsProject, type Scenario } from "./users";
 
@@ -209,11 +209,23 @@ export async function storedApplication(email: string) {
 }
 
 /** A share link to a board, made as its editor would make one on the Share page; its path, token and all. */
-export async function shareLinkTo(db: DB, email: string, boardId: string) {
+export async function shareLinkTo(
+  db: DB,
+  email: string,
+  boardId: string,
+  options: LinkOptions = { expiry: "30", allowDownload: true, showMetadata: true },
+  label = "e2e",
+) {
   const user = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
   const scope = await boardScope({ id: user.id, role: "user" }, boardId);
-  const [link] = await createShareLinks(scope, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "e2e");
+  const [link] = await createShareLinks(scope, [null], options, label);
   return link!.path;
+}
+
+/** A visitor of a share link: a browser context of its own, with no session, JavaScript as the project runs it. */
+export async function visitor(browser: Browser, info: TestInfo, baseURL: string) {
+  const context = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL });
+  return { page: await context.newPage(), close: () => context.close() };
 }
 
 /** A finished bulk job of a person (its page shows the outcome; never picked up by a worker). */
