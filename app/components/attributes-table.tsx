@@ -91,99 +91,112 @@ function AttributesForm({
       <div className="form-error" role="alert">
         {formError}
       </div>
-      <table className="attributes-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Smart name</th>
-            <th scope="col">Active</th>
-            <th scope="col">Type</th>
-            {canManage ? <th scope="col">Delete</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => {
-            const rowError = (hydrated ? codeErrors.get(r.id) : null) ?? answer?.rowErrors?.[r.id] ?? null;
-            const errorId = `attribute-${r.id}-error`;
-            const label = original.get(r.id)?.name ?? r.name;
-            return (
-              <tr key={r.id} className={changed.includes(r) ? "changed" : undefined}>
-                <td>
-                  {canManage ? <input type="hidden" name="id" value={r.id} /> : null}
-                  {canManage ? (
-                    <input
-                      name={`name-${r.id}`}
-                      aria-label={`Name of ${label}`}
-                      value={r.name}
-                      maxLength={64}
-                      autoComplete="off"
-                      aria-invalid={rowError ? true : undefined}
-                      aria-describedby={rowError ? errorId : undefined}
-                      onChange={(e) => {
-                        // Changed in place first, so React finds the field already holding the new state (the caret stays).
-                        showTypedAttributeName(e.currentTarget);
-                        update(r.id, { name: e.currentTarget.value });
-                      }}
-                    />
-                  ) : (
-                    r.name
-                  )}
-                </td>
-                <td>
-                  {canManage ? (
-                    <input
-                      name={`code-${r.id}`}
-                      aria-label={`Smart name of ${label}`}
-                      value={r.code}
-                      maxLength={SMART_NAME_MAX + 8}
-                      autoComplete="off"
-                      aria-invalid={rowError ? true : undefined}
-                      aria-describedby={rowError ? errorId : undefined}
-                      onChange={(e) => update(r.id, { code: e.currentTarget.value })}
-                    />
-                  ) : (
-                    r.code
-                  )}
-                  <p id={errorId} className="field-error">
-                    {rowError}
-                  </p>
-                </td>
-                <td>
-                  <input
-                    type="checkbox"
-                    name={`active-${r.id}`}
-                    aria-label={`${label} active`}
-                    checked={r.active}
-                    disabled={!canManage}
-                    onChange={(e) => {
-                      const on = e.currentTarget.checked;
-                      if (on && active >= MAX_ACTIVE_ATTRIBUTES) return setLimitHit(true);
-                      setLimitHit(false);
-                      update(r.id, { active: on });
-                    }}
-                  />
-                </td>
-                <td>{TYPES[r.type]}</td>
-                {canManage ? (
+      <div className="table-scroll">
+        <table className="data-table attributes-table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Smart name</th>
+              <th scope="col">Active</th>
+              <th scope="col">Type</th>
+              {canManage ? <th scope="col">Delete</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => {
+              const rowError = (hydrated ? codeErrors.get(r.id) : null) ?? answer?.rowErrors?.[r.id] ?? null;
+              const errorId = `attribute-${r.id}-error`;
+              const label = original.get(r.id)?.name ?? r.name;
+              return (
+                <tr key={r.id} className={changed.includes(r) ? "changed" : undefined}>
                   <td>
-                    {r.type === 3 ? (
-                      <Link to={`/upload/${projectId}/attributes/${r.id}/delete`} className="btn btn-danger" aria-label={`Delete ${label}`}>
-                        Delete
-                      </Link>
+                    {canManage ? <input type="hidden" name="id" value={r.id} /> : null}
+                    {canManage ? (
+                      <input
+                        name={`name-${r.id}`}
+                        aria-label={`Name of ${label}`}
+                        value={r.name}
+                        maxLength={64}
+                        autoComplete="off"
+                        aria-invalid={rowError ? true : undefined}
+                        aria-describedby={rowError ? errorId : undefined}
+                        onChange={(e) => {
+                          // Changed in place first, so React finds the field already holding the new state (the caret stays).
+                          showTypedAttributeName(e.currentTarget);
+                          update(r.id, { name: e.currentTarget.value });
+                        }}
+                      />
                     ) : (
-                      <span className="muted">Cannot delete this attribute</span>
+                      r.name
                     )}
                   </td>
-                ) : null}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+                  <td>
+                    {canManage ? (
+                      <input
+                        name={`code-${r.id}`}
+                        aria-label={`Smart name of ${label}`}
+                        value={r.code}
+                        maxLength={SMART_NAME_MAX + 8}
+                        autoComplete="off"
+                        aria-invalid={rowError ? true : undefined}
+                        aria-describedby={rowError ? errorId : undefined}
+                        onChange={(e) => update(r.id, { code: e.currentTarget.value })}
+                      />
+                    ) : (
+                      r.code
+                    )}
+                    <p id={errorId} className="field-error">
+                      {rowError}
+                    </p>
+                  </td>
+                  <td>
+                    <div className="cell-line">
+                      <input
+                        type="checkbox"
+                        name={`active-${r.id}`}
+                        aria-label={`${label} active`}
+                        checked={r.active}
+                        disabled={!canManage}
+                        onChange={(e) => {
+                          const on = e.currentTarget.checked;
+                          if (on && active >= MAX_ACTIVE_ATTRIBUTES) return setLimitHit(true);
+                          setLimitHit(false);
+                          update(r.id, { active: on });
+                        }}
+                      />
+                    </div>
+                  </td>
+                  <td>
+                    <div className="cell-line">{TYPES[r.type]}</div>
+                  </td>
+                  {canManage ? (
+                    <td>
+                      {r.type === 3 ? (
+                        <Link
+                          to={`/upload/${projectId}/attributes/${r.id}/delete`}
+                          className="btn btn-danger"
+                          aria-label={`Delete ${label}`}
+                        >
+                          Delete
+                        </Link>
+                      ) : (
+                        <div className="cell-line muted">Cannot delete this attribute</div>
+                      )}
+                    </td>
+                  ) : null}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
       {canManage ? (
-        <SubmitButton pending={pending} pendingText="Saving…" disabled={hydrated && (!changed.length || anyCodeError)}>
-          Save
-        </SubmitButton>
+        // Kept in view at the window's foot however long the list is (35 rows and more).
+        <div className="sticky-actions">
+          <SubmitButton pending={pending} pendingText="Saving…" disabled={hydrated && (!changed.length || anyCodeError)}>
+            Save
+          </SubmitButton>
+        </div>
       ) : null}
     </Form>
   );

@@ -1,6 +1,5 @@
-import { useRef, useState, type RefObject } from "react";
 import { Icon } from "./icons";
-import { useDismissable } from "./menu";
+import { useMenu } from "./menu";
 
 /** Where a card sits, and so what its menu offers (spec: pin; delete in a project or remove on a board; view). */
 export type CardContext = { kind: "project" } | { kind: "board"; boardId: string; path: string };
@@ -24,14 +23,12 @@ export function CardMenu({
   canEdit: boolean;
   viewHref: string;
 }) {
-  const ref = useRef<HTMLDetailsElement>(null);
-  const [open, setOpen] = useState(false);
+  const menu = useMenu();
   return (
-    <details className="card-menu" ref={ref} onToggle={(e) => setOpen(e.currentTarget.open)}>
+    <details className="card-menu" ref={menu}>
       <summary aria-label={`Actions for ${title}`} title="Actions">
         <Icon name="dots" />
       </summary>
-      {open ? <DismissWhileOpen menu={ref} /> : null}
       <ul className="menu-panel">
         {canEdit ? (
           <li>
@@ -61,10 +58,4 @@ export function CardMenu({
       </ul>
     </details>
   );
-}
-
-/** Listens for Escape and outside clicks only while a menu is open (sixty cards, one listener at most). */
-function DismissWhileOpen({ menu }: { menu: RefObject<HTMLDetailsElement | null> }) {
-  useDismissable(menu);
-  return null;
 }

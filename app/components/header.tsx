@@ -1,7 +1,6 @@
 import { Form, Link, useLocation, useNavigate } from "@remix-run/react";
-import { useEffect, useRef } from "react";
 import { Icon } from "./icons";
-import { useDismissable } from "./menu";
+import { useMenu } from "./menu";
 import type { Theme } from "~/sessions.server";
 import { initialsOf } from "~/lib/initials";
 import { MAX_QUERY_LENGTH } from "~/lib/keywords-query";
@@ -38,11 +37,7 @@ export interface HeaderProps {
 export function Header({ user, theme, context }: HeaderProps) {
   const location = useLocation();
   const here = location.pathname + location.search;
-  const menu = useRef<HTMLDetailsElement>(null);
-  useDismissable(menu);
-  useEffect(() => {
-    if (menu.current) menu.current.open = false;
-  }, [location.key]);
+  const menu = useMenu({ closeOn: location.key });
 
   const initials = initialsOf(`${user.name} ${user.surname}`) || "?";
   const nextTheme: Theme = theme === "darkmode" ? "lightmode" : "darkmode";

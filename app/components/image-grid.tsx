@@ -1,9 +1,10 @@
 import { Form, Link, useNavigation } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useDismissable, useHideOnLeave } from "./menu";
+import { HIDE_AFTER_MS, useMenu } from "./menu";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { ImageCard, type CardData, type CardLinks, type CardsIn } from "./image-card";
 import { FreshnessCheck } from "./freshness-check";
+import { IMAGES_TARGET } from "./skip-links";
 import { VirtualGrid } from "./virtual-grid";
 
 export interface SelectionData {
@@ -107,16 +108,15 @@ export interface BulkItem {
  * leaves it (never while it holds keyboard focus).
  */
 function BulkMenu({ items, hydrated, waiting }: { items: BulkItem[]; hydrated: boolean; waiting: boolean }) {
-  const ref = useRef<HTMLDetailsElement>(null);
-  useDismissable(ref);
-  useHideOnLeave(ref);
+  const menu = useMenu({ hideAfterLeaveMs: HIDE_AFTER_MS });
   const buttons = items.map((item) => (
     <li key={item.op}>
       <button
         type="submit"
         name="intent"
         value={item.op === "unselect" ? "deselect-all" : `bulk:${item.op}`}
-        className="btn"
+        // A row of buttons without JavaScript; items of the menu's list with it.
+        className={hydrated ? undefined : "btn"}
         disabled={waiting}
       >
         {item.label}
@@ -130,7 +130,7 @@ function BulkMenu({ items, hydrated, waiting }: { items: BulkItem[]; hydrated: b
       </ul>
     );
   return (
-    <details className="bulk-menu" ref={ref}>
+    <details className="bulk-menu" ref={menu}>
       <summary className="btn">Bulk actions</summary>
       <ul className="menu-panel" aria-label="Bulk actions">
         {buttons}
@@ -191,7 +191,9 @@ export function ImageGrid({
   const navigation = useNavigation();
   const waiting = navigation.state === "submitting" && navigation.formAction?.split("?")[0] === basePath.split("?")[0];
 
-  const grid = hydrated ? (
+  // 'Skip to images' lands here, just before the first card (past the toolbar: without JavaScript its bulk
+  // actions are a row of buttons).
+  const cardsList = hydrated ? (
     <VirtualGrid
       key={data.version}
       pagesUrl={pagesUrl}
@@ -225,9 +227,14 @@ export function ImageGrid({
       ))}
     </ul>
   );
+  const grid = (
+    <div id={IMAGES_TARGET} tabIndex={-1} className="skip-target">
+      {cardsList}
+    </div>
+  );
 
   return (
-    <div className="grid-wrap">
+    <section className="grid-wrap" aria-label="Images">
       {hydrated ? <FreshnessCheck pagesUrl={pagesUrl} version={data.version} filters={filtersVersion} /> : null}
       <div className="grid-status">
         <p className="grid-count" aria-live="polite">
@@ -249,7 +256,9 @@ export function ImageGrid({
         ) : null}
       </div>
       {cards.length === 0 ? (
-        <p className="empty">No related images found</p>
+        <p className="empty skip-target" id={IMAGES_TARGET} tabIndex={-1}>
+          No related images found
+        </p>
       ) : live ? (
         <Form method="post" className="grid-form" preventScrollReset>
           <div className="grid-toolbar">
@@ -295,6 +304,6 @@ export function ImageGrid({
           </Link>
         ) : null}
       </nav>
-    </div>
+    </section>
   );
 }

@@ -6,6 +6,7 @@ import { withFilterQuery, type GridFilter } from "~/lib/grid-filter";
 import { MAX_QUERY_LENGTH } from "~/lib/keywords-query";
 import type { Facet, FacetValue } from "~/models/facets.server";
 import { Carry } from "./carry-filter";
+import { SIDEBAR_TARGET } from "./skip-links";
 import { SmartSearch, type SmartPanelData } from "./smart-search";
 
 /** Lists this long get a 'start typing...' box (spec 1, Sidebar). */
@@ -32,7 +33,7 @@ interface SidebarProps {
  */
 export function SearchSidebar({ path, filter, facets, narrow = {}, smartOffered = false, smart = null }: SidebarProps) {
   return (
-    <aside className="search-sidebar" aria-label="Search and filters">
+    <aside id={SIDEBAR_TARGET} tabIndex={-1} className="search-sidebar skip-target" aria-label="Search and filters">
       <KeywordSearch path={path} filter={filter} />
       {smartOffered ? <SmartSearch path={path} filter={filter} panel={smart} /> : null}
       {facets ? <AttributeFilters path={path} filter={filter} facets={facets} narrow={narrow} /> : null}
@@ -160,7 +161,9 @@ function FacetGroup({ facet, typed }: { facet: Facet; typed: string }) {
           <input
             id={`facet-${facet.id}-find`}
             type="search"
-            name={`v${facet.id}`}
+            // Without JavaScript the typed text narrows the list through the URL; with it the list narrows as it is
+            // typed, and an empty box would only put `v4=` in the address of every tick.
+            name={hydrated && !text ? undefined : `v${facet.id}`}
             placeholder="start typing..."
             value={text}
             onChange={(e) => setText(e.target.value)}

@@ -1,16 +1,18 @@
 import { isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { Logo } from "./logo";
+import { SKIP_TO_CONTENT, SkipLinks, type SkipLink } from "./skip-links";
 
 /** The frame of a shared board's pages: the Koala mark and the board's title, nothing of the signed-in app. */
-export function SharedShell({ title, children }: { title: string; children: ReactNode }) {
+export function SharedShell({ title, skipLinks = [], children }: { title: string; skipLinks?: SkipLink[]; children: ReactNode }) {
   return (
     <div className="shared-page">
+      <SkipLinks links={[SKIP_TO_CONTENT, ...skipLinks]} />
       <header className="shared-header">
         <Logo small />
         <span className="muted">Shared board</span>
       </header>
-      <main id="main" className="app-main">
+      <main id="main" className="app-main" tabIndex={-1}>
         <h1>{title}</h1>
         {children}
       </main>

@@ -35,7 +35,7 @@ export default function Registrations() {
       {rows.length === 0 ? (
         <p>No applications are waiting.</p>
       ) : (
-        <DataTable columns={["Applicant", "Email", "Org unit", "Projects", "Received"]}>
+        <DataTable columns={["Applicant", "Email", "Org unit", "Projects", "Received"]} labelledBy="registrations-heading">
           {rows.map((r) => (
             <tr key={r.id}>
               <td>

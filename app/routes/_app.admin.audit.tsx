@@ -34,21 +34,29 @@ export default function Audit() {
     <section aria-labelledby="audit-heading">
       <h2 id="audit-heading">Audit log</h2>
       <Form method="get" className="inline-form" aria-label="Filter the audit log">
-        <label htmlFor="audit-user">User (e-mail)</label>
-        <input id="audit-user" name="user" type="search" defaultValue={filter.user} maxLength={200} />
-        <label htmlFor="audit-action">Action</label>
-        <select id="audit-action" name="action" defaultValue={filter.action}>
-          <option value="">Any</option>
-          {AUDIT_ACTIONS.map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="audit-from">From</label>
-        <input id="audit-from" name="from" type="date" defaultValue={filter.from} />
-        <label htmlFor="audit-to">To</label>
-        <input id="audit-to" name="to" type="date" defaultValue={filter.to} />
+        <span className="inline-field">
+          <label htmlFor="audit-user">User (e-mail)</label>
+          <input id="audit-user" name="user" type="search" defaultValue={filter.user} maxLength={200} />
+        </span>
+        <span className="inline-field">
+          <label htmlFor="audit-action">Action</label>
+          <select id="audit-action" name="action" defaultValue={filter.action}>
+            <option value="">Any</option>
+            {AUDIT_ACTIONS.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span className="inline-field">
+          <label htmlFor="audit-from">From</label>
+          <input id="audit-from" name="from" type="date" defaultValue={filter.from} />
+        </span>
+        <span className="inline-field">
+          <label htmlFor="audit-to">To</label>
+          <input id="audit-to" name="to" type="date" defaultValue={filter.to} />
+        </span>
         <button type="submit" className="btn">
           Filter
         </button>
@@ -56,7 +64,7 @@ export default function Audit() {
       {rows.length === 0 ? (
         <p>No entries found</p>
       ) : (
-        <DataTable columns={["When (UTC)", "Who", "Action", "Subject", "Address", "Detail"]}>
+        <DataTable columns={["When (UTC)", "Who", "Action", "Subject", "Address", "Detail"]} labelledBy="audit-heading">
           {rows.map((r) => (
             <tr key={r.id}>
               <td>{new Date(r.at).toISOString().replace("T", " ").slice(0, 19)}</td>

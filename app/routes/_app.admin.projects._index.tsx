@@ -46,7 +46,7 @@ export default function Projects() {
           Create project
         </SubmitButton>
       </Form>
-      <DataTable columns={["Project", "WSC", "Members"]}>
+      <DataTable columns={["Project", "WSC", "Members"]} labelledBy="projects-heading">
         {projects.map((p) => (
           <tr key={p.id}>
             <td>

@@ -104,7 +104,7 @@ export default function Registration() {
           </p>
         ) : null}
         <FormError id="approve-error" errors={answer?.approveError ? [answer.approveError] : []} />
-        <DataTable columns={["Project", "Role"]}>
+        <DataTable columns={["Project", "Role"]} labelledBy="approve-heading">
           {projects.map((p) => (
             <tr key={p.id}>
               <td>

@@ -33,7 +33,7 @@ export default function Users() {
       {rows.length === 0 ? (
         <p>No users found</p>
       ) : (
-        <DataTable columns={["Name", "Email", "Role", "Status"]}>
+        <DataTable columns={["Name", "Email", "Role", "Status"]} labelledBy="users-heading">
           {rows.map((u) => (
             <tr key={u.id}>
               <td>

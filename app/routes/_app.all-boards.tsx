@@ -47,17 +47,21 @@ export default function AllBoards() {
     <div>
       <h1>All boards</h1>
       <Form method="get" className="filter-bar" role="search">
-        <label htmlFor="board-q">Search boards</label>
-        <input id="board-q" name="q" type="search" defaultValue={q} maxLength={64} />
-        <label htmlFor="board-project">Project</label>
-        <select id="board-project" name="project" defaultValue={project ?? ""}>
-          <option value="">All projects</option>
-          {projects.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </select>
+        <span className="inline-field">
+          <label htmlFor="board-q">Search boards</label>
+          <input id="board-q" name="q" type="search" defaultValue={q} maxLength={64} />
+        </span>
+        <span className="inline-field">
+          <label htmlFor="board-project">Project</label>
+          <select id="board-project" name="project" defaultValue={project ?? ""}>
+            <option value="">All projects</option>
+            {projects.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </span>
         <button type="submit" className="btn">
           Search
         </button>
@@ -73,25 +77,33 @@ export default function AllBoards() {
           ))}
         </ul>
       )}
-      {more ? <ShowMore to={showMore} /> : null}
+      {more ? <ShowMore to={showMore} waitForScroll={count === FIRST} /> : null}
     </div>
   );
 }
 
-/** 'Show more' without JavaScript; with it, the same link is followed by itself when it scrolls into view. */
-function ShowMore({ to }: { to: string }) {
+/**
+ * 'Show more' without JavaScript; with it, the same link is followed by itself when it is in view. The first 12 wait
+ * for the person to scroll it into view: the observer's first report is where the link already is, and a link in
+ * view as the page is shown (a tall window) loaded a step at once, so the spec's first 12 were 16. After a step it
+ * keeps loading while in view (the new cards may not push it out).
+ */
+function ShowMore({ to, waitForScroll }: { to: string; waitForScroll: boolean }) {
   const ref = useRef<HTMLAnchorElement>(null);
   const navigate = useNavigate();
   const busy = useNavigation().state !== "idle";
   useEffect(() => {
     const el = ref.current;
     if (!el || busy) return;
+    let first = waitForScroll;
     const observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) navigate(to, { replace: true, preventScrollReset: true });
+      const arrived = !first && entries.some((e) => e.isIntersecting);
+      first = false;
+      if (arrived) navigate(to, { replace: true, preventScrollReset: true });
     });
     observer.observe(el);
     return () => observer.disconnect();
-  }, [to, busy, navigate]);
+  }, [to, busy, navigate, waitForScroll]);
   return (
     <p className="show-more">
       <Link ref={ref} to={to} preventScrollReset replace className="btn">

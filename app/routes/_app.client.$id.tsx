@@ -4,6 +4,7 @@ import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { ImageGrid } from "~/components/image-grid";
 import { ImageModal, useImageModal } from "~/components/image-modal";
 import { SearchSidebar } from "~/components/search-sidebar";
+import { GRID_PAGE_HANDLE } from "~/components/skip-links";
 import { bulkItems } from "~/lib/bulk-menu";
 import { PAGE_SIZE } from "~/lib/grid";
 import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
@@ -21,6 +22,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data
 async function scopeOf(request: Request, id: string | undefined) {
   return withSmartTags(withFilter(await projectScope(await requireActor(request), id), request));
 }
+
+export const handle = GRID_PAGE_HANDLE;
 
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const scope = await scopeOf(request, params.id);

@@ -202,7 +202,7 @@ function Sessions({ sessions }: { sessions: ReturnType<typeof useLoaderData<type
   return (
     <>
       <h3 id="sessions-heading">Active sessions</h3>
-      <DataTable columns={["Device", "Address", "Signed in", "Last seen"]} aria-labelledby="sessions-heading">
+      <DataTable columns={["Device", "Address", "Signed in", "Last seen"]} labelledBy="sessions-heading">
         {sessions.map((s) => (
           <tr key={s.key}>
             <td>

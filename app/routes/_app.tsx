@@ -3,6 +3,7 @@ import { Outlet, useLoaderData, useMatches } from "@remix-run/react";
 import { Header, type HeaderContext } from "~/components/header";
 import { SearchProgress } from "~/components/search-progress";
 import { SessionWatch } from "~/components/session-watch";
+import { SKIP_TO_CONTENT, SkipLinks, type SkipLinksHandle } from "~/components/skip-links";
 import { toPublicUser } from "~/models/users.server";
 import { getTheme, requireUser } from "~/sessions.server";
 
@@ -14,16 +15,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export default function AppLayout() {
   const { user, theme } = useLoaderData<typeof loader>();
+  const matches = useMatches();
   // A page about a project or board puts `header` in its loader data; the deepest one wins.
-  const context = useMatches()
+  const context = matches
     .map((m) => (m.data as { header?: HeaderContext } | undefined)?.header)
     .filter(Boolean)
     .pop();
+  const skipLinks = matches.flatMap((m) => (m.handle as SkipLinksHandle | undefined)?.skipLinks ?? []);
   return (
     <>
-      <a href="#main" className="skip-link">
-        Skip to content
-      </a>
+      <SkipLinks links={[SKIP_TO_CONTENT, ...skipLinks]} />
       <Header user={user} theme={theme} context={context ?? null} />
       <main id="main" className="app-main" tabIndex={-1}>
         <Outlet />

@@ -3,6 +3,7 @@ import { useLoaderData, useNavigate } from "@remix-run/react";
 import { ImageGrid } from "~/components/image-grid";
 import { SearchSidebar } from "~/components/search-sidebar";
 import { SharedErrorBoundary, SharedShell } from "~/components/shared-shell";
+import { SKIP_TO_IMAGES, SKIP_TO_SIDEBAR } from "~/components/skip-links";
 import { PAGE_SIZE } from "~/lib/grid";
 import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid } from "~/lib/grid.server";
@@ -64,7 +65,7 @@ export default function SharedBoard() {
   const links = sharedLinks(sharedUrl);
   const reviewed = Object.values(marks).filter(Boolean).length;
   return (
-    <SharedShell title={board.title}>
+    <SharedShell title={board.title} skipLinks={sidebar ? [SKIP_TO_IMAGES, SKIP_TO_SIDEBAR] : [SKIP_TO_IMAGES]}>
       <p className="muted">
         Shared with you to view{link.allowDownload ? " and download" : ""}. Open an image to approve or reject it, or to leave a comment.
       </p>

@@ -1,6 +1,5 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { totpCode } from "~/lib/totp.server";
-import { submitRegistration } from "~/models/registrations.server";
 import { expect, test } from "./fixtures";
 import {
   expectAccessible,
@@ -11,6 +10,7 @@ import {
   jpegFile,
   linkIn,
   PASSWORD,
+  storedApplication,
   tabTo,
   toast,
   userFor,
@@ -32,28 +32,6 @@ async function fillRegistration(page: Page, values: { email: string; mobile: str
   await page.getByLabel("Email", { exact: true }).fill(values.email);
   await page.getByLabel("Projects", { exact: true }).fill("Acme");
   await page.getByLabel("What will you use the system for?").fill("Shelf studies");
-}
-
-/** An application stored the way the form stores it (the admin tests start from one). */
-async function storedApplication(email: string, client = "E2E Project") {
-  const result = await submitRegistration(
-    {
-      name: "Grace",
-      surname: "Hopper",
-      email,
-      country_code: "US",
-      mobile: "821234567",
-      country: "US",
-      timezone: "1",
-      org_unit: "Research",
-      language: "en",
-      client,
-      sim_use: "Packaging research",
-    },
-    "127.0.0.1",
-  );
-  if (result.outcome !== "stored") throw new Error(`application not stored: ${result.outcome}`);
-  return result.id;
 }
 
 test.describe("registration", () => {

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { bulk, expectAccessible, hasJs, tabTo, toast, waitForMail, workshop } from "./support";
+import { bulk, expectAccessible, firstImage, hasJs, tabTo, toast, waitForMail, workshop } from "./support";
 import type { DB } from "~/db/connection.server";
 
 const attribute = (db: DB, projectId: number, name: string) =>
@@ -147,6 +147,51 @@ test(
     await expect(name).toHaveValue("Store_dtype_x");
   },
 );
+
+test("Manage Attributes at 35 rows: each row's name and smart name as high as the page's other fields and level, and Save always in view", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("look");
+  const w = await workshop(db, "look", info);
+  await page.setViewportSize({ width: 1366, height: 800 });
+  await page.goto(`/upload/${w.id}/attributes`);
+  const rows = page.locator("table.attributes-table tbody tr");
+  await expect(rows).toHaveCount(35);
+  const field = (await page.getByLabel("Attribute Name").boundingBox())!;
+  for (const row of await rows.all()) {
+    const name = (await row.getByLabel(/^Name of /).boundingBox())!;
+    const code = (await row.getByLabel(/^Smart name of /).boundingBox())!;
+    expect([name.height, code.height]).toEqual([field.height, field.height]);
+    expect(Math.abs(name.y - code.y)).toBeLessThan(0.5);
+  }
+  const save = page.getByRole("button", { name: "Save", exact: true });
+  await expect(save).toBeInViewport();
+  await rows.nth(17).scrollIntoViewIfNeeded();
+  await expect(save).toBeInViewport();
+  await expectAccessible(page, info);
+});
+
+test("Replace values already there: the box sits beside its label on the image's and the bulk assign pages", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("look");
+  const w = await workshop(db, "look", info);
+  await page.request.post(`/client/${w.id}`, { form: { intent: "select-all" } });
+  for (const path of [`/image/${await firstImage(db, w.id)}/attributes`, `/client/${w.id}/bulk/attributes`]) {
+    await page.goto(path);
+    const box = (await page.getByRole("checkbox", { name: "Replace values already there" }).boundingBox())!;
+    const label = (await page.getByText("Replace values already there", { exact: true }).boundingBox())!;
+    const gap = label.x - (box.x + box.width);
+    expect(gap, `${path}: label right of the box`).toBeGreaterThanOrEqual(0);
+    expect(gap, `${path}: label right of the box`).toBeLessThan(16);
+    expect(Math.abs(box.y + box.height / 2 - (label.y + label.height / 2)), `${path}: box level with the label`).toBeLessThan(3);
+    await expectAccessible(page, info);
+  }
+});
 
 test("image panel: assign a value with the spec's messages and Replace, then remove it by typing REMOVE (keyboard only)", async ({
   page,

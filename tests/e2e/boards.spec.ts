@@ -340,6 +340,53 @@ test("keyboard only: select, open the bulk menu and reach an action", async ({ p
   await expect(toast(page)).toContainText("Keywords added to 3 images");
 });
 
+test(
+  "every menu closes with Escape and with a click elsewhere, and the bulk menu 2 s after the mouse leaves it",
+  { tag: "@js-only" },
+  async ({ page, signIn, db }, info) => {
+    await signIn("look");
+    const w = await workshop(db, "look", info);
+    await page.goto(`/client/${w.id}`);
+    const card = page.getByRole("article").first();
+    const bulkMenu = {
+      summary: page.getByText("Bulk actions", { exact: true }),
+      item: page.getByRole("list", { name: "Bulk actions" }).getByRole("button", { name: "Add keyword" }),
+    };
+    const menus = [
+      bulkMenu,
+      { summary: card.getByLabel(/^Actions for /), item: card.getByRole("link", { name: "Pin to a board" }) },
+      { summary: page.getByLabel(/profile menu/i), item: page.getByRole("link", { name: "View All Boards" }) },
+    ];
+    for (const { summary, item } of menus) {
+      await summary.click();
+      await expect(item).toBeVisible();
+      await page.keyboard.press("Escape");
+      await expect(item).toBeHidden();
+      await expect(summary).toBeFocused();
+      await summary.click();
+      await expect(item).toBeVisible();
+      await page.getByRole("heading", { level: 1 }).click();
+      await expect(item).toBeHidden();
+    }
+
+    // Opened by mouse (which focuses its summary too), it hides 2 s after the pointer leaves it, not before.
+    await bulkMenu.summary.click();
+    await bulkMenu.item.hover();
+    await page.mouse.move(5, 700);
+    await page.waitForTimeout(1_000);
+    await expect(bulkMenu.item).toBeVisible();
+    await expect(bulkMenu.item).toBeHidden({ timeout: 3_000 });
+    // Opened from the keyboard, it stays while keyboard focus is inside it, wherever the pointer goes.
+    await bulkMenu.summary.focus();
+    await page.keyboard.press("Enter");
+    await expect(bulkMenu.item).toBeVisible();
+    await bulkMenu.item.hover();
+    await page.mouse.move(5, 700);
+    await page.waitForTimeout(2_500);
+    await expect(bulkMenu.item).toBeVisible();
+  },
+);
+
 test("a viewer sees no write action; a write page or a posted write says what they may do (403), with a link to the project", async ({
   page,
   signIn,

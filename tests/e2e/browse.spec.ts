@@ -1,6 +1,6 @@
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { expectAccessible, hasJs, jpegFile, ownProject, projectId, tabTo } from "./support";
+import { expectAccessible, hasJs, jpegFile, ownProject, projectId, shareLinkTo, tabTo, userFor, visitor, workshop } from "./support";
 
 const e2eProject = "E2E Project";
 
@@ -47,12 +47,21 @@ test("terms dialog: No signs out, Yes is remembered on the account", async ({ pa
 
 test("all boards: 12 first, then 4 more per step until all 21 are shown", async ({ page, signIn }, info) => {
   await signIn("boards");
+  // A window tall enough for the first 12 and the 'Show more' link below them to be in view at once.
+  await page.setViewportSize({ width: 1366, height: 1100 });
   await page.goto("/all-boards");
   const cards = page.getByRole("list", { name: "Boards" }).getByRole("listitem");
   await expect(cards).toHaveCount(12);
   // 21 boards: E2E Board and Board 01 … Board 20.
   if (hasJs(info)) {
-    // Infinite scroll: the same links, followed by themselves each time they come into view.
+    // Still 12 once the page is hydrated and settled: a link already in view at load is no scroll to the end.
+    await page.waitForLoadState("networkidle");
+    await page.waitForTimeout(1_000);
+    await expect(cards).toHaveCount(12);
+    await expect(page).not.toHaveURL(/count=/);
+    await expect(page.getByRole("link", { name: "Show more" })).toBeInViewport();
+    // Asked for (nothing to scroll here), then the same link is followed by itself each time it is in view.
+    await page.getByRole("link", { name: "Show more" }).click();
     await expect(async () => {
       const more = page.getByRole("link", { name: "Show more" });
       if (await more.count()) await more.scrollIntoViewIfNeeded({ timeout: 1000 }).catch(() => {});
@@ -199,6 +208,125 @@ test(
     await expect(page.getByRole("article").first()).toContainText("Grid image 071");
   },
 );
+
+/**
+ * Presses Tab from the top of the page as a keyboard user does, following 'Skip to images' with Enter when it has
+ * focus, until focus is inside the first image card; returns the presses of Tab it took (Infinity past 100).
+ */
+async function tabsToFirstCard(page: Page) {
+  for (let presses = 1; presses <= 100; presses++) {
+    await page.keyboard.press("Tab");
+    const at = await page.evaluate(() => {
+      const el = document.activeElement;
+      return {
+        skip: el?.textContent === "Skip to images",
+        inFirstCard: Boolean(el?.closest("article")?.isSameNode(document.querySelector("article"))),
+      };
+    });
+    if (at.inFirstCard) return presses;
+    if (at.skip) await page.keyboard.press("Enter");
+  }
+  return Infinity;
+}
+
+test("keyboard: the first image of a project, a board and a shared board is at most 5 presses of Tab away, by 'Skip to images'", async ({
+  page,
+  signIn,
+  db,
+  browser,
+  server,
+}, info) => {
+  await signIn("look");
+  const w = await workshop(db, "look", info);
+  const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
+  const guest = await visitor(browser, info, server.baseURL);
+  for (const [tab, path] of [
+    [page, `/client/${w.id}`],
+    [page, w.path("Alpha")],
+    [guest.page, shared],
+  ] as const) {
+    await tab.goto(path);
+    await expect(tab.getByRole("region", { name: "Images" })).toBeVisible(); // the grid is a landmark
+    await expect(tab.getByRole("article").first()).toBeVisible();
+    // With JavaScript the virtual grid takes the server's cards' place once hydrated: start from that page.
+    if (hasJs(info)) await tab.locator(".virtual-grid").waitFor();
+    expect(await tabsToFirstCard(tab), path).toBeLessThanOrEqual(5);
+    // And the sidebar, first Tab after its own skip link.
+    await tab.goto(path);
+    if (hasJs(info)) await tab.locator(".virtual-grid").waitFor();
+    await tabTo(tab, tab.getByRole("link", { name: "Skip to search and filters" }), 3);
+    await tab.keyboard.press("Enter");
+    await tab.keyboard.press("Tab");
+    await expect(tab.getByRole("searchbox", { name: "Search words" })).toBeFocused();
+  }
+  await guest.close();
+});
+
+/** The keyword chips of the cards that a clipping box cuts through (a chip shows whole or not at all), and the cards showing none. */
+function cutChips(page: Page) {
+  return page.evaluate(() => {
+    const cut: string[] = [];
+    for (const card of document.querySelectorAll("article.image-card")) {
+      let whole = 0;
+      for (const chip of card.querySelectorAll(".keywords li")) {
+        const r = chip.getBoundingClientRect();
+        let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+        // What shows of it: its box within every box between it and the card that clips, and within the card.
+        for (let box = chip.parentElement; box; box = box.parentElement) {
+          const style = getComputedStyle(box);
+          if (box === card || style.overflowX !== "visible" || style.overflowY !== "visible") {
+            const b = box.getBoundingClientRect();
+            [left, top, right, bottom] = [
+              Math.max(left, b.left),
+              Math.max(top, b.top),
+              Math.min(right, b.right),
+              Math.min(bottom, b.bottom),
+            ];
+          }
+          if (box === card) break;
+        }
+        // Half a pixel either way is rounding, not a cut.
+        const [width, height] = [Math.max(0, right - left), Math.max(0, bottom - top)];
+        const all = width > r.width - 0.5 && height > r.height - 0.5;
+        if (width >= 0.5 && height >= 0.5 && !all)
+          cut.push(
+            `${card.getAttribute("aria-labelledby")}: “${chip.textContent}” shows ${Math.round(width)}×${Math.round(height)} of ${Math.round(r.width)}×${Math.round(r.height)}`,
+          );
+        if (all) whole++;
+      }
+      if (!whole && card.querySelector(".keywords li")) cut.push(`${card.getAttribute("aria-labelledby")}: no chip shows whole`);
+    }
+    return cut;
+  });
+}
+
+test("keyword chips show whole or not at all on every card of a project, a board and a shared board, wide and narrow", async ({
+  page,
+  signIn,
+  db,
+  browser,
+  server,
+}, info) => {
+  await signIn("look");
+  const w = await workshop(db, "look", info);
+  const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
+  const guest = await visitor(browser, info, server.baseURL);
+  for (const [tab, path] of [
+    [page, `/client/${w.id}`],
+    [page, w.path("Alpha")],
+    [guest.page, shared],
+  ] as const)
+    for (const width of [1366, 390]) {
+      await tab.setViewportSize({ width, height: 900 });
+      await tab.goto(path);
+      await expect(tab.getByRole("article").first()).toBeVisible();
+      if (hasJs(info)) await tab.locator(".virtual-grid").waitFor();
+      await tab.mouse.move(0, 0); // no card under the pointer: each shows its footer as it rests
+      await expect(tab.getByRole("article").first().locator(".keywords li").first()).toBeVisible();
+      expect(await cutChips(tab), `${path} at ${width} px`).toEqual([]);
+    }
+  await guest.close();
+});
 
 test("the project grid passes axe", async ({ page, signIn, db }, info) => {
   await signIn("paging");

@@ -1,8 +1,6 @@
-import type { Browser, Page, TestInfo } from "@playwright/test";
-import { createShareLinks } from "~/models/share-links.server";
-import { boardScope } from "~/models/scope.server";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { bulk, expectAccessible, hasJs, projectId, tabTo, toast, workshop } from "./support";
+import { bulk, expectAccessible, hasJs, projectId, shareLinkTo, tabTo, toast, visitor, workshop } from "./support";
 import { boardsProject, longListProject, secondProject, WORKSHOP_ATTRIBUTES } from "./users";
 
 // The board workshop (users.ts): images "Workshop 1".."Workshop 6", odd ones with the keyword shelf, even ones aisle,
@@ -203,11 +201,6 @@ test("smart search: a phrase becomes the project's tags, shown and edited as chi
   await expectAccessible(page, info, ["heading-order"]);
 });
 
-async function visitor(browser: Browser, info: TestInfo, baseURL: string) {
-  const context = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL });
-  return { page: await context.newPage(), close: () => context.close() };
-}
-
 test("a shared board's visitor searches the board only; a link without metadata offers no search", async ({
   signIn,
   db,
@@ -216,15 +209,13 @@ test("a shared board's visitor searches the board only; a link without metadata 
 }, info) => {
   const me = await signIn("searchShared");
   const w = await workshop(db, "searchShared", info);
-  const actor = { id: me.id, role: "user" as const };
-  const board = await boardScope(actor, w.board("Alpha"));
-  const [open] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "search e2e");
-  const [bare] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: false }, "bare e2e");
+  const open = await shareLinkTo(db, me.email, w.board("Alpha"), { expiry: "30", allowDownload: true, showMetadata: true }, "search e2e");
+  const bare = await shareLinkTo(db, me.email, w.board("Alpha"), { expiry: "30", allowDownload: true, showMetadata: false }, "bare e2e");
 
   const guest = await visitor(browser, info, server.baseURL);
   try {
     const g = guest.page;
-    await g.goto(open!.path);
+    await g.goto(open);
     await expect(g.getByRole("article")).toHaveCount(3);
     const box = g.getByRole("searchbox", { name: "Search words" });
     await box.fill("shelf");
@@ -232,7 +223,7 @@ test("a shared board's visitor searches the board only; a link without metadata 
     await expect(g.getByRole("article")).toHaveCount(2); // Workshop 1 and 3 (5 is not on the board)
     await expect(g.getByRole("button", { name: "Download all 2 images (ZIP)" })).toBeVisible();
     await expectAccessible(g, info);
-    await g.goto(`${bare!.path}?q=shelf&f=1:x`);
+    await g.goto(`${bare}?q=shelf&f=1:x`);
     await expect(g.getByRole("searchbox")).toHaveCount(0);
     await expect(g.getByRole("article")).toHaveCount(3); // the query is ignored: no probing hidden keywords
   } finally {
@@ -317,6 +308,28 @@ test("attribute filters: two values of one attribute and one of another, counts 
   await expectCounts({});
   await expect(box("Channel", "Online")).not.toBeChecked();
 });
+
+test(
+  "with JavaScript a tick puts only the chosen values in the address, not an empty 'start typing...' box",
+  { tag: "@js-only" },
+  async ({ page, signIn, db }, info) => {
+    await signIn("look");
+    await page.goto(`/client/${await projectId(db, longListProject(info.project.name, "look"))}`);
+    const group = page.getByRole("group", { name: "Store" });
+    await expect(group.locator(".facet-virtual")).toBeVisible();
+    await group.getByRole("checkbox", { name: /^Store 01/ }).check();
+    await expect(page).toHaveURL(/f=/);
+    await expect(page.getByRole("article")).toHaveCount(1);
+    expect(new Set(new URL(page.url()).searchParams.keys())).toEqual(new Set(["f"]));
+    // A word typed in the box is the list's state, and rides along with the next tick.
+    await group.getByRole("searchbox", { name: "Find a Store value" }).fill("1");
+    await group.getByRole("checkbox", { name: /^Store 13/ }).check();
+    await expect(page.getByRole("article")).toHaveCount(2);
+    const params = new URL(page.url()).searchParams;
+    expect([...params.keys()].filter((k) => k !== "f")).toEqual([expect.stringMatching(/^v\d+$/)]);
+    expect([...params.entries()].find(([k]) => k.startsWith("v"))?.[1]).toBe("1");
+  },
+);
 
 test("a list of 30 values or more gets a 'start typing...' box that narrows it (a GET field without JavaScript) and, with JavaScript, a virtual list", async ({
   page,

@@ -29,6 +29,7 @@ import {
   uploadProject,
   WORKSHOP_ATTRIBUTES,
   SMART_KEYWORDS,
+  LOOK_KEYWORDS,
   VIEWERS,
   ADMINS,
   WORKSHOP_MANAGERS,
@@ -106,7 +107,10 @@ for (const p of PROJECTS)
           await insertImage(scope, workshopFiles[i - 1]!, {
             title: `Workshop ${i}`,
             description: `Image ${i} of the board workshop`,
-            keywords: [i % 2 ? "shelf" : "aisle", ...(scenario === "searchSmart" ? SMART_KEYWORDS[i - 1]! : [])],
+            keywords: [
+              i % 2 ? "shelf" : "aisle",
+              ...(scenario === "searchSmart" ? SMART_KEYWORDS[i - 1]! : scenario === "look" ? LOOK_KEYWORDS[i - 1]! : []),
+            ],
             ocrText: "",
             originalName: `workshop-${i}.jpg`,
           }),
@@ -122,13 +126,19 @@ for (const p of PROJECTS)
         const lone = await insertImage(emptyScope, workshopFiles[0]!, { ...WORKSHOP_META, title: "Lonely image" });
         await createBoard(emptyScope, { title: "Shared only", imageIds: [lone], clientBoard: true });
       }
-      if (scenario === "searchFilters" || scenario === "searchFresh") {
+      if (scenario === "searchFilters" || scenario === "searchFresh" || scenario === "look") {
         const values = [];
         for (const [name, perImage] of Object.entries(WORKSHOP_ATTRIBUTES)) {
           const attributeId = await createAttribute(scope, { name, code: name.slice(0, 3).toUpperCase(), type: 3 });
           for (const [i, value] of perImage.entries()) if (value) values.push({ imageId: ids[i]!, attributeId, value });
         }
         await setAttributeValues(scope, values);
+      }
+      if (scenario === "look") {
+        // 33 active with Channel and Region, and two inactive: Manage Attributes' 35 rows.
+        const system = await projectScope(SYSTEM, own.id);
+        for (let i = 3; i <= 33; i++) await createAttribute(system, { name: `Attr${String(i).padStart(2, "0")}`, type: 3 });
+        for (const name of ["Spare_1", "Spare_2"]) await createAttribute(system, { name, type: 3, active: false });
       }
       if (scenario === "attrManage") {
         // 33 active (32 user attributes and a WSC one) and one inactive: ticking it passes the limit.
@@ -149,8 +159,8 @@ for (const p of PROJECTS)
         await createAttribute(system, { name: "Source", code: "src", type: 1 });
         await setAttributeValues(system, [{ imageId: ids[0]!, attributeId: region, value: "North" }]);
       }
-      if (scenario === "searchFilters") {
-        const long = await createProject({ name: longListProject(p) });
+      if (scenario === "searchFilters" || scenario === "look") {
+        const long = await createProject({ name: longListProject(p, scenario) });
         await addMember(long.id, user.id, "manager");
         const longScope = await projectScope({ id: user.id, role: "user" }, long.id);
         const store = await createAttribute(longScope, { name: "Store", code: "STO", type: 3 });

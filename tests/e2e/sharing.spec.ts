@@ -1,12 +1,6 @@
-import type { Browser, Page, TestInfo } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { expectAccessible, hasJs, tabTo, waitForMail, workshop } from "./support";
-
-/** A visitor of a share link: a browser context of its own, with no session, JavaScript as the project runs it. */
-async function visitor(browser: Browser, info: TestInfo, baseURL: string) {
-  const context = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL });
-  return { page: await context.newPage(), close: () => context.close() };
-}
+import { expectAccessible, tabTo, visitor, waitForMail, workshop } from "./support";
 
 /** A raw mail with its quoted-printable parts decoded (soft breaks joined, =XX bytes read as UTF-8). */
 const decoded = (raw: string) =>

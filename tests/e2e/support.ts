@@ -2,9 +2,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import sharp from "sharp";
-import { expect, type Locator, type Page, type TestInfo } from "@playwright/test";
+import { expect, type Browser, type Locator, type Page, type TestInfo } from "@playwright/test";
 import type { DB } from "~/db/connection.server";
 import { totpCode } from "~/lib/totp.server";
+import { enqueueJob } from "~/models/jobs.server";
+import { submitRegistration } from "~/models/registrations.server";
+import { boardScope } from "~/models/scope.server";
+import { createShareLinks, type LinkOptions } from "~/models/share-links.server";
 import { MAIL_DIR } from "./targets";
 import { emailFor, PASSWORD, TOTP_SECRET, uploadProject, boardsProject, type Scenario } from "./users";
 
@@ -199,3 +203,58 @@ export async function bulk(page: Page, info: TestInfo, label: string) {
 
 /** The toast region's message. */
 export const toast = (page: Page) => page.getByRole("status").filter({ has: page.locator(".toast") });
+
+/** An application stored the way the form stores it (the admin tests start from one). */
+export async function storedApplication(email: string, client = "E2E Project") {
+  const result = await submitRegistration(
+    {
+      name: "Grace",
+      surname: "Hopper",
+      email,
+      country_code: "US",
+      mobile: "821234567",
+      country: "US",
+      timezone: "1",
+      org_unit: "Research",
+      language: "en",
+      client,
+      sim_use: "Packaging research",
+    },
+    "127.0.0.1",
+  );
+  if (result.outcome !== "stored") throw new Error(`application not stored: ${result.outcome}`);
+  return result.id;
+}
+
+/** A share link to a board, made as its editor would make one on the Share page; its path, token and all. */
+export async function shareLinkTo(
+  db: DB,
+  email: string,
+  boardId: string,
+  options: LinkOptions = { expiry: "30", allowDownload: true, showMetadata: true },
+  label = "e2e",
+) {
+  const user = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+  const scope = await boardScope({ id: user.id, role: "user" }, boardId);
+  const [link] = await createShareLinks(scope, [null], options, label);
+  return link!.path;
+}
+
+/** A visitor of a share link: a browser context of its own, with no session, JavaScript as the project runs it. */
+export async function visitor(browser: Browser, info: TestInfo, baseURL: string) {
+  const context = await browser.newContext({ javaScriptEnabled: hasJs(info), baseURL });
+  return { page: await context.newPage(), close: () => context.close() };
+}
+
+/** A finished bulk job of a person (its page shows the outcome; never picked up by a worker). */
+export async function finishedJob(db: DB, email: string, result: { action: string; affected: number; back: string }) {
+  const user = await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow();
+  const id = await enqueueJob("bulk.action", null, { ownerUserId: user.id, runAt: Date.now() + 86_400_000 });
+  // Written as done directly: no worker ran it, so there is no lease for completeJob to check.
+  await db
+    .updateTable("jobs")
+    .set({ status: "done", payload: "null", result: JSON.stringify(result) })
+    .where("id", "=", id)
+    .execute();
+  return id;
+}

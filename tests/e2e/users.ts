@@ -79,11 +79,14 @@ export const SCENARIOS = {
   codeSignIn: { totp: true },
   codeProfile: { totp: true },
   codeEnrol: { totp: false },
+  look: { totp: false },
+  lookAdmin: { totp: false },
+  lookTerms: { totp: false },
 } as const;
 /** Scenarios whose user has the global admin role (the admin console). */
-export const ADMINS: Scenario[] = ["admin"];
+export const ADMINS: Scenario[] = ["admin", "lookAdmin"];
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
-export const TERMS_PENDING: Scenario[] = ["terms"];
+export const TERMS_PENDING: Scenario[] = ["terms", "lookTerms"];
 /** Scenarios whose user is not a member of the e2e project. */
 export const OUTSIDERS: Scenario[] = ["outsider"];
 /** Scenarios that get a project of their own (named by uploadProject), holding one seeded image, so uploads and deletes never disturb other tests. */
@@ -123,11 +126,25 @@ export const BOARD_PROJECT: Scenario[] = [
   "attrImport",
   "attrImport2",
   "reimport",
+  "look",
 ];
 /** Workshop scenarios whose user manages the project (attributes are a manager's to change). */
-export const WORKSHOP_MANAGERS: Scenario[] = ["searchFilters", "searchFresh", "attrManage", "reimport"];
+export const WORKSHOP_MANAGERS: Scenario[] = ["searchFilters", "searchFresh", "attrManage", "reimport", "look"];
 /** searchSmart's workshop keywords, by image (Workshop 1..6), on top of shelf / aisle. */
 export const SMART_KEYWORDS = [["soda", "grocery aisle"], ["soda"], ["chocolate"], ["grocery aisle"], [], ["shopper"]];
+/**
+ * The look workshop's keywords, by image (Workshop 1..6), on top of shelf / aisle: five chips, enough to fill a
+ * card's row and wrap (the UI tests: menus, skip links, chips, controls, every page's screenshots). Its project also
+ * gets the searchFilters attributes and values, attributes up to 33 active and 2 inactive (35 rows), and a long list.
+ */
+export const LOOK_KEYWORDS = [
+  ["frozen vegetables", "street market", "energy drink", "chocolate"],
+  ["rose wine", "kefir", "festival", "crackers"],
+  ["smoothie", "sachet", "honey", "tray"],
+  ["craft beer", "potatoes", "ice lolly", "pot"],
+  ["receipt", "billboard", "menu", "label"],
+  ["poster", "window", "counter", "shopper"],
+];
 export const boardsProject = (scenario: Scenario, project: string) => `Boards ${scenario} ${project}`;
 /** searchAll's second project (one image, "Second aisle"), so a search across projects has two to find. */
 export const secondProject = (project: string) => `Second search ${project}`;
@@ -136,7 +153,8 @@ export const WORKSHOP_ATTRIBUTES = {
   Channel: ["Online", "Online", "Store", "Store", "Kiosk", null],
   Region: ["North", "South", "North", "South", "North", "South"],
 } as const;
-export const longListProject = (project: string) => `Long list ${project}`;
+export const longListProject = (project: string, scenario: Scenario = "searchFilters") =>
+  scenario === "searchFilters" ? `Long list ${project}` : `Long list ${scenario} ${project}`;
 /** Scenarios whose user is a viewer of the e2e project. */
 export const VIEWERS: Scenario[] = ["viewer"];
 export const emailFor = (scenario: Scenario, project: string) => `${scenario.toLowerCase()}-${project}@e2e.test`;
