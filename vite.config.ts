@@ -1,4 +1,5 @@
 import { vitePlugin as remix } from "@remix-run/dev";
+import { flatRoutes } from "remix-flat-routes";
 import { defineConfig } from "vite";
 import tsconfigPaths from "vite-tsconfig-paths";
 
@@ -11,6 +12,14 @@ declare module "@remix-run/node" {
 export default defineConfig({
   plugins: [
     remix({
+      // Routes grouped by feature in `+` folders (remix-flat-routes, as the Epic Stack does): a file in `_app+/_bulk+/`
+      // is the route `_app._bulk.<name>`, and a pathless group (`_bulk`) only gathers a feature's routes and their
+      // helpers. Files that are not routes live beside them: `*.server.ts` helpers, tests, dotfiles.
+      ignoredRouteFiles: ["**/*"],
+      routes: async (defineRoutes) =>
+        flatRoutes("routes", defineRoutes, {
+          ignoredRouteFiles: ["**/.*", "**/*.server.ts", "**/*.test.{ts,tsx}", "**/__*.*"],
+        }),
       future: {
         v3_fetcherPersist: true,
         v3_relativeSplatPath: true,

@@ -7,12 +7,12 @@ import { renderToPipeableStream } from "react-dom/server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { NonceProvider } from "~/lib/nonce";
-import { lookUp, memoizable } from "~/lib/render-memo.server";
+import { lookUp, memoizable } from "~/web/render-memo.server";
 
 export { boot } from "~/services/boot.server";
 export { config } from "~/config.server";
-export { mediaAnswer, sharedMediaAnswer } from "~/lib/media.server";
-export { sharedPageAnswer } from "~/lib/shared-page-cache.server";
+export { mediaAnswer, sharedMediaAnswer } from "~/web/media.server";
+export { sharedPageAnswer } from "~/web/shared-page-cache.server";
 export { readiness } from "~/services/readiness.server";
 export { log } from "~/lib/log.server";
 
@@ -42,7 +42,7 @@ export default async function handleRequest(
     pending &&
     responseStatusCode === 200 &&
     !responseHeaders.has("Set-Cookie") &&
-    leaf?.route.id === "routes/shared-board.$sharedUrl" &&
+    leaf?.route.id === "routes/_shared-board+/shared-board.$sharedUrl" &&
     leaf.params.sharedUrl === pending.sharedUrl
       ? pending.store
       : null;

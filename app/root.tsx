@@ -6,7 +6,8 @@ import { describeError } from "~/components/error-boundary";
 import { ErrorPage } from "~/components/error-page";
 import { Toasts } from "~/components/toasts";
 import { useNonce } from "~/lib/nonce";
-import { getTheme, takeToast } from "~/sessions.server";
+import { getTheme } from "~/web/theme.server";
+import { takeToast } from "~/web/toast.server";
 import styles from "~/styles/app.css?url";
 
 export const links: LinksFunction = () => [
@@ -21,7 +22,8 @@ export const links: LinksFunction = () => [
 export const meta: MetaFunction = ({ error }) => [{ title: error ? `${describeError(error).message} | Koala` : "Koala" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const [theme, { toast, setCookie }] = await Promise.all([getTheme(request), takeToast(request)]);
+  const theme = getTheme(request);
+  const { toast, setCookie } = await takeToast(request);
   return data({ theme, toast }, setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined);
 }
 

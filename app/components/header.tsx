@@ -1,7 +1,7 @@
 import { Form, Link, useLocation, useNavigate } from "@remix-run/react";
 import { Icon } from "./icons";
 import { useMenu } from "./menu";
-import type { Theme } from "~/sessions.server";
+import type { Theme } from "~/web/theme.server";
 import { initialsOf } from "~/lib/initials";
 import { MAX_QUERY_LENGTH } from "~/lib/keywords-query";
 import { searchPath } from "~/lib/search-routes";

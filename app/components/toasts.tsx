@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import type { Toast } from "~/sessions.server";
+import type { Toast } from "~/web/toast.server";
 
 /**
  * The toast of this page load, from a flash cookie. It is server-rendered into a live region,

@@ -8,6 +8,13 @@ export interface Actor {
   ip?: string | null;
 }
 
+/** The actor a signed-in user is, with the address their request came from (for the audit log). */
+export const actorOf = (user: { id: number; role: "user" | "admin" }, ip: string | null = null): Actor => ({
+  id: user.id,
+  role: user.role,
+  ip,
+});
+
 /** The command line and seeds: full rights, recorded as no user in created_by / changed_by columns. */
 export const SYSTEM: Actor = { id: 0, role: "admin" };
 export const recordedAs = (actor: Actor): number | null => (actor.id === SYSTEM.id ? null : actor.id);

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { NotFoundError } from "~/lib/errors";
-import { api } from "~/lib/http.server";
+import { api } from "~/web/http.server";
 import { logoUrl } from "~/lib/media";
 import { profileOf } from "~/models/profile.server";
 import { referenceLists } from "~/models/reference.server";

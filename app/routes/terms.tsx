@@ -3,10 +3,11 @@ import { redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { TermsDialog } from "~/components/terms-dialog";
-import { page, readForm } from "~/lib/http.server";
+import { page, readForm } from "~/web/http.server";
 import { safeRedirect } from "~/lib/redirect";
 import { acknowledgeTerms } from "~/models/users.server";
-import { actorOf, requestMeta, requireUser, signOut } from "~/sessions.server";
+import { actorOf } from "~/models/actor";
+import { requestMeta, requireUser, signOut } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Terms and Conditions | Koala" }];
 

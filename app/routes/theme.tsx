@@ -1,10 +1,10 @@
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { page, readForm } from "~/lib/http.server";
+import { page, readForm } from "~/web/http.server";
 import { safeRedirect } from "~/lib/redirect";
 import { ThemeSchema } from "~/lib/schemas";
-import { themePreference } from "~/sessions.server";
+import { themePreference } from "~/web/theme.server";
 
 export const loader = () => redirect("/dashboard");
 

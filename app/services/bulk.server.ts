@@ -5,7 +5,7 @@ import { ZipFile } from "yazl";
 import { InvalidError, NotFoundError } from "~/lib/errors";
 import { safeFileName } from "~/lib/file-names";
 import { DOWNLOAD_LIMIT_MESSAGE, MAX_DOWNLOAD } from "~/lib/schemas";
-import { actorOf } from "~/sessions.server";
+import { actorOf } from "~/models/actor";
 import {
   addKeywordsBulk,
   attributeColumns,

@@ -6,7 +6,7 @@ import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, scopeKey } from "~/models/scope.server";
 import { createShareLinks } from "~/models/share-links.server";
 import { storage } from "~/services/storage.server";
-import { selectionCookie } from "~/sessions.server";
+import { selectionCookie } from "~/web/selection.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 import { sessionCookie, startAppServer, type AppServer } from "../helpers/server";

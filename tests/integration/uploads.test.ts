@@ -14,7 +14,7 @@ import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import type { Storage } from "~/services/storage-contract";
 import { storage, setStorage } from "~/services/storage.server";
-import { action as putAction } from "~/routes/storage.upload";
+import { action as putAction } from "~/routes/_app+/_upload+/storage.upload";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
 import { jpeg, pngBomb } from "../helpers/images";

@@ -50,3 +50,41 @@ export default function Page() {
     expect(await problems("app/components/stamp.tsx", server)).toEqual(["1:koala/no-impure-render", "4:koala/no-impure-render"]);
   });
 });
+
+describe("lint: imports run down the layers (@typescript-eslint/no-restricted-imports)", () => {
+  const rule = "@typescript-eslint/no-restricted-imports";
+  const layered = async (filePath: string, code: string) => (await problems(filePath, code)).filter((p) => p.endsWith(rule));
+
+  it("refuses a model importing a service, a leaf importing a model, a migration importing app code, a component importing the server", async () => {
+    expect(await layered("app/models/shelf.server.ts", `import { queue } from "~/services/jobs.server";\nvoid queue;\n`)).toEqual([
+      `1:${rule}`,
+    ]);
+    expect(
+      await layered("app/models/shelf.server.ts", `import { readSelection } from "../web/selection.server";\nvoid readSelection;\n`),
+    ).toEqual([`1:${rule}`]);
+    expect(await layered("app/lib/shelf.ts", `import { db } from "~/db/connection.server";\nvoid db;\n`)).toEqual([`1:${rule}`]);
+    expect(await layered("app/db/migrations/099-shelf.server.ts", `import { fold } from "~/lib/keywords-query";\nvoid fold;\n`)).toEqual([
+      `1:${rule}`,
+    ]);
+    expect(
+      await layered("app/services/shelf.server.ts", `import { requireActor } from "~/sessions.server";\nvoid requireActor;\n`),
+    ).toEqual([`1:${rule}`]);
+    expect(await layered("app/components/shelf.tsx", `import { gridPage } from "~/models/grid.server";\nvoid gridPage;\n`)).toEqual([
+      `1:${rule}`,
+    ]);
+  });
+
+  it("lets imports run down, and types come from anywhere", async () => {
+    expect(await layered("app/services/shelf.server.ts", `import { db } from "~/db/connection.server";\nvoid db;\n`)).toEqual([]);
+    expect(await layered("app/routes/_app+/shelf.tsx", `import { queue } from "~/services/jobs.server";\nvoid queue;\n`)).toEqual([]);
+    expect(
+      await layered("app/models/shelf.server.ts", `import type { Runner } from "~/services/jobs.server";\nexport type R = Runner;\n`),
+    ).toEqual([]);
+    expect(
+      await layered("app/components/shelf.tsx", `import type { GridCard } from "~/models/grid.server";\nexport type C = GridCard;\n`),
+    ).toEqual([]);
+    expect(
+      await layered("app/models/shelf.server.ts", `import { revokeSession } from "./sessions.server";\nvoid revokeSession;\n`),
+    ).toEqual([]);
+  });
+});

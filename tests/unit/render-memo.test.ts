@@ -1,7 +1,7 @@
 import type { EntryContext } from "@remix-run/node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
-import { memoizable } from "~/lib/render-memo.server";
+import { memoizable } from "~/web/render-memo.server";
 
 /** What the memo may keep (lib/render-memo.server.ts): the rules on the request and the render's context alone. */
 const context = (loaderData: Record<string, unknown>, extra: Record<string, unknown> = {}) =>

@@ -1,5 +1,4 @@
 import { sql, type Kysely, type Migration } from "kysely";
-import { fold } from "~/lib/keywords-query";
 import type { Dialect } from "../connection.server";
 
 /**
@@ -46,6 +45,17 @@ async function upSqlite(db: Kysely<any>) {
  * marks (quotes, dashes, ellipsis, guillemets, no-break space), which PostgreSQL's parser would otherwise keep inside
  * words in some locales. Case folding beyond Latin follows the database's locale: use a UTF-8 one (docs/operations.md).
  */
+/**
+ * The search's fold as it was when this migration was written (lib/keywords-query.ts): a migration is history and
+ * must not change when the live code does, so it keeps its own copy.
+ */
+const fold = (text: string) =>
+  text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]+/g, "")
+    .normalize("NFC")
+    .toLowerCase();
+
 function foldTable() {
   let from = "";
   let to = "";

@@ -1,0 +1,71 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { GeneralErrorBoundary } from "~/components/error-boundary";
+import { ImageGrid } from "~/components/image-grid";
+import { ImageModal, useImageModal } from "~/components/image-modal";
+import { SearchSidebar } from "~/components/search-sidebar";
+import { GRID_PAGE_HANDLE } from "~/components/skip-links";
+import { bulkItems } from "~/lib/bulk-menu";
+import { PAGE_SIZE } from "~/lib/grid";
+import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
+import { loadGrid, updateSelection } from "~/web/grid.server";
+import { sidebarData } from "~/web/sidebar.server";
+import { headerOf } from "~/web/header.server";
+import { page } from "~/web/http.server";
+import { projectScope, withFilter } from "~/models/scope.server";
+import { withSmartTags } from "~/services/smart-search.server";
+import { requireActor } from "~/sessions.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.project.name ?? "Project"} | Koala` }];
+
+/** The project, narrowed by the URL's keyword search (`?q=`), smart search (`?smart=`, `?tags=`) and attribute values (`?f=`). */
+async function scopeOf(request: Request, id: string | undefined) {
+  return withSmartTags(withFilter(await projectScope(await requireActor(request), id), request));
+}
+
+export const handle = GRID_PAGE_HANDLE;
+
+export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+  const scope = await scopeOf(request, params.id);
+  const [grid, sidebar] = await Promise.all([loadGrid(request, scope), sidebarData(request, scope)]);
+  return {
+    project: { id: scope.project.id, name: scope.project.name },
+    sidebar,
+    can: scope.can,
+    grid,
+    header: headerOf(scope),
+  };
+});
+
+export const action = page(async ({ request, params }: ActionFunctionArgs) => {
+  return updateSelection(request, await scopeOf(request, params.id));
+});
+
+export default function ProjectGrid() {
+  const { project, grid, can, sidebar } = useLoaderData<typeof loader>();
+  const filter = sidebar.filter;
+  const modal = useImageModal();
+  const path = `/client/${project.id}`;
+  return (
+    <div>
+      <h1>{project.name}</h1>
+      <div className="with-sidebar">
+        <SearchSidebar path={path} {...sidebar} />
+        <ImageGrid
+          key={filterSearch(filter)}
+          data={grid}
+          filtersVersion={sidebar.filtersVersion}
+          basePath={withFilterQuery(path, filter)}
+          pageSize={PAGE_SIZE}
+          scopeQuery={apiParams(`project=${project.id}`, filter)}
+          onOpen={modal.open}
+          cardsIn={{ context: { kind: "project" }, canEdit: can.edit }}
+          bulk={bulkItems("project", can.edit)}
+        />
+      </div>
+      <ImageModal state={modal} />
+    </div>
+  );
+}
+
+export const ErrorBoundary = GeneralErrorBoundary;

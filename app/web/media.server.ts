@@ -1,0 +1,120 @@
+import type { Readable } from "node:stream";
+import { config } from "~/config.server";
+import { releasingNodeStream, takeDownloadSlot, type DownloadOwner } from "~/lib/download-slots.server";
+import { HttpError, NotFoundError } from "~/lib/errors";
+import { findImageObject } from "~/models/images.server";
+import { findSharedObject, recordDownload, resolveSharedUrl, sharedImage } from "~/models/share-access.server";
+import { storage } from "~/services/storage.server";
+import { actorOf } from "~/models/actor";
+import { userFromCookie } from "~/sessions.server";
+
+export interface MediaAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: Readable;
+  /** The plain-text answer of a refusal. */
+  text?: string;
+}
+
+interface MediaRequest {
+  cookie: string | null;
+  imageId: string;
+  key: string;
+  ifNoneMatch: string | null;
+  download: boolean;
+  path: string;
+}
+
+const refusal = (error: HttpError): MediaAnswer => ({
+  status: error.status,
+  headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...error.headers },
+  text: error.message,
+});
+const notFound = () => refusal(new NotFoundError());
+
+/**
+ * The stored object's answer, once access is settled: streamed, with its validators and a sandboxed CSP. A download
+ * (an original asked for as a file) holds a download place of `owner`'s while it streams, or is refused with 429.
+ */
+async function objectAnswer(
+  object: { mimeType: string; fileName: string },
+  key: string,
+  req: MediaRequest,
+  cacheControl: string,
+  owner: DownloadOwner,
+): Promise<MediaAnswer> {
+  const etag = `"${key.split("/").pop()}"`;
+  const headers: Record<string, string> = {
+    "Cache-Control": cacheControl,
+    ETag: etag,
+    "Content-Type": object.mimeType,
+    "X-Content-Type-Options": "nosniff",
+    // Opened on its own, a stored file can never act as a page: no scripts, no subresources, a sandboxed origin.
+    "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
+  };
+  if (req.ifNoneMatch === etag) return { status: 304, headers };
+  let release = () => {};
+  if (req.download) {
+    try {
+      release = takeDownloadSlot(owner);
+    } catch (error) {
+      if (error instanceof HttpError) return refusal(error);
+      throw error;
+    }
+  }
+  const found = await storage()
+    .get(key)
+    .catch((error: unknown) => {
+      release();
+      throw error;
+    });
+  if (!found) {
+    release();
+    return notFound();
+  }
+  headers["Content-Length"] = String(found.size);
+  if (req.download)
+    headers["Content-Disposition"] =
+      `attachment; filename="${object.fileName.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(object.fileName)}`;
+  return { status: 200, headers, body: releasingNodeStream(found.stream, release) };
+}
+
+/**
+ * `/media/:imageId/:key`: an image's original or derivative, by its content-addressed key (with `/` written
+ * as `~`). Served by the HTTP front (server/index.ts) straight from Express, outside Remix's request pipeline: thumbnails are the most
+ * frequent request of all (sixty per grid page) and need no rendering (bench P4). The key changes whenever the
+ * content does, so the answer is cached for good; private, as access is checked on every request.
+ */
+export async function mediaAnswer(req: MediaRequest): Promise<MediaAnswer> {
+  const user = await userFromCookie(req.cookie);
+  if (!user)
+    return { status: 302, headers: { Location: `/login?redirectTo=${encodeURIComponent(req.path)}`, "Cache-Control": "no-store" } };
+  const key = req.key.replaceAll("~", "/");
+  const object = await findImageObject(actorOf(user), Number(req.imageId), key);
+  return object ? objectAnswer(object, key, req, "private, max-age=31536000, immutable", { client: `user:${user.id}` }) : notFound();
+}
+
+/**
+ * `/shared-media/:sharedUrl/:imageId/:key`: the same for a share link's visitor, checked on every request: the link
+ * is valid, the image is on its board now, and an original only when the link allows downloads. Revalidated on
+ * every view (no long cache), so a removed image or a revoked link is cut off at once.
+ */
+export async function sharedMediaAnswer(req: MediaRequest & { sharedUrl: string; clientIp: string | null }): Promise<MediaAnswer> {
+  const found = await resolveSharedUrl(req.sharedUrl, req.clientIp, config().rateLimit.windowMs).catch(() => null);
+  if (found?.status !== "ok") return notFound();
+  const key = req.key.replaceAll("~", "/");
+  const object = await findSharedObject(found.scope, Number(req.imageId), key);
+  if (!object) return notFound();
+  // A download is the original, on a link that allows it; its file name only where the link shows metadata.
+  const download =
+    req.download && found.scope.link.allowDownload && key === (await sharedImage(found.scope, Number(req.imageId))).storage_key;
+  if (download) await recordDownload(found.scope);
+  const named = found.scope.link.showMetadata ? object : { ...object, fileName: `image-${req.imageId}${extensionOf(object.fileName)}` };
+  const owner = { client: `ip:${req.clientIp ?? ""}`, link: `link:${found.scope.link.id}` };
+  const answer = await objectAnswer(named, key, { ...req, download }, "private, no-cache", owner);
+  answer.headers["Referrer-Policy"] = "no-referrer";
+  answer.headers["X-Robots-Tag"] = "noindex";
+  return answer;
+}
+
+const extensionOf = (name: string) => /\.[A-Za-z0-9]{1,5}$/.exec(name)?.[0] ?? "";
