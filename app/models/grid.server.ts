@@ -112,8 +112,11 @@ const idList = (ids: RawBuilder<{ id: number }>) => sql<number>`${ids}`;
  */
 function scopeQuery(scope: GridScope, plan: SearchPlan = searchPlan(scope), walk?: Walk): ImagesQuery {
   const tables = db().withTables<{ m: KeywordMatch; s: TagMatch }>();
-  const m = plan.keywords && !walk ? keywordMatches(plan.keywords.terms, plan.keywords.in).as("m") : null;
-  const s = plan.tags ? tagMatches(plan.tags).as("s") : null;
+  // Matches that drive are read whole (and a smart search's tags beside a keyword search's with them); on a keyset
+  // driver (a board's) they narrow its rows.
+  const join = plan.driver.kind === "keyset" ? "narrowing" : "driving";
+  const m = plan.keywords && !walk ? keywordMatches(plan.keywords.terms, plan.keywords.in, join).as("m") : null;
+  const s = plan.tags ? tagMatches(plan.tags, join).as("s") : null;
   let q: ImagesQuery;
   if (scope.kind === "board" || scope.kind === "shared") {
     // A board's search starts from the board, the smaller side.

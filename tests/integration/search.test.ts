@@ -399,6 +399,39 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     }
   });
 
+  it("computes a project's matches' rank where they are read, and looks a board's images up among its matches (PostgreSQL's plans)", async () => {
+    if (dialect !== "postgres") return; // SQLite: "limit -1" keeps every match table apart (see keywordMatches)
+    const scope = await project();
+    const board = await boardScope(owner.actor, boardId);
+    for (const narrowed of [
+      searched(scope, "petrol"),
+      searched(scope, "zzzz nothing"),
+      withFilter(scope, new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" })),
+      withFilter(scope, new URLSearchParams({ q: "aisle", smart: "drinks", tags: "aisle,dessert" })),
+    ]) {
+      const plan = searchPlan(narrowed);
+      const nodes = pgNodes(await postgresPlan(sortedPage(narrowed, plan, {}, 3)));
+      const label = JSON.stringify(narrowed.filter);
+      // The rank is computed in the matches' own scan, so the index's documents are never carried into the join (nor
+      // sorted by the rank below it: no incremental sort).
+      expect(
+        nodes.flatMap((n) => n.Output ?? []),
+        label,
+      ).not.toContain("image_search.doc");
+      expect(
+        nodes.map((n) => n["Node Type"]),
+        label,
+      ).not.toContain("Incremental Sort");
+    }
+    // A board's matches narrow its rows: they stay in the join, so each of the board's images can be looked up among
+    // them by its id (planned apart, every match would be read).
+    const onBoard = searched(board, "aisle");
+    const boardPlan = pgNodes(await postgresPlan(sortedPage(onBoard, searchPlan(onBoard), {}, 3)));
+    expect(boardPlan.some((n) => n["Relation Name"] === "image_search" && /image_search\.image_id = /.test(n["Index Cond"] ?? ""))).toBe(
+      true,
+    );
+  });
+
   it("sorts only a joined page's keys and reads its cards' columns for the page's rows alone", async () => {
     const scope = withFilter(await project(), new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" }));
     const page = await gridPage(scope, { limit: 2 });
