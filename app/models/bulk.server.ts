@@ -1,5 +1,5 @@
+import { sql } from "kysely";
 import { PURGE_MANY_JOB } from "~/lib/job-types";
-import { sql, type SelectQueryBuilder } from "kysely";
 import { db, dialect } from "~/db/connection.server";
 import type { Image } from "~/db/schema";
 import { InvalidError, NotFoundError } from "~/lib/errors";
@@ -7,7 +7,7 @@ import { idRanges } from "~/lib/ids";
 import { recordedAs } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
 import { boardOfProject, refreshCover } from "./boards.server";
-import { idsInScope, pickedImages, selectedImageIds, type Picked } from "./grid.server";
+import { idsInScope, pickedImages, selectedImageIds, type ImagesQuery, type Picked } from "./grid.server";
 import type { PurgePayload } from "./image-edits.server";
 import { enqueueJob } from "./jobs.server";
 import { requireEdit, type BoardScope, type GridScope, type MemberScope, type ProjectScope } from "./scope.server";
@@ -27,7 +27,7 @@ export interface IdRange {
   upTo: number;
 }
 
-export function inRange(q: SelectQueryBuilder<any, any, { id: number }>, range?: IdRange) {
+export function inRange(q: ImagesQuery<{ id: number }>, range?: IdRange) {
   return range ? q.where("images.id", ">", range.after).where("images.id", "<=", range.upTo) : q;
 }
 
@@ -46,7 +46,7 @@ export async function countSelection(scope: GridScope, picked: Picked): Promise<
 }
 
 /** How many ids a selection subquery holds, read through `executor` (a transaction, or the pool). */
-async function countOf(executor: Trx | ReturnType<typeof db>, ids: SelectQueryBuilder<any, any, { id: number }>): Promise<number> {
+async function countOf(executor: Trx | ReturnType<typeof db>, ids: ImagesQuery<{ id: number }>): Promise<number> {
   const row = await executor
     .selectFrom(ids.as("s"))
     .select(sql<number>`count(*)`.as("n"))
@@ -91,14 +91,7 @@ export interface BulkOutcome {
 const changed = (result: { numInsertedOrUpdatedRows?: bigint; numUpdatedRows?: bigint; numDeletedRows?: bigint }) =>
   Number(result.numInsertedOrUpdatedRows ?? result.numUpdatedRows ?? result.numDeletedRows ?? 0);
 
-async function pinAll(
-  trx: Trx,
-  touched: Touched,
-  scope: MemberScope,
-  ids: SelectQueryBuilder<any, any, { id: number }>,
-  target: string,
-  at: number,
-) {
+async function pinAll(trx: Trx, touched: Touched, scope: MemberScope, ids: ImagesQuery<{ id: number }>, target: string, at: number) {
   const inserted = await trx
     .insertInto("board_images")
     .columns(["board_id", "image_id", "added_by", "added_at"])

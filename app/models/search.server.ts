@@ -33,19 +33,41 @@ const ftsMatch = (terms: Term[] | Term[][], where: MatchIn) => {
 };
 const isAlternatives = (terms: Term[] | Term[][]): terms is Term[][] => Array.isArray(terms[0]);
 
+/** A keyword match (derived table `m`): the image's id, and 1 when its title or keywords hold every term, else 0. */
+export interface KeywordMatch {
+  id: number;
+  strong: number;
+}
+/** A smart search's tag match (derived table `s`): the image's id, and how many of the tags it holds. */
+export interface TagMatch {
+  id: number;
+  n: number;
+}
+
+/**
+ * Where the matches are joined: `driving` the statement (a project's search goes from its matches to their images,
+ * reading them whole), or narrowing the rows of another driver (a board's). PostgreSQL plans driving matches apart
+ * (`offset 0`): each match's rank is computed where it is read, and the planner cannot sort the matches by their rank
+ * below the join and finish with an incremental sort, which it took for a rare word and misjudged (the 100k project,
+ * a word in no image: 3 ms → 45 ms a page with the rank as the sort key's first column; a word in 10,000 images:
+ * 38 → 24 ms apart). Narrowing matches stay flattened, so a board's few images are each looked up among them.
+ */
+export type MatchJoin = "driving" | "narrowing";
+const apart = (join: MatchJoin) => (join === "driving" ? sql` offset 0` : sql``);
+
 /**
  * The images matching every term, as a derived table to join on `images.id`: columns `id`, and `strong` (1 when the
  * title or keywords hold every term, else 0; the ranking's first tier), computed once per match. The query is driven
  * by the index: a common word costs its matches, not the project's size.
  */
-export function keywordMatches(terms: Term[], where: Exclude<MatchIn, "strong"> = "anywhere") {
+export function keywordMatches(terms: Term[], where: Exclude<MatchIn, "strong">, join: MatchJoin) {
   if (dialect() === "postgres")
-    return sql<{ id: number; strong: number }>`(select image_id as id,
+    return sql<KeywordMatch>`(select image_id as id,
       (doc @@ to_tsquery('simple', ${tsQuery(terms, "A")}))::int as strong
-      from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS[where])}))`;
+      from image_search where doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS[where])})${apart(join)})`;
   // "limit -1" (no limit) keeps SQLite from flattening this into the outer join, where it would probe the full-text
   // index once per image of the scope (11.7 s instead of 36 ms for a common word on 100k images, bench P5).
-  return sql<{ id: number; strong: number }>`(select rowid as id,
+  return sql<KeywordMatch>`(select rowid as id,
     (rowid in (select rowid from images_fts where images_fts match ${ftsMatch(terms, "strong")})) as strong
     from images_fts where images_fts match ${ftsMatch(terms, where)} limit -1)`;
 }
@@ -58,16 +80,16 @@ export const tagTermsOf = (tags: string[] | undefined): Term[] => (tags ?? []).m
  * derived table to join on `images.id`: columns `id`, and `n`, how many of the tags the image holds (the ranking:
  * one noisy tag adds images at the end instead of emptying the result).
  */
-export function tagMatches(tags: Term[]) {
+export function tagMatches(tags: Term[], join: MatchJoin) {
   if (dialect() === "postgres") {
     const queries = tags.map((t) => sql`to_tsquery('simple', ${tsQuery([t], "A")})`);
-    return sql<{ id: number; n: number }>`(select image_id as id, ${sql.join(
+    return sql<TagMatch>`(select image_id as id, ${sql.join(
       queries.map((q) => sql`(doc @@ ${q})::int`),
       sql` + `,
-    )} as n from image_search where doc @@ (${sql.join(queries, sql` || `)}))`;
+    )} as n from image_search where doc @@ (${sql.join(queries, sql` || `)})${apart(join)})`;
   }
   const each = tags.map((t) => sql`select rowid as id from images_fts where images_fts match ${ftsMatch([t], "strong")}`);
-  return sql<{ id: number; n: number }>`(select id, count(*) as n from (${sql.join(each, sql` union all `)}) group by id)`;
+  return sql<TagMatch>`(select id, count(*) as n from (${sql.join(each, sql` union all `)}) group by id)`;
 }
 
 /**

@@ -96,6 +96,30 @@ describe.each(dialects)("GET /api/grid (%s)", (dialect) => {
     }
   });
 
+  it("follows a search's cursors page after page; a malformed cursor gets the first page, an overlong one a 400", async () => {
+    const all = ((await (await get(`project=${projectId}&q=img&limit=300`)).json()) as GridAnswer).cards.map((c) => c.id);
+    expect(all).toHaveLength(150);
+    const seen: number[] = [];
+    let next: string | null = null;
+    do {
+      const res = await get(`project=${projectId}&q=img&limit=40${next ? `&after=${next}` : ""}`);
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as GridAnswer;
+      seen.push(...page.cards.map((c) => c.id));
+      next = page.next;
+    } while (next);
+    expect(seen).toEqual(all);
+    const first = (await (await get(`project=${projectId}&q=img&limit=5`)).json()) as GridAnswer;
+    for (const bad of ["x", "!!!", Buffer.from("1.2.3").toString("base64url"), Buffer.from("1:2:3.4").toString("base64url")]) {
+      const res = await get(`project=${projectId}&q=img&limit=5&after=${encodeURIComponent(bad)}`);
+      expect(res.status, bad).toBe(200);
+      expect(((await res.json()) as GridAnswer).cards, bad).toEqual(first.cards);
+    }
+    const overlong = await get(`project=${projectId}&q=img&after=${"A".repeat(65)}`);
+    expect(overlong.status).toBe(400);
+    expect(await overlong.json()).toEqual({ error: "Data format error" });
+  });
+
   it("check=version answers only the scope's version and its filters' fingerprint, never cached, and it moves on with a write", async () => {
     const before = await get(`project=${projectId}&check=version`);
     expect(before.status).toBe(200);

@@ -1,16 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, dialect as currentDialect } from "~/db/connection.server";
-import { CompiledQuery, sql } from "kysely";
+import { sql } from "kysely";
 import { createBoard } from "~/models/boards.server";
 import { addKeywordsBulk, countSelection } from "~/models/bulk.server";
-import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope, walkSettings } from "~/models/grid.server";
+import { cursorBefore, decodeCursor, gridPage, gridTotal, idsInScope, sortedPage, walkSettings, walkStatement } from "~/models/grid.server";
 import { updateImage } from "~/models/image-edits.server";
-import { insertImage } from "~/models/images.server";
+import { insertImage, insertImageRows } from "~/models/images.server";
 import { boardScope, projectScope, withFilter, type GridScope } from "~/models/scope.server";
+import { pagePlan, searchPlan } from "~/models/search-plan.server";
+import { prefixWords } from "~/models/search.server";
 import { resolveSharedUrl } from "~/models/share-access.server";
 import { createShareLinks } from "~/models/share-links.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
-import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
+import { pgNodes, postgresPlan, sqlitePlan, under, type PgPlanNode } from "../helpers/plans";
+import { fakeFile, makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 
 /** The scope narrowed by a keyword search, as a page with `?q=` sees it. */
 const searched = <S extends GridScope>(scope: S, q: string): S => withFilter(scope, new URLSearchParams({ q }));
@@ -137,6 +140,115 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     expect((await gridPage(await project(), { limit: 100 })).cards.at(-1)!.id).toBe(id.petrolPump);
   });
 
+  it("pages a search whose images tie on rank and time by the composite cursor (rank, time, id): every image exactly once, in order, joined or walked, forward and back", async () => {
+    // A project of its own: 30 images at three times (ten to a time), every one of them matching "booth" (in the
+    // description), half of them in the title too (rank 1); a smart search's tags "booth" and "fair" held 0, 1 or 2
+    // times. So whole pages tie on rank and time and only the id tells the images apart.
+    const own = await makeProject([{ actor: owner.actor }]);
+    const scope = await projectScope(owner.actor, own.id);
+    const at = Date.now() - 10 * 86_400_000;
+    const made = Array.from({ length: 30 }, (_, i) => ({
+      i,
+      title: `${i % 2 ? "Stand" : "Booth"} ${i}`,
+      keywords: i % 4 < 2 ? ["Fair"] : [],
+      at: at + (i % 3) * 1000,
+    }));
+    await insertImageRows(
+      scope,
+      made.map((m) => ({
+        file: fakeFile(300 + m.i),
+        meta: { ...meta(m.title, m.keywords), description: "A booth at the trade show" },
+        at: m.at,
+      })),
+    );
+    const rows = await db().selectFrom("images").select(["id", "title"]).where("project_id", "=", own.id).execute();
+    const idOf = new Map(rows.map((r) => [r.title, r.id]));
+    const images = made.map((m) => ({
+      ...m,
+      id: idOf.get(m.title)!,
+      strong: m.i % 2 ? 0 : 1,
+      tags: (m.i % 2 ? 0 : 1) + (m.i % 4 < 2 ? 1 : 0),
+    }));
+    /** The order worked out here: rank, then time, then id, each highest first. */
+    const ordered = (rank: (m: (typeof images)[number]) => number, keep = (_: (typeof images)[number]) => true) =>
+      images
+        .filter(keep)
+        .sort((a, b) => rank(b) - rank(a) || b.at - a.at || b.id - a.id)
+        .map((m) => m.id);
+    const cases = [
+      { params: { q: "booth" }, rank: "strong", want: ordered((m) => m.strong) },
+      {
+        params: { smart: "x", tags: "booth,fair" },
+        rank: "tags",
+        want: ordered(
+          (m) => m.tags,
+          (m) => m.tags > 0,
+        ),
+      },
+      {
+        params: { q: "booth", smart: "x", tags: "booth,fair" },
+        rank: "tags+strong",
+        want: ordered(
+          (m) => 2 * m.tags + m.strong,
+          (m) => m.tags > 0,
+        ),
+      },
+    ] as const;
+    // The data ties: rank and time repeat within every page of a few cards.
+    expect(new Set(images.map((m) => `${m.strong}|${m.at}`)).size).toBe(6);
+    const forward = async (narrowed: GridScope, limit: number) => {
+      const seen: number[] = [];
+      const cursors: (string | null)[] = [];
+      let after: string | null = null;
+      do {
+        const page = await gridPage(narrowed, { after: decodeCursor(after), limit });
+        seen.push(...page.cards.map((c) => c.id));
+        cursors.push(page.prev);
+        after = page.next;
+      } while (after);
+      return { seen, lastPrev: cursors.at(-1) ?? null };
+    };
+    const defaults = { ...walkSettings };
+    try {
+      for (const { params, rank, want } of cases) {
+        const narrowed = withFilter(await projectScope(owner.actor, own.id), new URLSearchParams(params));
+        expect(searchPlan(narrowed).sortKey.rank).toBe(rank);
+        const walks: [string, Partial<typeof walkSettings>][] =
+          rank === "strong"
+            ? [
+                ["joined", { from: Number.MAX_SAFE_INTEGER }],
+                ["walked", { from: 1, windowFrom: Number.MAX_SAFE_INTEGER }],
+                ["walked in windows", { from: 1, windowFrom: 1, window: 4 }],
+              ]
+            : [["joined", {}]];
+        for (const [how, settings] of walks)
+          for (const limit of [1, 4, 7, 10]) {
+            Object.assign(walkSettings, defaults, settings);
+            const label = `${JSON.stringify(params)}, ${how}, pages of ${limit}`;
+            const { seen, lastPrev } = await forward(narrowed, limit);
+            expect(seen, label).toEqual(want);
+            expect(new Set(seen).size, label).toBe(seen.length);
+            // Back from the last page to the first, page by page: the same images in the same order.
+            const back: number[] = [];
+            let before = lastPrev;
+            while (before) {
+              const page = await gridPage(narrowed, { before: decodeCursor(before), limit });
+              back.unshift(...page.cards.map((c) => c.id));
+              before = page.prev;
+            }
+            expect([...back, ...seen.slice(seen.length - (want.length - back.length))], `${label}, back`).toEqual(want);
+          }
+        // A jump lands on the image at its position, whatever ties around it.
+        for (const index of [1, 9, 10, 11, want.length - 1]) {
+          const page = await gridPage(narrowed, { after: await cursorBefore(narrowed, index), limit: 2 });
+          expect(page.cards[0]?.id, `${JSON.stringify(params)}, jump to ${index}`).toBe(want[index]);
+        }
+      }
+    } finally {
+      Object.assign(walkSettings, defaults);
+    }
+  });
+
   it("walks a common word along the project's index, also in windows of the newest images, with the same pages, in the same order, as the join", async () => {
     const scope = await project();
     const pages = async (q: string, limit: number) => {
@@ -185,36 +297,45 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
       await insertImage(scope, await storedFakeFile(100 + i), meta(`${i % 3 ? "" : "Stand "}Kiosk ${i}`, [i % 2 ? "Kiosks" : "Kiosk"]), {
         at: Date.now() - 20 * day + d * day,
       });
+    const narrowed = async (q = "kiosk") => searched(await projectScope(owner.actor, own.id), q);
     const pages = async (q = "kiosk") => {
-      const narrowed = searched(await projectScope(owner.actor, own.id), q);
+      const scoped = await narrowed(q);
       const seen: number[][] = [];
       let after: string | null = null;
       do {
-        const page = await gridPage(narrowed, { after: decodeCursor(after), limit: 3 });
+        const page = await gridPage(scoped, { after: decodeCursor(after), limit: 3 });
         seen.push(page.cards.map((c) => c.id));
         after = page.next;
       } while (after);
       return seen;
     };
+    /** The words a windowed walk's first page spells the prefix out as (null: the prefix is kept). */
+    const spelledOut = async () => {
+      const scoped = await narrowed();
+      const driver = await pagePlan(scoped, searchPlan(scoped), {});
+      if (driver.kind !== "walk" || !driver.windows) throw new Error(`expected a walk in windows, got ${JSON.stringify(driver)}`);
+      return driver.windows.spelledOut?.map((alternative) => alternative.at(-1)!.tokens.join(" ")) ?? null;
+    };
     const defaults = { ...walkSettings };
-    const executor = db().getExecutor();
-    const sent = vi.spyOn(executor, "executeQuery");
     try {
       Object.assign(walkSettings, { from: Number.MAX_SAFE_INTEGER });
       const joined = await pages();
       expect(joined.flat()).toHaveLength(10);
-      const windowed = async (label: string) => {
+      const windowed = async (label: string, words: string[]) => {
         for (const window of [1, 2, 3]) {
           Object.assign(walkSettings, { from: 1, windowFrom: 1, window });
-          sent.mockClear();
           expect(await pages(), `${label}, windows of ${window}`).toEqual(joined);
-          // The windows were walked: the match was narrowed to a range of ids (and on SQLite the prefix spelled out).
-          expect(sent.mock.calls.some(([q]) => / between /.test(q.sql))).toBe(true);
-          if (dialect === "sqlite")
-            expect(sent.mock.calls.some(([q]) => q.parameters.some((p) => /"kiosks"\) OR|OR \("kiosks"/.test(String(p))))).toBe(true);
+          // The page was planned as a walk in windows (on SQLite with the prefix spelled out as the index's words).
+          const scoped = await narrowed();
+          expect(await pagePlan(scoped, searchPlan(scoped), {}), `${label}, windows of ${window}`).toMatchObject({
+            kind: "walk",
+            from: "strong",
+            windows: { first: window },
+          });
+          expect(await spelledOut(), label).toEqual(dialect === "sqlite" ? words : null);
         }
       };
-      await windowed("two words");
+      await windowed("two words", ["kiosk", "kiosks"]);
       Object.assign(walkSettings, { from: Number.MAX_SAFE_INTEGER });
       const stands = await pages("stand kios");
       expect(stands.flat()).toHaveLength(4);
@@ -228,56 +349,124 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
       const again = await pages();
       expect(again[0]).toContain(newest);
       joined.splice(0, joined.length, ...again);
-      await windowed("a third word");
+      await windowed("a third word", ["kiosk", "kioskette", "kiosks"]);
     } finally {
-      sent.mockRestore();
       Object.assign(walkSettings, defaults);
     }
   });
 
-  it("reads a search's matches first and finds their images by id, never walking the project's own index", async () => {
-    const executor = db().getExecutor();
-    const sent = vi.spyOn(executor, "executeQuery");
-    try {
-      const scope = await project();
-      // A rare word (joined, not walked), and a smart search's tags.
-      const searches = [searched(scope, "petrol"), withFilter(scope, new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" }))];
-      for (const narrowed of searches) {
-        sent.mockClear();
-        expect((await gridPage(narrowed, { limit: 2 })).cards.length).toBeGreaterThan(0);
-        const page = sent.mock.calls.map(([q]) => q).find((q) => /order by/.test(q.sql));
-        expect(page?.sql, "the page's statement goes from the matches to their images").toMatch(/ as "[ms]" cross join "images" /);
-        if (dialect !== "sqlite") continue; // PostgreSQL plans the join by its statistics
-        const explained = await db().executeQuery<{ detail: string }>(
-          CompiledQuery.raw(`explain query plan ${page!.sql}`, [...page!.parameters]),
-        );
-        const plan = explained.rows.map((r) => r.detail);
-        expect(plan.join(" | ")).toMatch(/SCAN [ms]\b.*SEARCH images USING INTEGER PRIMARY KEY/);
-        expect(plan.join(" | ")).not.toMatch(/images_project/);
-      }
-    } finally {
-      sent.mockRestore();
+  it("narrows a window's matches to the window's range of ids in the full-text index itself (the database's plan)", async () => {
+    const scope = searched(await project(), "aisle");
+    const plan = searchPlan(scope);
+    const statement = walkStatement(await project(), plan, {
+      tier: "strong",
+      terms: plan.keywords!.terms,
+      window: { ids: { lo: id.colaAisle!, hi: id.grocery! }, spelledOut: await prefixWords(plan.keywords!.terms, "window-plan") },
+      from: null,
+      edge: { rank: 1, t: 0, id: 1 },
+    }).limit(3);
+    expect((await statement.execute()).map((r) => r.id).sort((a, b) => a - b)).toEqual([id.colaAisle, id.grocery].sort((a, b) => a! - b!));
+    if (dialect === "sqlite") {
+      // FTS5 seeks the range in its lists (idxStr: M for the match, > and < for the rowid bounds).
+      const steps = (await sqlitePlan(statement)).map((r) => r.detail);
+      expect(steps.join(" | ")).toMatch(/SCAN images_fts VIRTUAL TABLE INDEX \d+:M\d*(><|<>)/);
+    } else {
+      const search = pgNodes(await postgresPlan(statement)).filter(
+        (n) => n["Relation Name"] === "image_search" || /image_search/.test(n["Index Name"] ?? ""),
+      );
+      const conditions = search.map((n) => [n["Index Cond"], n["Recheck Cond"], n.Filter].join(" ")).join(" ");
+      expect(conditions).toMatch(/image_id >= /);
+      expect(conditions).toMatch(/image_id <= /);
     }
   });
 
+  it("reads a search's matches first and finds their images by id, never walking the project's own index", async () => {
+    const scope = await project();
+    // A rare word (joined, not walked), and a smart search's tags.
+    const searches = [
+      { narrowed: searched(scope, "petrol"), driver: "keywords", matches: "m" },
+      { narrowed: withFilter(scope, new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" })), driver: "tags", matches: "s" },
+    ] as const;
+    for (const { narrowed, driver, matches } of searches) {
+      expect((await gridPage(narrowed, { limit: 2 })).cards.length).toBeGreaterThan(0);
+      const plan = searchPlan(narrowed);
+      expect(plan.driver).toEqual({ kind: driver });
+      expect(await pagePlan(narrowed, plan, {}), "a rare word's page is not walked").toEqual({ kind: driver });
+      if (dialect !== "sqlite") continue; // PostgreSQL plans the join by its statistics
+      const steps = await sqlitePlan(sortedPage(narrowed, plan, {}, 3));
+      const page = under(steps, /^CO-ROUTINE k$|^MATERIALIZE k$/).map((r) => r.detail);
+      expect(page.join(" | ")).toMatch(new RegExp(`SCAN ${matches}\\b.*SEARCH images USING INTEGER PRIMARY KEY`));
+      expect(steps.map((r) => r.detail).join(" | ")).not.toMatch(/images_project/);
+    }
+  });
+
+  it("computes a project's matches' rank where they are read, and looks a board's images up among its matches (PostgreSQL's plans)", async () => {
+    if (dialect !== "postgres") return; // SQLite: "limit -1" keeps every match table apart (see keywordMatches)
+    const scope = await project();
+    const board = await boardScope(owner.actor, boardId);
+    for (const narrowed of [
+      searched(scope, "petrol"),
+      searched(scope, "zzzz nothing"),
+      withFilter(scope, new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" })),
+      withFilter(scope, new URLSearchParams({ q: "aisle", smart: "drinks", tags: "aisle,dessert" })),
+    ]) {
+      const plan = searchPlan(narrowed);
+      const nodes = pgNodes(await postgresPlan(sortedPage(narrowed, plan, {}, 3)));
+      const label = JSON.stringify(narrowed.filter);
+      // The rank is computed in the matches' own scan, so the index's documents are never carried into the join (nor
+      // sorted by the rank below it: no incremental sort).
+      expect(
+        nodes.flatMap((n) => n.Output ?? []),
+        label,
+      ).not.toContain("image_search.doc");
+      expect(
+        nodes.map((n) => n["Node Type"]),
+        label,
+      ).not.toContain("Incremental Sort");
+    }
+    // A board's matches narrow its rows: they stay in the join, so each of the board's images can be looked up among
+    // them by its id (planned apart, every match would be read).
+    const onBoard = searched(board, "aisle");
+    const boardPlan = pgNodes(await postgresPlan(sortedPage(onBoard, searchPlan(onBoard), {}, 3)));
+    expect(boardPlan.some((n) => n["Relation Name"] === "image_search" && /image_search\.image_id = /.test(n["Index Cond"] ?? ""))).toBe(
+      true,
+    );
+  });
+
   it("sorts only a joined page's keys and reads its cards' columns for the page's rows alone", async () => {
-    const executor = db().getExecutor();
-    const sent = vi.spyOn(executor, "executeQuery");
-    try {
-      const scope = await project();
-      sent.mockClear();
-      const page = await gridPage(withFilter(scope, new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" })), { limit: 2 });
-      expect(page.cards.length).toBeGreaterThan(0);
-      expect(page.cards[0]!.title, "the cards still carry their columns").toBeTruthy();
-      const statement = sent.mock.calls.map(([q]) => q.sql).find((s) => /order by/.test(s))!;
-      // select <the cards' columns> from (<the sorted keys>) as "k" cross join "images" where images.id = k.id …
-      const keys = statement.slice(statement.indexOf(" from (") + 7, statement.lastIndexOf(') as "k" cross join "images" '));
-      expect(keys, "the page's rows are joined to their images after the sort").toMatch(/^select "images"\."id" as "id", .* as "t" from /);
-      expect(keys, "the sort carries no card column").not.toMatch(/"title"|"keywords"|"thumb_key"/);
-      expect(keys).toMatch(/order by .* limit (\?|\$\d+)$/);
-      expect(statement).toMatch(/^select "images"\."id", "images"\."title", .* where "images"\."id" = "k"\."id" order by/);
-    } finally {
-      sent.mockRestore();
+    const scope = withFilter(await project(), new URLSearchParams({ smart: "drinks", tags: "aisle,dessert" }));
+    const page = await gridPage(scope, { limit: 2 });
+    expect(page.cards.length).toBeGreaterThan(0);
+    expect(page.cards[0]!.title, "the cards still carry their columns").toBeTruthy();
+    const plan = searchPlan(scope);
+    expect(plan.sortKey).toEqual({ rank: "tags", time: "images.created_at", id: "images.id" });
+    const statement = sortedPage(scope, plan, {}, 3);
+    if (dialect === "sqlite") {
+      const steps = await sqlitePlan(statement);
+      // The sort runs inside the keys' subquery; the statement itself then finds each of its rows' images by id.
+      expect(
+        under(steps, /^CO-ROUTINE k$|^MATERIALIZE k$/).map((r) => r.detail),
+        "the sort is the keys'",
+      ).toContain("USE TEMP B-TREE FOR ORDER BY");
+      const outer = steps.filter((r) => r.parent === 0).map((r) => r.detail);
+      expect(outer.join(" | "), "the page's rows are joined to their images after the sort").toMatch(
+        /SCAN k\b.*SEARCH images USING INTEGER PRIMARY KEY/,
+      );
+    } else {
+      const nodes = pgNodes(await postgresPlan(statement));
+      // The sort of the matches (by rank, time, id) carries their keys alone, never a card's column.
+      const sorts = nodes.filter((n) => n["Node Type"] === "Sort" && n["Sort Key"]?.some((k) => /created_at/.test(k)));
+      expect(sorts.length, "the matches are sorted").toBeGreaterThan(0);
+      for (const sort of sorts) {
+        const carried = pgNodes(sort).flatMap((n) => n.Output ?? []);
+        expect(carried.join(" "), "the sort carries no card column").not.toMatch(/title|keywords|thumb_key/);
+      }
+      // The sorted keys are cut to the page (a limit right above their sort), and the cards' columns are read above it.
+      const limited = nodes.filter((n) => n["Node Type"] === "Limit" && n.Plans?.some((child) => sorts.includes(child)));
+      expect(limited.length, "the page's keys are limited after their sort").toBeGreaterThan(0);
+      const readsCards = (n: PgPlanNode) => n.Output?.some((o) => /\.title$/.test(o));
+      expect(nodes.some(readsCards), "the cards still carry their columns").toBe(true);
+      expect(limited.flatMap(pgNodes).some(readsCards), "no card column is read before the limit").toBe(false);
     }
   });
 
