@@ -14,6 +14,7 @@ import { imageFacets } from "./migrations/013-image-facets.server";
 import { searchVocabulary } from "./migrations/014-search-vocabulary.server";
 import { currentZoneNames } from "./migrations/015-current-zone-names.server";
 import { jobKeys } from "./migrations/016-job-keys.server";
+import { dropUnusedColumns } from "./migrations/017-drop-unused-columns.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -32,6 +33,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "014-search-vocabulary": searchVocabulary(dialect),
     "015-current-zone-names": currentZoneNames(),
     "016-job-keys": jobKeys(),
+    "017-drop-unused-columns": dropUnusedColumns(),
   };
 }
 

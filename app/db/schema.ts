@@ -84,7 +84,6 @@ export interface BoardsTable {
   title: string;
   cover_image_id: number | null;
   is_client_board: Flag;
-  active: Flag;
   created_by: number | null;
   created_at: number;
   updated_at: number;
@@ -121,8 +120,6 @@ export interface ImagesTable {
   created_by: number | null;
   created_at: number;
   updated_at: number;
-  /** Set when deleted; the row goes once the job has removed its objects. */
-  deleted_at: number | null;
 }
 
 export interface ImageVersionsTable {

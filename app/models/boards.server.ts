@@ -47,13 +47,7 @@ export async function createBoard(
       if (await nameTaken(trx, project.id, title)) throw new ConflictError(BOARD_EXISTS);
       const imageIds = input.imageIds?.length
         ? (
-            await trx
-              .selectFrom("images")
-              .select("id")
-              .where("project_id", "=", project.id)
-              .where("id", "in", input.imageIds)
-              .where("deleted_at", "is", null)
-              .execute()
+            await trx.selectFrom("images").select("id").where("project_id", "=", project.id).where("id", "in", input.imageIds).execute()
           ).map((r) => r.id)
         : [];
       if (input.imageIds && imageIds.length !== new Set(input.imageIds).size) throw new NotFoundError("Image not found");
@@ -65,7 +59,6 @@ export async function createBoard(
           title,
           cover_image_id: imageIds[0] ?? null,
           is_client_board: input.clientBoard ? 1 : 0,
-          active: 1,
           created_by: recordedAs(actor),
           created_at: now,
           updated_at: now,
@@ -117,11 +110,7 @@ export interface BoardOption {
 
 /** The project's boards, by title: targets for Add / Copy / Move, and (client-level boards left out) for Pin. */
 export async function boardsOfProject(scope: ProjectScope | BoardScope, opts: { pinnable?: boolean } = {}): Promise<BoardOption[]> {
-  let q = db()
-    .selectFrom("boards")
-    .select(["id", "title", "is_client_board"])
-    .where("project_id", "=", scope.project.id)
-    .where("active", "=", 1);
+  let q = db().selectFrom("boards").select(["id", "title", "is_client_board"]).where("project_id", "=", scope.project.id);
   if (opts.pinnable) q = q.where("is_client_board", "=", 0);
   const rows = await q
     .orderBy(sql`lower(title)`)
@@ -279,7 +268,7 @@ export async function searchBoards(
     .selectFrom("boards")
     .innerJoin("projects", "projects.id", "boards.project_id")
     .leftJoin("project_members as m", (join) => join.onRef("m.project_id", "=", "projects.id").on("m.user_id", "=", actor.id))
-    .leftJoin("images as cover", (join) => join.onRef("cover.id", "=", "boards.cover_image_id").on("cover.deleted_at", "is", null))
+    .leftJoin("images as cover", "cover.id", "boards.cover_image_id")
     .select((eb) => [
       "boards.id",
       "boards.title",
@@ -295,8 +284,7 @@ export async function searchBoards(
         .whereRef("board_images.board_id", "=", "boards.id")
         .as("image_count"),
     ])
-    .where("boards.project_id", "in", visibleProjectIds(actor))
-    .where("boards.active", "=", 1);
+    .where("boards.project_id", "in", visibleProjectIds(actor));
   const text = opts.q?.trim();
   // ESCAPE spelt out: SQLite has no default escape character for LIKE.
   if (text) q = q.where(sql<boolean>`lower(boards.title) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`);

@@ -140,7 +140,6 @@ function scopeQuery(scope: GridScope, plan: SearchPlan = searchPlan(scope), walk
         ? q.where("images.project_id", "=", scope.project.id)
         : q.where("images.project_id", "in", visibleProjectIds(scope.actor));
   }
-  q = q.where("images.deleted_at", "is", null);
   if (walk?.tier === "strong") q = q.where("images.id", "in", idList(keywordIds(walk.terms, "strong", walk.window)));
   if (walk?.tier === "rest")
     q = q
@@ -297,7 +296,7 @@ interface Window extends IdWindow {
 }
 async function newestWindow(projectId: number, from: Cursor | null, size: number): Promise<Window | null> {
   const live = () => {
-    const q = db().selectFrom("images").where("images.project_id", "=", projectId).where("images.deleted_at", "is", null);
+    const q = db().selectFrom("images").where("images.project_id", "=", projectId);
     return from ? q.where(byCreation("<", from)) : q;
   };
   const last = await live()

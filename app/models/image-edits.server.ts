@@ -73,7 +73,6 @@ export async function updateImage(
         updated_at: at,
       })
       .where("id", "=", image.id)
-      .where("deleted_at", "is", null)
       .where("version", "=", opts.expectedVersion ?? image.version)
       .returning("version")
       .executeTakeFirst();

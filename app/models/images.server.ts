@@ -56,7 +56,6 @@ function newImageRow(actor: Actor, projectId: number, file: StoredImageFile, met
     created_by: recordedAs(actor),
     created_at: at,
     updated_at: at,
-    deleted_at: null,
   };
 }
 
@@ -78,7 +77,6 @@ export async function requireLiveImage(trx: Trx, projectId: number, imageId: num
     .select("id")
     .where("id", "=", imageId)
     .where("project_id", "=", projectId)
-    .where("deleted_at", "is", null)
     .executeTakeFirst();
   if (!image) throw new NotFoundError("Image not found");
 }
@@ -87,13 +85,7 @@ export async function requireLiveImage(trx: Trx, projectId: number, imageId: num
 export async function imagesByIds(scope: MemberScope, ids: number[]): Promise<ImageRecord[]> {
   const wanted = ids.filter(Number.isSafeInteger);
   if (!wanted.length) return [];
-  const rows = await db()
-    .selectFrom("images")
-    .selectAll()
-    .where("id", "in", wanted)
-    .where("project_id", "=", scope.project.id)
-    .where("deleted_at", "is", null)
-    .execute();
+  const rows = await db().selectFrom("images").selectAll().where("id", "in", wanted).where("project_id", "=", scope.project.id).execute();
   const byId = new Map(rows.map((r) => [r.id, parseImage(r)]));
   return wanted.flatMap((id) => byId.get(id) ?? []);
 }
@@ -160,8 +152,7 @@ export async function findImageObject(actor: Actor, imageId: number, key: string
   let q = db()
     .selectFrom("images as i")
     .select(["i.id", "i.mime_type", "i.storage_key", "i.thumb_key", "i.preview_key", "i.original_name"])
-    .where("i.id", "=", imageId)
-    .where("i.deleted_at", "is", null);
+    .where("i.id", "=", imageId);
   if (actor.role !== "admin")
     q = q.where((eb) =>
       eb.exists(

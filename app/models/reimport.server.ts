@@ -48,7 +48,6 @@ export async function imagesToRefresh(scope: ProjectScope, afterId: number, limi
     .selectFrom("images")
     .select(["id", "storage_key", "checksum", "rotation", "width", "height", "mime_type", "size_bytes"])
     .where("project_id", "=", scope.project.id)
-    .where("deleted_at", "is", null)
     .where("id", ">", afterId)
     .orderBy("id")
     .limit(limit)
@@ -133,7 +132,6 @@ export async function imageWithChecksum(scope: ProjectScope, checksum: string) {
     .selectAll()
     .where("project_id", "=", scope.project.id)
     .where("checksum", "=", checksum)
-    .where("deleted_at", "is", null)
     .orderBy("id")
     .executeTakeFirst();
 }

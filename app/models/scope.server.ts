@@ -297,7 +297,6 @@ export async function imageScope(actor: Actor, rawId: unknown): Promise<{ scope:
             "m.role as m_role",
           ])
           .where("i.id", "=", id)
-          .where("i.deleted_at", "is", null)
           .executeTakeFirst();
   const role = row ? roleOf(actor, row.m_role) : null;
   if (!row || !role) throw new NotFoundError("Image not found");

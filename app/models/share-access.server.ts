@@ -133,7 +133,6 @@ export async function sharedImage(scope: SharedBoardScope, rawId: unknown) {
         .selectAll("i")
         .where("bi.board_id", "=", scope.board.id)
         .where("i.id", "=", id)
-        .where("i.deleted_at", "is", null)
         .executeTakeFirst()
     : undefined;
   if (!row) throw new NotFoundError("Image not found");

@@ -31,11 +31,7 @@ interface Source {
 
 async function sourcesOf(scope: GridScope): Promise<Source[]> {
   const projectImages = (id: number) => () =>
-    db()
-      .selectFrom("images")
-      .select(["images.id", "images.keywords"])
-      .where("images.project_id", "=", id)
-      .where("images.deleted_at", "is", null);
+    db().selectFrom("images").select(["images.id", "images.keywords"]).where("images.project_id", "=", id);
   if (scope.kind === "project")
     return [{ key: `p:${scope.project.id}`, version: scope.project.version, images: projectImages(scope.project.id) }];
   if (scope.kind === "all") {

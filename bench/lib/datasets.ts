@@ -108,7 +108,7 @@ async function stillComplete(ds: Dataset): Promise<boolean> {
   const client = new pg.Client({ connectionString: ds.databaseUrl });
   try {
     await client.connect();
-    const r = await client.query("select count(*)::int as n from images where project_id = $1 and deleted_at is null", [ds.projectId]);
+    const r = await client.query("select count(*)::int as n from images where project_id = $1", [ds.projectId]);
     return r.rows[0]?.n === ds.count;
   } catch {
     return false;

@@ -28,7 +28,7 @@ interface Side {
 function originals(ds: Dataset): string[] {
   const db = new SQLite(path.join(ds.dataDir, "koala.sqlite"), { readonly: true });
   try {
-    const rows = db.prepare("select storage_key from images where project_id = ? and deleted_at is null order by id").all(ds.projectId) as {
+    const rows = db.prepare("select storage_key from images where project_id = ? order by id").all(ds.projectId) as {
       storage_key: string;
     }[];
     return rows.map((r) => path.join(ds.dataDir, "objects", r.storage_key));

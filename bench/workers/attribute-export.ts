@@ -7,7 +7,7 @@
  *      selection read 1,000 images at a time in id order (selectionRows), each page's attribute values in one query
  *      (attributeValuesOf), csv-stringify with BOM and escape_formulas into a file stream, back-pressure honoured.
  *   B: better-sqlite3 prepared statements: `select id, title, keywords from images where project_id = ? and
- *      deleted_at is null and id > ? order by id limit 1000`, the page's values by `image_id in (…)`, the same
+ *      id > ? order by id limit 1000`, the page's values by `image_id in (…)`, the same
  *      columns through csv-stringify (same options) into a file stream.
  *
  * Input: argv[2] JSON { rounds, projectId, email, workDir } and the app's environment for the dataset.
@@ -46,9 +46,7 @@ async function product(): Promise<{ ms: number; rows: number; bytes: number }> {
 
 const raw = new SQLite(source.file, { readonly: true });
 sqliteSettings(raw, source.cacheMb, { readonly: true }); // the app's page cache, as its connection has
-const pageOf = raw.prepare(
-  "select id, title, keywords from images where project_id = ? and deleted_at is null and id > ? order by id limit 1000",
-);
+const pageOf = raw.prepare("select id, title, keywords from images where project_id = ? and id > ? order by id limit 1000");
 const attributes = raw.prepare("select id, name from attributes where project_id = ? order by name, id").all(args.projectId) as {
   id: number;
   name: string;

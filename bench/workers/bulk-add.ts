@@ -9,7 +9,7 @@
  *      runOnce as the job runner would: the selection cut into id ranges of 2,000, per range copyToBoard (count,
  *      INSERT … SELECT … ON CONFLICT DO NOTHING, cover, versions) in a transaction of its own, and the progress.
  *   B: INSERT INTO board_images (board_id, image_id, added_by, added_at) SELECT ?, id, ?, ? FROM images
- *      WHERE project_id = ? AND deleted_at IS NULL: one better-sqlite3 statement, the app's pragmas.
+ *      WHERE project_id = ?: one better-sqlite3 statement, the app's pragmas.
  *
  * Input: argv[2] JSON { rounds, projectId, email, workDir } and the app's environment for the dataset.
  */
@@ -55,7 +55,6 @@ const count = Number(
       .selectFrom("images")
       .select((eb) => eb.fn.countAll().as("n"))
       .where("project_id", "=", args.projectId)
-      .where("deleted_at", "is", null)
       .executeTakeFirstOrThrow()
   ).n,
 );
@@ -101,7 +100,7 @@ function bare(): number {
   const raw = new SQLite(file);
   sqliteSettings(raw);
   const insert = raw.prepare(
-    "insert into board_images (board_id, image_id, added_by, added_at) select ?, id, ?, ? from images where project_id = ? and deleted_at is null",
+    "insert into board_images (board_id, image_id, added_by, added_at) select ?, id, ?, ? from images where project_id = ?",
   );
   const started = performance.now();
   const { changes } = insert.run(board.id, actor.id, Date.now(), args.projectId);

@@ -31,7 +31,6 @@ if (!boardId) {
     .selectFrom("images")
     .select("id")
     .where("project_id", "=", projectId)
-    .where("deleted_at", "is", null)
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .limit(CARDS)

@@ -91,7 +91,6 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
       .selectFrom("images")
       .select(["id", "title", "keywords", "checksum", "original_name"])
       .where("project_id", "=", projectId)
-      .where("deleted_at", "is", null)
       .orderBy("id")
       .execute();
   const valuesOf = async (imageId: number) =>
