@@ -1,8 +1,9 @@
 import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { BoardOption } from "~/models/boards.server";
+import { asksSharedConfirmation, BULK_OPS, SHARED_BOARD_WARNING, type BulkOp } from "~/lib/bulk-ops";
 import { BulkTargetSchema, DELETE_WORD, KEYWORD_HINT, KeywordsSchema, NEW_BOARD, REMOVE_WORD } from "~/lib/schemas";
 import { CancelLink, Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 import { AssignAttributeSchema } from "~/lib/attribute-rules";
@@ -10,7 +11,7 @@ import { AssignAttributeFields, NoUserAttributes } from "./assign-attribute-fiel
 import { TypedConfirmForm } from "./typed-confirm";
 
 interface PageData {
-  op: "download" | "add" | "copy" | "move" | "keywords" | "remove" | "delete" | "attributes" | "data" | "export";
+  op: BulkOp;
   count: number;
   back: string;
   /** Where the Download and Download images data forms post (resource routes: the answer is the file). */
@@ -24,23 +25,27 @@ interface PageData {
   step: number;
   maxDownload: number;
 }
-type Answer = { result: SubmissionResult<string[]> | null; error: string | null } | undefined;
+type LastResult = SubmissionResult<string[]> | null | undefined;
+interface FormProps {
+  page: PageData;
+  lastResult: LastResult;
+}
 
-const TITLES: Record<PageData["op"], string> = {
-  download: "Download images",
-  add: "Add to a board",
-  copy: "Copy to another board",
-  move: "Move to another board",
-  keywords: "Add keyword",
-  remove: "Remove from this board",
-  delete: "Delete images",
-  attributes: "Assign Attributes",
-  data: "Download images data",
-  export: "Export attributes by email",
-};
-
-const SHARED_WARNING = "This is a client-level board: changes will be visible for all users.";
 const images = (n: number) => `${n.toLocaleString("en")} image${n === 1 ? "" : "s"}`;
+
+/** Each action's form, by op. */
+const FORMS: Record<BulkOp, (props: FormProps) => ReactNode> = {
+  download: DownloadForm,
+  data: DataForm,
+  export: ExportForm,
+  add: TargetForm,
+  copy: TargetForm,
+  move: TargetForm,
+  keywords: KeywordsForm,
+  attributes: AssignForm,
+  remove: RemoveForm,
+  delete: DeleteSteps,
+};
 
 /**
  * The confirmation page of a bulk action, shared by the project and board views. Plain forms: every action works
@@ -48,51 +53,43 @@ const images = (n: number) => `${n.toLocaleString("en")} image${n === 1 ? "" : "
  */
 export function BulkPage() {
   const page = useLoaderData<PageData>();
-  const answer = useActionData<Answer>();
+  const answer = useActionData<{ result: SubmissionResult<string[]> }>();
+  const ActionForm = FORMS[page.op];
   return (
     <section className="confirm-page bulk-page" aria-labelledby="bulk-heading">
-      <h1 id="bulk-heading">{TITLES[page.op]}</h1>
+      <h1 id="bulk-heading">{BULK_OPS[page.op].title}</h1>
       <p className="bulk-count" role="status">
         {images(page.count)} selected
       </p>
-      {answer?.error ? (
-        <p className="form-error" role="alert">
-          {answer.error}
-        </p>
-      ) : null}
-      {page.op === "download" ? <DownloadForm page={page} /> : null}
-      {page.op === "data" ? <DataForm page={page} /> : null}
-      {page.op === "export" ? <ExportForm page={page} /> : null}
-      {page.op === "add" || page.op === "copy" || page.op === "move" ? <TargetForm page={page} lastResult={answer?.result} /> : null}
-      {page.op === "keywords" ? <KeywordsForm page={page} lastResult={answer?.result} /> : null}
-      {page.op === "attributes" ? <AssignForm page={page} lastResult={answer?.result} /> : null}
-      {page.op === "remove" ? (
-        <TypedConfirmForm
-          id="bulk-remove"
-          word={REMOVE_WORD}
-          submitLabel={`Remove ${images(page.count)}`}
-          pendingText="Removing…"
-          cancelTo={page.back}
-          lastResult={answer?.result}
-        >
-          <p>The images leave this board; they stay in the project.</p>
-          {page.sourceShared ? <SharedConfirm errors={fieldErrors(answer, "confirmShared")} /> : null}
-        </TypedConfirmForm>
-      ) : null}
-      {page.op === "delete" ? <DeleteSteps page={page} lastResult={answer?.result} /> : null}
+      <ActionForm page={page} lastResult={answer?.result} />
     </section>
   );
 }
 
-const fieldErrors = (answer: Answer, name: string) =>
-  (answer?.result?.error as Record<string, string[] | null> | undefined)?.[name] ?? undefined;
+function RemoveForm({ page, lastResult }: FormProps) {
+  return (
+    <TypedConfirmForm
+      id="bulk-remove"
+      word={REMOVE_WORD}
+      submitLabel={`Remove ${images(page.count)}`}
+      pendingText="Removing…"
+      cancelTo={page.back}
+      lastResult={lastResult}
+    >
+      <p>The images leave this board; they stay in the project.</p>
+      {asksSharedConfirmation("remove", { source: page.sourceShared }) ? (
+        <SharedConfirm errors={(lastResult?.error as Record<string, string[] | null> | undefined)?.confirmShared} />
+      ) : null}
+    </TypedConfirmForm>
+  );
+}
 
 function SharedConfirm({ errors }: { errors?: string[] | null }) {
   return (
     <div className="field">
       <label className="check">
         <input type="checkbox" name="confirmShared" value="yes" aria-describedby="confirm-shared-error" />
-        {SHARED_WARNING} I understand.
+        {SHARED_BOARD_WARNING} I understand.
       </label>
       <p id="confirm-shared-error" className="field-error">
         {errors?.[0] ?? ""}
@@ -101,7 +98,7 @@ function SharedConfirm({ errors }: { errors?: string[] | null }) {
   );
 }
 
-function DownloadForm({ page }: { page: PageData }) {
+function DownloadForm({ page }: FormProps) {
   const hydrated = useHydrated();
   const [progress, setProgress] = useState<{ loaded: number; total: number } | null>(null);
   const [error, setError] = useState("");
@@ -174,7 +171,7 @@ function DownloadForm({ page }: { page: PageData }) {
   );
 }
 
-function DataForm({ page }: { page: PageData }) {
+function DataForm({ page }: FormProps) {
   return (
     <form method="post" action={page.files.csv} className="confirm-step">
       <p>A CSV file (UTF-8, for spreadsheet programs) with each image's metadata and attribute values.</p>
@@ -188,7 +185,7 @@ function DataForm({ page }: { page: PageData }) {
   );
 }
 
-function ExportForm({ page }: { page: PageData }) {
+function ExportForm({ page }: FormProps) {
   const pending = usePending();
   return (
     <Form method="post" className="confirm-step">
@@ -203,7 +200,7 @@ function ExportForm({ page }: { page: PageData }) {
   );
 }
 
-function TargetForm({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
+function TargetForm({ page, lastResult }: FormProps) {
   const pending = usePending();
   const hydrated = useHydrated();
   const [form, fields] = useSchemaForm(BulkTargetSchema, {
@@ -213,8 +210,11 @@ function TargetForm({ page, lastResult }: { page: PageData; lastResult?: Submiss
     defaultValue: { target: page.boards[0]?.id ?? NEW_BOARD },
   });
   const [target, setTarget] = useState(fields.target.initialValue ?? page.boards[0]?.id ?? NEW_BOARD);
-  const verb = page.op === "add" ? "Add" : page.op === "copy" ? "Copy" : "Move";
-  const shared = page.boards.find((b) => b.id === target)?.clientBoard || (page.op === "move" && page.sourceShared);
+  const verb = BULK_OPS[page.op].label;
+  const shared = asksSharedConfirmation(page.op, {
+    source: page.sourceShared,
+    target: page.boards.find((b) => b.id === target)?.clientBoard ?? false,
+  });
   return (
     <Form method="post" {...getFormProps(form)} className="confirm-step">
       <FormError id={form.errorId} errors={form.errors} />
@@ -256,7 +256,7 @@ function TargetForm({ page, lastResult }: { page: PageData; lastResult?: Submiss
   );
 }
 
-function KeywordsForm({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
+function KeywordsForm({ page, lastResult }: FormProps) {
   const pending = usePending();
   const [form, fields] = useSchemaForm(KeywordsSchema, { id: "bulk-keywords", lastResult });
   return (
@@ -274,7 +274,7 @@ function KeywordsForm({ page, lastResult }: { page: PageData; lastResult?: Submi
 }
 
 /** Assign Attributes: one value of a user attribute on every selected image; a client-level board asks first. */
-function AssignForm({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
+function AssignForm({ page, lastResult }: FormProps) {
   const pending = usePending();
   const [form, fields] = useSchemaForm(AssignAttributeSchema, { id: "bulk-attributes", lastResult });
   if (!page.attributeChoices.length) return <NoUserAttributes projectId={page.projectId} />;
@@ -282,7 +282,7 @@ function AssignForm({ page, lastResult }: { page: PageData; lastResult?: Submiss
     <Form method="post" {...getFormProps(form)} className="confirm-step">
       <FormError id={form.errorId} errors={form.errors} />
       <AssignAttributeFields choices={page.attributeChoices} fields={fields} />
-      {page.sourceShared ? <SharedConfirm errors={fields.confirmShared.errors} /> : null}
+      {asksSharedConfirmation("attributes", { source: page.sourceShared }) ? <SharedConfirm errors={fields.confirmShared.errors} /> : null}
       <p className="muted">Images that already hold a value of the attribute keep it, unless Replace is ticked.</p>
       <div className="form-actions">
         <SubmitButton pending={pending} pendingText="Assigning…">
@@ -295,7 +295,7 @@ function AssignForm({ page, lastResult }: { page: PageData; lastResult?: Submiss
 }
 
 /** Delete takes two confirmations (spec): this page, then typing DELETE. */
-function DeleteSteps({ page, lastResult }: { page: PageData; lastResult?: SubmissionResult<string[]> | null }) {
+function DeleteSteps({ page, lastResult }: FormProps) {
   if (page.step === 1)
     return (
       <Form method="get" className="confirm-step">

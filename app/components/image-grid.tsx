@@ -6,6 +6,7 @@ import { ImageCard, type CardData, type CardLinks, type CardsIn } from "./image-
 import { FreshnessCheck } from "./freshness-check";
 import { IMAGES_TARGET } from "./skip-links";
 import { VirtualGrid } from "./virtual-grid";
+import type { BulkItem } from "~/lib/bulk-ops";
 
 export interface SelectionData {
   all: boolean;
@@ -94,12 +95,6 @@ function useBackgroundSelection(fromLoader: SelectionData | null, scopeQuery: st
     pending: overlay,
     error,
   };
-}
-
-export interface BulkItem {
-  /** The action's page: /…/bulk/<op>; "unselect" clears the selection. */
-  op: string;
-  label: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import { MAX_PICKED, readSelection, selectionCookie, type Selection } from "~/we
 import { flashToast } from "~/web/toast.server";
 import { readForm } from "./http.server";
 
+import { isBulkOp } from "../lib/bulk-ops";
 import { PAGE_SIZE } from "../lib/grid";
 
 const PageQuery = z.object({
@@ -35,10 +36,6 @@ export async function loadGrid(request: Request, scope: GridScope) {
     selection: selection ? { all: selection.all, ids: selection.ids, count: selected } : null,
   };
 }
-
-/** The bulk actions a grid's menu offers, by view (spec 1: bulk actions menu). */
-export const BULK_OPS = ["download", "add", "copy", "move", "keywords", "remove", "delete", "attributes", "data", "export"] as const;
-export type BulkOp = (typeof BULK_OPS)[number];
 
 const SelectionAction = z.object({
   intent: z.union([z.enum(["select-all", "deselect-all", "update"]), z.string().regex(/^bulk:[a-z]+$/)]),
@@ -92,8 +89,7 @@ export async function updateSelection(request: Request, scope: GridScope) {
       await flashToast(request, { kind: "error", title: TOO_MANY, description: "Use Select all for larger sets." }),
     );
   const op = change.intent.startsWith("bulk:") ? change.intent.slice(5) : null;
-  if (op && (BULK_OPS as readonly string[]).includes(op) && !change.tooMany)
-    return redirect(`${back.pathname}/bulk/${op}${back.search}`, { headers });
+  if (op && isBulkOp(op) && !change.tooMany) return redirect(`${back.pathname}/bulk/${op}${back.search}`, { headers });
   return redirect(back.pathname + back.search, { headers });
 }
 

@@ -1,5 +1,6 @@
 import { parseWithZod } from "@conform-to/zod";
 import { data, redirect } from "@remix-run/node";
+import type { z } from "zod";
 import { asDownload } from "~/lib/download-slots.server";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
 import { assignableAttribute, assignableAttributes, NotAssignable } from "~/models/attributes.server";
@@ -13,7 +14,15 @@ import { csvOfSelection, runBulk, zipOfSelection, type BulkAction } from "~/serv
 import { readSelection, selectionCookie } from "~/web/selection.server";
 import { ATTRIBUTE_MESSAGES, AssignAttributeSchema } from "../../../lib/attribute-rules";
 import { withFilterQuery } from "../../../lib/grid-filter";
-import type { BulkOp } from "../../../web/grid.server";
+import {
+  asksSharedConfirmation,
+  BULK_OPS,
+  bulkOpsOf,
+  isBulkOp,
+  SHARED_BOARD_WARNING,
+  type BulkOp,
+  type BulkWriteOp,
+} from "../../../lib/bulk-ops";
 import { headerOf } from "../../../web/header.server";
 import { combineHeaders, readForm, redirectWithToast } from "../../../web/http.server";
 import {
@@ -29,15 +38,7 @@ import {
   typedConfirmation,
 } from "../../../lib/schemas";
 
-/** The bulk actions each view offers (spec 1, bulk actions menu); the pages live at <grid path>/bulk/<op>. */
-const OPS = {
-  project: ["download", "add", "keywords", "delete", "attributes", "data", "export"],
-  board: ["download", "move", "copy", "keywords", "remove", "attributes", "data", "export"],
-} as const;
-const READ_OPS = new Set(["download", "data", "export"]);
 export type BulkPageOp = BulkOp;
-
-export const SHARED_BOARD_WARNING = "This is a client-level board: changes will be visible for all users.";
 
 const gridBase = (scope: MemberScope) =>
   scope.kind === "board" ? `/${scope.project.id}/board/${scope.board.id}` : `/client/${scope.project.id}`;
@@ -45,11 +46,11 @@ const gridBase = (scope: MemberScope) =>
 const filterQuery = (scope: MemberScope) => withFilterQuery("", scope.filter);
 const gridPath = (scope: MemberScope) => gridBase(scope) + filterQuery(scope);
 
-/** The op of the URL, when this view offers it and the person may use it; anything else is not found. */
+/** The op of the URL (the pages live at <grid path>/bulk/<op>), when this view offers it; a write op needs an editor. */
 function opOf(scope: MemberScope, raw: string | undefined): BulkPageOp {
-  const op = (OPS[scope.kind] as readonly string[]).includes(raw ?? "") ? (raw as BulkPageOp) : null;
+  const op = raw && isBulkOp(raw) && bulkOpsOf(scope.kind, true).includes(raw) ? raw : null;
   if (!op) throw new NotFoundError("Page not found");
-  if (!READ_OPS.has(op)) requireEdit(scope);
+  if ("write" in BULK_OPS[op]) requireEdit(scope);
   return op;
 }
 
@@ -155,13 +156,79 @@ export async function bulkFile(request: Request, scope: MemberScope, kind: "zip"
   });
 }
 
+/** What a confirmed form asks for: the action, the board it names (for the toast) and whether that board is client-level. */
+interface Plan {
+  action: BulkAction;
+  board?: string;
+  targetShared?: boolean;
+  /** A board to create under this title, once the form is accepted: the action's target until then is NEW_BOARD. */
+  newBoard?: string;
+}
+/** Why a form is refused: said at one of its fields, the selection kept for another try. */
+interface Refusal {
+  field: string;
+  message: string;
+  status: number;
+}
+interface WriteOp<S extends z.ZodTypeAny> {
+  schema: S;
+  plan(scope: MemberScope, value: z.output<S>): Promise<Plan | Refusal>;
+}
+const writeOp = <S extends z.ZodTypeAny>(op: WriteOp<S>) => op;
+
+/** Add, Copy and Move: to a board of the project, or to a new one made only once the form is accepted. */
+const toBoard = (op: "add" | "copy" | "move") =>
+  writeOp({
+    schema: BulkTargetSchema,
+    async plan(scope, { target, newBoard }) {
+      if (target === NEW_BOARD) {
+        const named = BoardNameSchema.safeParse({ title: newBoard ?? "" });
+        if (!named.success) return { field: "newBoard", message: named.error.issues[0]!.message, status: 400 };
+        return { action: { op, target }, board: named.data.title, targetShared: false, newBoard: named.data.title };
+      }
+      const board = await boardOfProject(scope, target).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      });
+      // Deleted since the page was drawn.
+      if (!board) return { field: "target", message: TARGET_GONE, status: 404 };
+      return { action: { op, target }, board: board.title, targetShared: board.clientBoard };
+    },
+  });
+
+/** Each write action: the form it reads and what it makes of it (the read actions have no form here). */
+const WRITE_OPS: { [K in BulkWriteOp]: WriteOp<z.ZodTypeAny> } = {
+  add: toBoard("add"),
+  copy: toBoard("copy"),
+  move: toBoard("move"),
+  keywords: writeOp({
+    schema: KeywordsSchema,
+    plan: async (_scope, { keywords }) => ({ action: { op: "keywords", keywords } }),
+  }),
+  attributes: writeOp({
+    schema: AssignAttributeSchema,
+    async plan(scope, { attribute, value, replace }) {
+      try {
+        await assignableAttribute(scope, attribute);
+      } catch (err) {
+        if (err instanceof NotAssignable) return { field: "attribute", message: err.message, status: 400 };
+        throw err;
+      }
+      return { action: { op: "attributes", attributeId: attribute, value, replace: replace === "yes" } };
+    },
+  }),
+  remove: writeOp({ schema: RemoveImagesSchema, plan: async () => ({ action: { op: "remove" } }) }),
+  delete: writeOp({ schema: typedConfirmation(DELETE_WORD), plan: async () => ({ action: { op: "delete" } }) }),
+};
+
+const isWriteOp = (op: BulkPageOp): op is BulkWriteOp => Object.hasOwn(WRITE_OPS, op);
+
 /** Runs the action the page confirmed. */
 export async function bulkPageAction(request: Request, scope: MemberScope, rawOp: string | undefined) {
   const op = opOf(scope, rawOp);
   const picked = await pickedOf(request, scope);
   const form = await readForm(request);
 
-  if (op === "download" || op === "data") throw new NotFoundError("Page not found"); // the files come from …/bulk/zip and …/bulk/csv
   if (op === "export") {
     await requestAttributeExport(scope, picked);
     return redirectWithToast(
@@ -171,76 +238,34 @@ export async function bulkPageAction(request: Request, scope: MemberScope, rawOp
       { headers: { "Set-Cookie": await cleared(scope) } },
     );
   }
-  let action: BulkAction;
-  let boardTitle: string | undefined;
-  if (op === "add" || op === "copy" || op === "move") {
-    const submission = parseWithZod(form, { schema: BulkTargetSchema });
-    if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
-    const { target, newBoard, confirmShared } = submission.value;
-    let targetId = target;
-    if (target === NEW_BOARD) {
-      const named = BoardNameSchema.safeParse({ title: newBoard ?? "" });
-      if (!named.success)
-        return data(
-          { result: submission.reply({ fieldErrors: { newBoard: [named.error.issues[0]!.message] } }), error: null },
-          { status: 400 },
-        );
-      try {
-        const board = await createBoard(scope, { title: named.data.title });
-        targetId = board.id;
-        boardTitle = board.title;
-      } catch (err) {
-        if (err instanceof ConflictError)
-          return data(
-            { result: submission.reply({ fieldErrors: { newBoard: [BOARD_MESSAGES.existsLong] } }), error: null },
-            { status: 409 },
-          );
-        throw err;
-      }
-    } else {
-      const board = await boardOfProject(scope, target).catch((err: unknown) => {
-        if (err instanceof NotFoundError) return null;
-        throw err;
-      });
-      // Deleted since the page was drawn: said at the field, the selection kept for another choice.
-      if (!board) return data({ result: submission.reply({ fieldErrors: { target: [TARGET_GONE] } }), error: null }, { status: 404 });
-      boardTitle = board.title;
-      if ((board.clientBoard || (op === "move" && scope.kind === "board" && scope.board.clientBoard)) && confirmShared !== "yes")
-        return data({ result: submission.reply({ fieldErrors: { confirmShared: [SHARED_BOARD_WARNING] } }), error: null }, { status: 400 });
-    }
-    action = { op, target: targetId };
-  } else if (op === "keywords") {
-    const submission = parseWithZod(form, { schema: KeywordsSchema });
-    if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
-    action = { op, keywords: submission.value.keywords };
-  } else if (op === "attributes") {
-    const submission = parseWithZod(form, { schema: AssignAttributeSchema });
-    if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
-    const { attribute, value, replace, confirmShared } = submission.value;
+  // Download and Download images data post to …/bulk/zip and …/bulk/csv: their answer is a file.
+  if (!isWriteOp(op)) throw new NotFoundError("Page not found");
+
+  const { schema, plan: planOf } = WRITE_OPS[op];
+  const submission = parseWithZod(form, { schema });
+  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
+  const refuse = ({ field, message, status }: Refusal) =>
+    data({ result: submission.reply({ fieldErrors: { [field]: [message] } }) }, { status });
+
+  const plan = await planOf(scope, submission.value);
+  if ("field" in plan) return refuse(plan);
+  const source = scope.kind === "board" && scope.board.clientBoard;
+  // Asked before anything is made: a new board is created only for a form that is accepted.
+  if (asksSharedConfirmation(op, { source, target: plan.targetShared }) && submission.value.confirmShared !== "yes")
+    return refuse({ field: "confirmShared", message: SHARED_BOARD_WARNING, status: 400 });
+  let action = plan.action;
+  if (plan.newBoard !== undefined) {
     try {
-      await assignableAttribute(scope, attribute);
+      const board = await createBoard(scope, { title: plan.newBoard });
+      if ("target" in action) action = { ...action, target: board.id };
     } catch (err) {
-      if (!(err instanceof NotAssignable)) throw err;
-      return data({ result: submission.reply({ fieldErrors: { attribute: [err.message] } }), error: null }, { status: 400 });
+      if (err instanceof ConflictError) return refuse({ field: "newBoard", message: BOARD_MESSAGES.existsLong, status: 409 });
+      throw err;
     }
-    if (scope.kind === "board" && scope.board.clientBoard && confirmShared !== "yes")
-      return data({ result: submission.reply({ fieldErrors: { confirmShared: [SHARED_BOARD_WARNING] } }), error: null }, { status: 400 });
-    action = { op, attributeId: attribute, value, replace: replace === "yes" };
-  } else if (op === "remove") {
-    const schema = RemoveImagesSchema;
-    const submission = parseWithZod(form, { schema });
-    if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
-    if (scope.kind === "board" && scope.board.clientBoard && submission.value.confirmShared !== "yes")
-      return data({ result: submission.reply({ fieldErrors: { confirmShared: [SHARED_BOARD_WARNING] } }), error: null }, { status: 400 });
-    action = { op };
-  } else {
-    const submission = parseWithZod(form, { schema: typedConfirmation(DELETE_WORD) });
-    if (submission.status !== "success") return data({ result: submission.reply(), error: null }, { status: 400 });
-    action = { op: "delete" };
   }
 
   const run = await runBulk(scope, picked, action);
   const headers = { "Set-Cookie": await cleared(scope) };
   if ("jobId" in run) throw redirect(`/jobs/${run.jobId}`, { headers });
-  return redirectWithToast(request, gridPath(scope), { kind: "success", title: toastOf(op, run.outcome, boardTitle) }, { headers });
+  return redirectWithToast(request, gridPath(scope), { kind: "success", title: toastOf(op, run.outcome, plan.board) }, { headers });
 }

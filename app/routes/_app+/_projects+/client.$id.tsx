@@ -5,7 +5,7 @@ import { ImageGrid } from "~/components/image-grid";
 import { ImageModal, useImageModal } from "~/components/image-modal";
 import { SearchSidebar } from "~/components/search-sidebar";
 import { GRID_PAGE_HANDLE } from "~/components/skip-links";
-import { bulkItems } from "~/lib/bulk-menu";
+import { bulkItems } from "~/lib/bulk-ops";
 import { PAGE_SIZE } from "~/lib/grid";
 import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid, updateSelection } from "~/web/grid.server";
