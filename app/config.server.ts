@@ -172,7 +172,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseIdleMs: e.RESPONSE_IDLE_SECONDS * 1000,
     /** Downloads running at once (lib/download-slots.server.ts): in all, per person or address, per share link. */
     downloads: { total: e.MAX_CONCURRENT_DOWNLOADS, perClient: e.DOWNLOADS_PER_CLIENT, perLink: e.DOWNLOADS_PER_LINK },
-    /** Memoized page renders (lib/render-memo.server.ts): MiB of HTML kept; 0 turns them off. */
+    /** Memoized page renders (web/render-memo.server.ts): MiB of HTML kept; 0 turns them off. */
     renderCacheMb: e.RENDER_CACHE_MB,
     /** S3-compatible object storage when S3_BUCKET is set; files under DATA_DIR/objects otherwise. */
     s3: e.S3_BUCKET

@@ -104,7 +104,7 @@ function renderDocument(request: Request, remixContext: EntryContext, nonce: str
   });
 }
 
-/** A page answered from an earlier render of the same URL, cookies and data (lib/render-memo), its parts as they are kept. */
+/** A page answered from an earlier render of the same URL, cookies and data (web/render-memo), its parts as they are kept. */
 function answerMemoized(status: number, headers: Headers, page: { body: Buffer[]; length: number }) {
   headers.set("Content-Type", "text/html; charset=utf-8");
   headers.set("Content-Length", String(page.length));

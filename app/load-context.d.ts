@@ -8,7 +8,7 @@ declare module "@remix-run/node" {
     clientIp: string;
     /** GET /shared-board/:sharedUrl only: the link the shared-page front (server/shared-page.ts) resolved ahead of Remix, and the page cache's slot. */
     sharedPage?: import("~/web/shared-page-cache.server").SharedPagePending | null;
-    /** Whether a page may be answered from an earlier render (lib/render-memo.server.ts): not under `--dev`, where code changes while data does not. */
+    /** Whether a page may be answered from an earlier render (web/render-memo.server.ts): not under `--dev`, where code changes while data does not. */
     memoizeRenders?: boolean;
   }
 }

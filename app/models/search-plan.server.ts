@@ -9,7 +9,7 @@ import { prefixWords, strongMatchesAtLeast, tagTermsOf, termsOf } from "./search
  * review filter) ask of the database, decided once, before any SQL is built. The grid's builder (grid.server.ts)
  * consumes it: `searchPlan(scope)` says which rows drive the statement and how they sort, for the page, the count,
  * the jumps and every selection; `pagePlan` says, for one page, whether it is read from that statement or walked
- * along the project's keyset index (a common word). Decision 0020.
+ * along the project's keyset index (a common word). Decision 0022.
  */
 
 /**

@@ -7,7 +7,7 @@ import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures
 import { sessionCookie, startServer, type RunningServer } from "../helpers/server";
 
 /**
- * Memoized renders over real HTTP against the built server (lib/render-memo.server.ts, docs/decisions/0018): a
+ * Memoized renders over real HTTP against the built server (web/render-memo.server.ts, docs/decisions/0018): a
  * repeat view of a page with the same data is answered from the earlier render with its own nonce; new data, another
  * session, an error page, a visitor without cookies get a render of their own; a memoized page is what a fresh render
  * gives, on every signed-in page of the sweep; RENDER_CACHE_MB=0 renders every view.

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
 import { memoizable } from "~/web/render-memo.server";
 
-/** What the memo may keep (lib/render-memo.server.ts): the rules on the request and the render's context alone. */
+/** What the memo may keep (web/render-memo.server.ts): the rules on the request and the render's context alone. */
 const context = (loaderData: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   ({
     staticHandlerContext: { loaderData, actionData: null, errors: null, ...extra },
