@@ -3,7 +3,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
 import type { BoardOption } from "~/models/boards.server";
-import { asksSharedConfirmation, BULK_OPS, SHARED_BOARD_WARNING, type BulkOp } from "~/lib/bulk-ops";
+import { asksSharedConfirmation, BULK_OPS, type BulkOp } from "~/lib/bulk-ops";
+import { SharedConfirm } from "./shared-confirm";
 import { BulkTargetSchema, DELETE_WORD, KEYWORD_HINT, KeywordsSchema, NEW_BOARD, REMOVE_WORD } from "~/lib/schemas";
 import { CancelLink, Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 import { AssignAttributeSchema } from "~/lib/attribute-rules";
@@ -81,20 +82,6 @@ function RemoveForm({ page, lastResult }: FormProps) {
         <SharedConfirm errors={(lastResult?.error as Record<string, string[] | null> | undefined)?.confirmShared} />
       ) : null}
     </TypedConfirmForm>
-  );
-}
-
-function SharedConfirm({ errors }: { errors?: string[] | null }) {
-  return (
-    <div className="field">
-      <label className="check">
-        <input type="checkbox" name="confirmShared" value="yes" aria-describedby="confirm-shared-error" />
-        {SHARED_BOARD_WARNING} I understand.
-      </label>
-      <p id="confirm-shared-error" className="field-error">
-        {errors?.[0] ?? ""}
-      </p>
-    </div>
   );
 }
 

@@ -142,6 +142,20 @@ const projectRef = (r: ProjectRow): ProjectRef => ({
   wscSource: r.wsc_source,
   version: Number(r.updated_at),
 });
+/** A board as scopes carry it, from the columns every board query selects (`b.id as board_id`, `b.updated_at as board_version`). */
+export const boardRef = (r: {
+  board_id: string;
+  title: string;
+  cover_image_id: number | null;
+  is_client_board: number;
+  board_version: number | string | bigint;
+}): BoardRef => ({
+  id: r.board_id,
+  title: r.title,
+  coverImageId: r.cover_image_id,
+  clientBoard: r.is_client_board === 1,
+  version: Number(r.board_version),
+});
 const roleOf = (actor: Actor, membership: ProjectRole | null): ProjectRole | "admin" | null =>
   actor.role === "admin" ? "admin" : membership;
 
@@ -195,13 +209,7 @@ export async function boardScope(actor: Actor, rawBoardId: unknown, projectId?: 
     kind: "board",
     actor,
     project: projectRef(row),
-    board: {
-      id: row.board_id,
-      title: row.title,
-      coverImageId: row.cover_image_id,
-      clientBoard: row.is_client_board === 1,
-      version: Number(row.board_version),
-    },
+    board: boardRef(row),
     role,
     can: permissionsOf(role),
   };

@@ -5,7 +5,7 @@ import { NotFoundError, TooManyRequestsError } from "~/lib/errors";
 import { recordAudit } from "./audit.server";
 import { objectOf } from "./images.server";
 import { hitRateLimit } from "./rate-limits.server";
-import type { SharedBoardScope } from "./scope.server";
+import { boardRef, type SharedBoardScope } from "./scope.server";
 
 /**
  * A share link's visitor: the link resolved (in constant time, guesses rate-limited) into a read-only
@@ -111,13 +111,7 @@ export async function resolveSharedUrl(raw: string | undefined, clientIp: string
         wscSource: row.wsc_source,
         version: Number(row.project_version),
       },
-      board: {
-        id: row.board_id,
-        title: row.title,
-        coverImageId: row.cover_image_id,
-        clientBoard: row.is_client_board === 1,
-        version: Number(row.board_version),
-      },
+      board: boardRef(row),
       can: { edit: false, manage: false, download: allowDownload, select: false },
     },
   };

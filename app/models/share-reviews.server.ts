@@ -79,6 +79,12 @@ export async function reviewImage(
 }
 
 /** A visitor's own reviews on some images (what the page shows them). */
+/** The marks of a link's visitor on these images; none for a visitor without a cookie yet. */
+export const visitorMarks = (scope: SharedBoardScope, visitor: { key: string } | null, imageIds: number[]) =>
+  visitor
+    ? visitorReviews(scope, visitor.key, imageIds)
+    : Promise.resolve(new Map<number, { mark: string | null; comment: string | null }>());
+
 export async function visitorReviews(scope: SharedBoardScope, visitorKey: string, imageIds: number[]) {
   if (!imageIds.length) return new Map<number, { mark: string | null; comment: string | null }>();
   const rows = await db()

@@ -13,7 +13,7 @@ import { MAX_DOWNLOAD } from "~/lib/schemas";
 import { sharedLinks } from "~/lib/shared-media";
 import { searchable, sharedScope, SHARED_HEADERS, withoutMetadata } from "~/routes/_shared-board+/shared-page.server";
 import { recordOpen } from "~/services/share-views.server";
-import { visitorReviews } from "~/models/share-reviews.server";
+import { visitorMarks } from "~/models/share-reviews.server";
 import { readVisitor } from "~/web/share-visitor.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -38,13 +38,11 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
     scope.link.showMetadata ? sidebarData(request, scope) : null,
   ]);
   if (!url.searchParams.has("after") && !url.searchParams.has("before")) recordOpen(scope, context.clientIp ?? null);
-  const marks = visitor
-    ? await visitorReviews(
-        scope,
-        visitor.key,
-        grid.cards.map((c) => c.id),
-      )
-    : new Map();
+  const marks = await visitorMarks(
+    scope,
+    visitor,
+    grid.cards.map((c) => c.id),
+  );
   return {
     sharedUrl: params.sharedUrl!,
     board: { title: scope.board.title },

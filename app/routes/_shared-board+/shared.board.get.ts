@@ -6,7 +6,7 @@ import { api, readJson } from "~/web/http.server";
 import { searchable, sharedScope, SHARED_HEADERS, withoutMetadata } from "~/routes/_shared-board+/shared-page.server";
 import { cursorBefore, decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
 import { scopeVersion } from "~/models/scope.server";
-import { visitorReviews } from "~/models/share-reviews.server";
+import { visitorMarks } from "~/models/share-reviews.server";
 import { readVisitor } from "~/web/share-visitor.server";
 
 const Query = z.object({
@@ -29,13 +29,11 @@ async function page(request: Request, context: { clientIp?: string }, q: z.infer
   if (request.headers.get("If-None-Match") === etag) return new Response(null, { status: 304, headers });
   const after = q.after ? decodeCursor(q.after) : q.at ? await cursorBefore(scope, q.at) : null;
   const [grid, total] = await Promise.all([gridPage(scope, { after, limit: q.limit }), gridTotal(scope)]);
-  const marks = visitor
-    ? await visitorReviews(
-        scope,
-        visitor.key,
-        grid.cards.map((c) => c.id),
-      )
-    : new Map();
+  const marks = await visitorMarks(
+    scope,
+    visitor,
+    grid.cards.map((c) => c.id),
+  );
   const cards = grid.cards.map((c) => ({ ...withoutMetadata(c, scope.link.showMetadata), mark: marks.get(c.id)?.mark ?? null }));
   return Response.json({ success: true, images: cards, cards, next: grid.next, total, version, updated_at: Number(version) }, { headers });
 }

@@ -2,7 +2,9 @@ import { parseWithZod } from "@conform-to/zod";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
+import { SharedConfirm } from "~/components/shared-confirm";
 import { TypedConfirmForm } from "~/components/typed-confirm";
+import { asksSharedConfirmation, SHARED_BOARD_WARNING } from "~/lib/bulk-ops";
 import { getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
@@ -15,8 +17,6 @@ import { boardScope, parseId, requireEdit } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Remove from board | Koala" }];
-
-const SHARED = "This is a client-level board: changes will be visible for all users.";
 
 async function scopeOf(request: Request, params: { clientID?: string; boardID?: string }) {
   return requireEdit(await boardScope(await requireActor(request), params.boardID, params.clientID));
@@ -41,8 +41,8 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   const schema = RemoveImagesSchema;
   const submission = parseWithZod(await readForm(request), { schema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
-  if (scope.board.clientBoard && submission.value.confirmShared !== "yes")
-    return data({ result: submission.reply({ fieldErrors: { confirmShared: [SHARED] } }) }, { status: 400 });
+  if (asksSharedConfirmation("remove", { source: scope.board.clientBoard }) && submission.value.confirmShared !== "yes")
+    return data({ result: submission.reply({ fieldErrors: { confirmShared: [SHARED_BOARD_WARNING] } }) }, { status: 400 });
   try {
     const removed = await removeFromBoard(scope, parseId(params.imageId) ?? -1);
     return redirectWithToast(
@@ -78,17 +78,7 @@ export default function RemoveFromBoard() {
             lastResult={answer?.result}
           >
             <p>The image leaves this board; it stays in the project.</p>
-            {board.clientBoard ? (
-              <div className="field">
-                <label className="check">
-                  <input type="checkbox" name="confirmShared" value="yes" aria-describedby="confirm-shared-error" />
-                  {SHARED} I understand.
-                </label>
-                <p id="confirm-shared-error" className="field-error">
-                  {errors?.[0] ?? ""}
-                </p>
-              </div>
-            ) : null}
+            {board.clientBoard ? <SharedConfirm errors={errors} /> : null}
           </TypedConfirmForm>
         </>
       ) : (
