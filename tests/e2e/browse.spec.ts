@@ -1,5 +1,6 @@
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { APIRequestContext, Browser, Page, TestInfo } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import type { DB } from "~/db/connection.server";
 import { expectAccessible, hasJs, jpegFile, ownProject, projectId, shareLinkTo, tabTo, userFor, visitor, workshop } from "./support";
 
 const e2eProject = "E2E Project";
@@ -213,6 +214,19 @@ test(
  * Presses Tab from the top of the page as a keyboard user does, following 'Skip to images' with Enter when it has
  * focus, until focus is inside the first image card; returns the presses of Tab it took (Infinity past 100).
  */
+/** The look scenario's three grids: a project, its board Alpha, and Alpha shared, opened by a visitor (closed by the caller). */
+async function threeGrids(page: Page, db: DB, browser: Browser, baseURL: string, info: TestInfo) {
+  const w = await workshop(db, "look", info);
+  const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
+  const guest = await visitor(browser, info, baseURL);
+  const grids = [
+    [page, `/client/${w.id}`],
+    [page, w.path("Alpha")],
+    [guest.page, shared],
+  ] as const;
+  return { grids, guest };
+}
+
 async function tabsToFirstCard(page: Page) {
   for (let presses = 1; presses <= 100; presses++) {
     await page.keyboard.press("Tab");
@@ -237,14 +251,8 @@ test("keyboard: the first image of a project, a board and a shared board is at m
   server,
 }, info) => {
   await signIn("look");
-  const w = await workshop(db, "look", info);
-  const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
-  const guest = await visitor(browser, info, server.baseURL);
-  for (const [tab, path] of [
-    [page, `/client/${w.id}`],
-    [page, w.path("Alpha")],
-    [guest.page, shared],
-  ] as const) {
+  const { grids, guest } = await threeGrids(page, db, browser, server.baseURL, info);
+  for (const [tab, path] of grids) {
     await tab.goto(path);
     await expect(tab.getByRole("region", { name: "Images" })).toBeVisible(); // the grid is a landmark
     await expect(tab.getByRole("article").first()).toBeVisible();
@@ -308,14 +316,8 @@ test("keyword chips show whole or not at all on every card of a project, a board
   server,
 }, info) => {
   await signIn("look");
-  const w = await workshop(db, "look", info);
-  const shared = await shareLinkTo(db, userFor(info, "look"), w.board("Alpha"));
-  const guest = await visitor(browser, info, server.baseURL);
-  for (const [tab, path] of [
-    [page, `/client/${w.id}`],
-    [page, w.path("Alpha")],
-    [guest.page, shared],
-  ] as const)
+  const { grids, guest } = await threeGrids(page, db, browser, server.baseURL, info);
+  for (const [tab, path] of grids)
     for (const width of [1366, 390]) {
       await tab.setViewportSize({ width, height: 900 });
       await tab.goto(path);

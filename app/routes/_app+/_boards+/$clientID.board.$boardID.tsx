@@ -1,13 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { ImageGrid } from "~/components/image-grid";
+import { SidebarGrid } from "~/components/sidebar-grid";
 import { ImageModal, useImageModal } from "~/components/image-modal";
-import { SearchSidebar } from "~/components/search-sidebar";
 import { GRID_PAGE_HANDLE } from "~/components/skip-links";
 import { bulkItems } from "~/lib/bulk-ops";
-import { PAGE_SIZE } from "~/lib/grid";
-import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
+import { withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid, updateSelection } from "~/web/grid.server";
 import { sidebarData } from "~/web/sidebar.server";
 import { headerOf } from "~/web/header.server";
@@ -72,20 +70,15 @@ export default function BoardGrid() {
           ))}
         </nav>
       ) : null}
-      <div className="with-sidebar">
-        <SearchSidebar path={path} {...sidebar} />
-        <ImageGrid
-          key={filterSearch(filter)}
-          data={grid}
-          filtersVersion={sidebar.filtersVersion}
-          basePath={withFilterQuery(path, filter)}
-          pageSize={PAGE_SIZE}
-          scopeQuery={apiParams(`board=${encodeURIComponent(board.id)}`, filter)}
-          onOpen={modal.open}
-          cardsIn={{ context: { kind: "board", boardId: board.id, path }, canEdit: can.edit }}
-          bulk={bulkItems("board", can.edit)}
-        />
-      </div>
+      <SidebarGrid
+        path={path}
+        sidebar={sidebar}
+        scopeParam={`board=${encodeURIComponent(board.id)}`}
+        data={grid}
+        onOpen={modal.open}
+        cardsIn={{ context: { kind: "board", boardId: board.id, path }, canEdit: can.edit }}
+        bulk={bulkItems("board", can.edit)}
+      />
       <ImageModal state={modal} />
     </div>
   );

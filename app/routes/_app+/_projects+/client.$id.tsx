@@ -1,13 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { ImageGrid } from "~/components/image-grid";
+import { SidebarGrid } from "~/components/sidebar-grid";
 import { ImageModal, useImageModal } from "~/components/image-modal";
-import { SearchSidebar } from "~/components/search-sidebar";
 import { GRID_PAGE_HANDLE } from "~/components/skip-links";
 import { bulkItems } from "~/lib/bulk-ops";
-import { PAGE_SIZE } from "~/lib/grid";
-import { apiParams, filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { loadGrid, updateSelection } from "~/web/grid.server";
 import { sidebarData } from "~/web/sidebar.server";
 import { headerOf } from "~/web/header.server";
@@ -43,26 +40,20 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
 
 export default function ProjectGrid() {
   const { project, grid, can, sidebar } = useLoaderData<typeof loader>();
-  const filter = sidebar.filter;
   const modal = useImageModal();
   const path = `/client/${project.id}`;
   return (
     <div>
       <h1>{project.name}</h1>
-      <div className="with-sidebar">
-        <SearchSidebar path={path} {...sidebar} />
-        <ImageGrid
-          key={filterSearch(filter)}
-          data={grid}
-          filtersVersion={sidebar.filtersVersion}
-          basePath={withFilterQuery(path, filter)}
-          pageSize={PAGE_SIZE}
-          scopeQuery={apiParams(`project=${project.id}`, filter)}
-          onOpen={modal.open}
-          cardsIn={{ context: { kind: "project" }, canEdit: can.edit }}
-          bulk={bulkItems("project", can.edit)}
-        />
-      </div>
+      <SidebarGrid
+        path={path}
+        sidebar={sidebar}
+        scopeParam={`project=${project.id}`}
+        data={grid}
+        onOpen={modal.open}
+        cardsIn={{ context: { kind: "project" }, canEdit: can.edit }}
+        bulk={bulkItems("project", can.edit)}
+      />
       <ImageModal state={modal} />
     </div>
   );
