@@ -11,21 +11,17 @@ import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { log } from "~/lib/log.server";
 import { DEFAULT_EXPIRY, EXPIRY_CHOICES, SHARE_MESSAGES, ShareByEmailSchema, ShareLinkSchema, type ExpiryChoice } from "~/lib/schemas";
-import { boardScope, parseId, requireEdit } from "~/models/scope.server";
+import { parseId } from "~/models/scope.server";
 import { createShareLinks, extendShareLink, listShareLinks, revokeShareLink } from "~/models/share-links.server";
 import { flushViews } from "~/services/share-views.server";
 import { shareBoardByEmail } from "~/services/sharing.server";
-import { requireActor } from "~/sessions.server";
+import { boardScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Share ${data?.board.title ?? "board"} | Koala` }];
 
-async function scopeOf(request: Request, params: { clientID?: string; boardID?: string }, context?: { clientIp?: string }) {
-  return requireEdit(await boardScope(await requireActor(request, context), params.boardID, params.clientID));
-}
-
 /** Share a board: by e-mail (one link per person), or a link to paste; and the board's links, to revoke or extend. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   await flushViews(); // the views this process counted so far, so that the team sees every one
   return {
     board: { id: scope.board.id, title: scope.board.title, projectId: scope.project.id, clientBoard: scope.board.clientBoard },
@@ -44,7 +40,7 @@ const options = (v: { expiry: ExpiryChoice; allowDownload?: "on"; showMetadata?:
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params, context);
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   const form = await readForm(request);
   const back = `/${scope.project.id}/board/${scope.board.id}/share`;
   const intent = form.get("intent");
