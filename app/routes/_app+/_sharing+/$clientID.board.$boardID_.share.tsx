@@ -1,6 +1,6 @@
-import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
@@ -8,7 +8,8 @@ import { Field, FormError, SubmitButton, TextareaField, usePending, useSchemaFor
 import { config } from "~/config.server";
 import { getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/web/header.server";
-import { page, readForm, redirectWithToast } from "~/web/http.server";
+import { page, readForm, redirectWithToast, refused } from "~/web/http.server";
+import { resultOf } from "~/lib/form-answer";
 import { log } from "~/lib/log.server";
 import { DEFAULT_EXPIRY, EXPIRY_CHOICES, SHARE_MESSAGES, ShareByEmailSchema, ShareLinkSchema, type ExpiryChoice } from "~/lib/schemas";
 import { parseId } from "~/models/scope.server";
@@ -46,7 +47,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const intent = form.get("intent");
   if (intent === "email") {
     const submission = parseWithZod(form, { schema: ShareByEmailSchema });
-    if (submission.status !== "success") return data({ email: submission.reply(), link: null, made: null }, { status: 400 });
+    if (submission.status !== "success") return refused(intent, submission.reply());
     try {
       const links = await shareBoardByEmail(scope, submission.value.emails, options(submission.value));
       return redirectWithToast(request, back, {
@@ -55,22 +56,19 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
       });
     } catch (err) {
       log.error("share failed", { error: getErrorMessage(err) });
-      return data(
-        { email: submission.reply({ formErrors: [`${SHARE_MESSAGES.failed}: ${SHARE_MESSAGES.failedLong}`] }), link: null, made: null },
-        { status: 500 },
-      );
+      return refused(intent, submission.reply({ formErrors: [`${SHARE_MESSAGES.failed}: ${SHARE_MESSAGES.failedLong}`] }), 500);
     }
   }
   if (intent === "link") {
     const submission = parseWithZod(form, { schema: ShareLinkSchema });
-    if (submission.status !== "success") return data({ link: submission.reply(), email: null, made: null }, { status: 400 });
+    if (submission.status !== "success") return refused(intent, submission.reply());
     const [made] = await createShareLinks(scope, [null], options(submission.value), submission.value.label);
     // The token exists only now: the link is shown once, on this answer, and never stored in a readable form.
-    return data({
-      link: submission.reply({ resetForm: true }),
-      email: null,
+    return {
+      intent,
+      result: submission.reply({ resetForm: true }),
       made: { url: `${config().appUrl}${made!.path}`, label: submission.value.label },
-    });
+    };
   }
   const parsed = LinkAction.safeParse(Object.fromEntries(form));
   const linkId = parsed.success ? parseId(parsed.data.link) : null;
@@ -110,16 +108,13 @@ function Options() {
   );
 }
 
-type Answer =
-  | { email: SubmissionResult<string[]> | null; link: SubmissionResult<string[]> | null; made: { url: string; label: string } | null }
-  | undefined;
-
 export default function ShareBoard() {
   const { board, links, now } = useLoaderData<typeof loader>();
-  const answer = useActionData<Answer>();
+  const answer = useActionData<typeof action>();
+  const made = answer && "made" in answer ? answer.made : null;
   const pending = usePending();
-  const [emailForm, emailFields] = useSchemaForm(ShareByEmailSchema, { id: "share-email", lastResult: answer?.email });
-  const [linkForm, linkFields] = useSchemaForm(ShareLinkSchema, { id: "share-link", lastResult: answer?.link });
+  const [emailForm, emailFields] = useSchemaForm(ShareByEmailSchema, { id: "share-email", lastResult: resultOf(answer, "email") });
+  const [linkForm, linkFields] = useSchemaForm(ShareLinkSchema, { id: "share-link", lastResult: resultOf(answer, "link") });
   return (
     <section className="share-page" aria-labelledby="share-heading">
       <p>
@@ -148,10 +143,10 @@ export default function ShareBoard() {
       </Form>
 
       <h2>A link to paste</h2>
-      {answer?.made ? (
+      {made ? (
         <div className="field made-link" role="status">
-          <label htmlFor="made-link">Link for “{answer.made.label}” (shown once: copy it now)</label>
-          <input id="made-link" readOnly value={answer.made.url} />
+          <label htmlFor="made-link">Link for “{made.label}” (shown once: copy it now)</label>
+          <input id="made-link" readOnly value={made.url} />
         </div>
       ) : null}
       <Form method="post" {...getFormProps(linkForm)}>
