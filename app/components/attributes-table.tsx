@@ -1,6 +1,7 @@
 import { Form, Link } from "@remix-run/react";
 import { useState } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
+import { formErrorsOf, type FormAnswer } from "~/lib/form-answer";
 import { ATTRIBUTE_MESSAGES, MAX_ACTIVE_ATTRIBUTES, SMART_NAME_MAX, smartNameProblem } from "~/lib/attribute-rules";
 import { showTypedAttributeName } from "./create-attribute-form";
 import { SubmitButton, usePending } from "./forms";
@@ -13,13 +14,10 @@ export interface AttributeItem {
   type: 1 | 2 | 3;
 }
 
-/** What Save answered when it refused: the rows as posted, each row's problem, and the form's. */
-export interface AttributesAnswer {
-  intent: "save" | "create";
-  result: never;
-  rows: AttributeItem[] | null;
-  rowErrors: Record<number, string> | null;
-  formError?: string | null;
+/** What Save answered when it refused: the rows as posted, each row's problem, and the form's (in its result). */
+export interface AttributesAnswer extends FormAnswer<"save"> {
+  rows: Omit<AttributeItem, "type">[];
+  rowErrors: Record<number, string>;
 }
 
 const TYPES: Record<number, string> = { 1: "1 · WSC imported", 2: "2 · system created", 3: "3 · user created" };
@@ -80,7 +78,9 @@ function AttributesForm({
   const anyCodeError = [...codeErrors.values()].some(Boolean);
   const active = rows.filter((r) => r.active).length;
   const update = (id: number, patch: Partial<AttributeItem>) => setRows((list) => list.map((r) => (r.id === id ? { ...r, ...patch } : r)));
-  const formError = limitHit ? `${ATTRIBUTE_MESSAGES.activeLimit}. ${ATTRIBUTE_MESSAGES.activeLimitHelp}` : (answer?.formError ?? null);
+  const formError = limitHit
+    ? `${ATTRIBUTE_MESSAGES.activeLimit}. ${ATTRIBUTE_MESSAGES.activeLimitHelp}`
+    : (formErrorsOf(answer?.result)[0] ?? null);
   return (
     <Form method="post" className="attributes-form" aria-label="Attributes">
       <input type="hidden" name="intent" value="save" />

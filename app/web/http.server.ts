@@ -1,3 +1,4 @@
+import type { SubmissionResult } from "@conform-to/react";
 import { data, redirect } from "@remix-run/node";
 import { log } from "~/lib/log.server";
 import { flashToast, type Toast } from "~/web/toast.server";
@@ -88,3 +89,19 @@ export function combineHeaders(...sources: (HeadersInit | null | undefined)[]): 
 export async function redirectWithToast(request: Request, url: string, toast: Toast, init?: ResponseInit) {
   return redirect(url, { ...init, headers: combineHeaders(init?.headers, { "Set-Cookie": await flashToast(request, toast) }) });
 }
+
+/**
+ * A form refused: `{ intent, result }` (app/lib/form-answer.ts) with its status, and what else the page shows with it
+ * (`more`). The page's forms read their own result with resultOf; without JavaScript the same answer renders the page.
+ */
+export function refused<I extends string, M extends object = object>(
+  intent: I,
+  result: SubmissionResult<string[]>,
+  status = 400,
+  more?: M,
+) {
+  return data({ intent, result, ...(more as M) }, { status });
+}
+
+/** A result for a form that no schema parsed (no Conform submission): its form-level message, as Conform words it. */
+export const formError = (message: string): SubmissionResult<string[]> => ({ status: "error", error: { "": [message] } });

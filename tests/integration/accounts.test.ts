@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { APPROVE_MESSAGES, PASSWORD_MESSAGES, REGISTRATION_MESSAGES } from "~/lib/account-schemas";
 import { hashPassword, verifyPassword } from "~/lib/crypto.server";
+import { PROJECT_MESSAGES } from "~/lib/schemas";
 import type { Actor } from "~/models/actor";
 import { auditPage, recordAudit } from "~/models/audit.server";
 import { sendRegistrationDigest } from "~/services/accounts.server";
@@ -220,6 +221,56 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
     expect(mail.text).toContain("not approved");
     expect(mail.text).toContain("Reason: No project code was given");
     expect(await db().selectFrom("users").select("id").where("email", "=", "reject@example.com").execute()).toEqual([]);
+  });
+
+  it("shows an admin form's refusal under that form only, without JavaScript", async () => {
+    /** The text of each form's error line (FormError's `<div id=…>`), by id. */
+    const errors = (page: string, ...ids: string[]) =>
+      Object.fromEntries(ids.map((id) => [id, new RegExp(`<div id="${id}"[^>]*>([^<]*)</div>`).exec(page)?.[1]]));
+    await post("/pending", application("refused@example.com"));
+    const reg = (await stored("refused@example.com"))[0]!;
+    const url = `/admin/registrations/${reg.id}`;
+    const long = await post(url, { intent: "reject", reason: "x".repeat(1001) }, adminCookie);
+    expect(long.status).toBe(400);
+    expect(errors(await read(long), "approve-error", "reject-error")).toEqual({
+      "approve-error": "",
+      "reject-error": "The reason cannot be longer than 1000 characters",
+    });
+    const none = await post(url, { intent: "approve" }, adminCookie);
+    expect(errors(await read(none), "approve-error", "reject-error")).toEqual({
+      "approve-error": APPROVE_MESSAGES.none,
+      "reject-error": "",
+    });
+    expect((await stored("refused@example.com"))[0]!.status).toBe("submitted");
+
+    const project = `/admin/projects/${projectB.id}`;
+    const stranger = await post(project, { intent: "member-add", email: "nobody@example.com", role: "viewer" }, adminCookie);
+    expect(stranger.status).toBe(400);
+    expect(errors(await read(stranger), "logo-error", "member-error")).toEqual({
+      "logo-error": "",
+      "member-error": "There is no user with this e-mail address.",
+    });
+    const noFile = new FormData();
+    noFile.append("intent", "logo");
+    const logo = await fetch(`${server.base}${project}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: adminCookie, Origin: server.base },
+      body: noFile,
+    });
+    expect(logo.status).toBe(400);
+    expect(errors(await read(logo), "logo-error", "member-error")).toEqual({
+      "logo-error": "Please choose an image file.",
+      "member-error": "",
+    });
+    const unnamed = await post(project, { name: "" }, adminCookie);
+    expect(unnamed.status).toBe(400);
+    const unnamedPage = await read(unnamed);
+    expect(unnamedPage).toContain(PROJECT_MESSAGES.empty);
+    expect(errors(unnamedPage, "logo-error", "member-error")).toEqual({ "logo-error": "", "member-error": "" });
+    expect(await db().selectFrom("projects").select("name").where("id", "=", projectB.id).executeTakeFirstOrThrow()).toEqual({
+      name: projectB.name,
+    });
   });
 
   it("answers every admin page and every admin post with 404 to a signed-in non-admin, and changes nothing", async () => {

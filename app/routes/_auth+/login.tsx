@@ -1,7 +1,7 @@
 import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data, redirect } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { CodeInput } from "~/components/code-input";
 import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
@@ -10,7 +10,8 @@ import { CODE_REPLY, MagicLinkSchema, MfaLoginSchema } from "~/lib/schemas";
 import { dailyMedia } from "~/models/daily-media.server";
 import { requestMagicLink, SignInError, verifyPasswordTotp } from "~/services/auth.server";
 import { getUser, requestMeta, signIn } from "~/sessions.server";
-import { page, readForm } from "~/web/http.server";
+import { page, readForm, refused } from "~/web/http.server";
+import { resultOf } from "~/lib/form-answer";
 import { log } from "~/lib/log.server";
 import { safeRedirect } from "~/lib/redirect";
 
@@ -33,8 +34,8 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
 
   if (formData.get("intent") === "mfa") {
     const submission = parseWithZod(formData, { schema: MfaLoginSchema });
-    if (submission.status !== "success")
-      return data({ mfa: submission.reply({ hideFields: ["password", ...CODE_REPLY.hideFields] }), sent: null }, { status: 400 });
+    const hideFields = ["password", ...CODE_REPLY.hideFields];
+    if (submission.status !== "success") return refused("mfa", submission.reply({ hideFields }));
     try {
       const result = await verifyPasswordTotp(submission.value, meta);
       return await signIn(request, meta, result.userId, result.redirectTo, "password_totp");
@@ -42,29 +43,27 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
       const known = error instanceof SignInError;
       if (!known) log.error("password sign-in failed", { error: error instanceof Error ? error.message : String(error) });
       const message = known ? error.message : "An error occurred on the server. Please try again later.";
-      return data(
-        { mfa: submission.reply({ formErrors: [message], hideFields: ["password", ...CODE_REPLY.hideFields] }), sent: null },
-        { status: known ? error.status : 500 },
-      );
+      return refused("mfa", submission.reply({ formErrors: [message], hideFields }), known ? error.status : 500);
     }
   }
 
   const submission = parseWithZod(formData, { schema: MagicLinkSchema });
-  if (submission.status !== "success") return data({ link: submission.reply(), sent: null }, { status: 400 });
+  if (submission.status !== "success") return refused("magic-link", submission.reply());
   try {
     await requestMagicLink(submission.value.email, submission.value.redirectTo ?? null, meta);
   } catch (error) {
     const known = error instanceof SignInError;
     if (!known) log.error("magic link request failed", { error: error instanceof Error ? error.message : String(error) });
     const message = known ? error.message : "Server error. Please try again.";
-    return data({ link: submission.reply({ formErrors: [message] }), sent: null }, { status: known ? error.status : 500 });
+    return refused("magic-link", submission.reply({ formErrors: [message] }), known ? error.status : 500);
   }
-  return { sent: submission.value.email, link: null, mfa: null };
+  return { intent: "magic-link" as const, result: submission.reply(), sent: submission.value.email };
 });
 
 export default function Login() {
   const { method, redirectTo, background } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
+  const answer = useActionData<typeof action>();
+  const sent = answer && "sent" in answer ? answer.sent : null;
   const query = redirectTo ? `&redirectTo=${encodeURIComponent(redirectTo)}` : "";
   return (
     <div className="login-page">
@@ -75,24 +74,24 @@ export default function Login() {
       <main className="login-card" aria-labelledby="login-title">
         <Logo />
         <h1 id="login-title">Sign in</h1>
-        {result?.sent ? (
-          <LinkSent email={result.sent} />
-        ) : method === "password" || (result && "mfa" in result && result.mfa) ? (
+        {sent ? (
+          <LinkSent email={sent} />
+        ) : method === "password" || answer?.intent === "mfa" ? (
           <>
-            <MfaForm redirectTo={redirectTo} lastResult={result && "mfa" in result ? result.mfa : undefined} />
+            <MfaForm redirectTo={redirectTo} lastResult={resultOf(answer, "mfa")} />
             <p className="switch-method">
               <Link to={`/login?method=link${query}`}>Sign in with an e-mailed link instead</Link>
             </p>
           </>
         ) : (
           <>
-            <MagicLinkForm redirectTo={redirectTo} lastResult={result && "link" in result ? result.link : undefined} />
+            <MagicLinkForm redirectTo={redirectTo} lastResult={resultOf(answer, "magic-link")} />
             <p className="switch-method">
               <Link to={`/login?method=password${query}`}>Sign in with password and MFA code instead</Link>
             </p>
           </>
         )}
-        {result?.sent ? null : (
+        {sent ? null : (
           <p className="switch-method">
             No account yet? <Link to="/pending">Apply for one</Link>
           </p>

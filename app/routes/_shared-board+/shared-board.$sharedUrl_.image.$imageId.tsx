@@ -1,12 +1,13 @@
 import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, redirect, type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { redirect, type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { FormError, SubmitButton, TextareaField, Field, usePending, useSchemaForm } from "~/components/forms";
 import { Keywords } from "~/components/image-panel";
 import { SharedErrorBoundary, SharedShell } from "~/components/shared-shell";
 import { HttpError } from "~/lib/errors";
-import { page, readForm } from "~/web/http.server";
+import { page, readForm, refused } from "~/web/http.server";
+import { resultOf } from "~/lib/form-answer";
 import { ReviewSchema, VisitorNameSchema } from "~/lib/schemas";
 import { sharedMediaUrl } from "~/lib/shared-media";
 import { sharedScope, SHARED_HEADERS } from "~/routes/_shared-board+/shared-page.server";
@@ -65,17 +66,16 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const form = await readForm(request);
   if (form.get("intent") === "name") {
     const submission = parseWithZod(form, { schema: VisitorNameSchema });
-    if (submission.status !== "success") return data({ name: submission.reply(), review: null, saved: null }, { status: 400 });
+    if (submission.status !== "success") return refused("name", submission.reply());
     // Back to the page (post/redirect/get): without JavaScript, its loader then reads the name from the new cookie.
     return redirect(`/shared-board/${params.sharedUrl}/image/${image.id}`, {
       headers: { "Set-Cookie": await visitorCookie(request, scope.link.id, submission.value.name) },
     });
   }
   const submission = parseWithZod(form, { schema: ReviewSchema });
-  if (submission.status !== "success") return data({ review: submission.reply(), name: null, saved: null }, { status: 400 });
+  if (submission.status !== "success") return refused("review", submission.reply());
   const visitor = await readVisitor(request, scope.link.id);
-  if (!visitor)
-    return data({ review: submission.reply({ formErrors: ["Please enter your name first."] }), name: null, saved: null }, { status: 400 });
+  if (!visitor) return refused("review", submission.reply({ formErrors: ["Please enter your name first."] }));
   const { mark, comment } = submission.value;
   try {
     await reviewImage(
@@ -87,13 +87,13 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
     );
   } catch (err) {
     if (!(err instanceof HttpError) || err.status !== 429) throw err;
-    return data({ review: submission.reply({ formErrors: [err.message] }), name: null, saved: null }, { status: 429 });
+    return refused("review", submission.reply({ formErrors: [err.message] }), 429);
   }
-  return data({
-    review: submission.reply({ resetForm: false }),
-    name: null,
+  return {
+    intent: "review" as const,
+    result: submission.reply({ resetForm: false }),
     saved: mark === "approved" ? "Approved" : mark === "rejected" ? "Rejected" : "Saved",
-  });
+  };
 });
 
 export default function SharedImage() {
@@ -151,12 +151,12 @@ export default function SharedImage() {
               <ReviewForm
                 visitor={visitor.name}
                 review={review}
-                saved={answer?.saved ?? null}
-                lastResult={answer?.review}
+                saved={answer && "saved" in answer ? answer.saved : null}
+                lastResult={resultOf(answer, "review")}
                 commentMax={commentMax}
               />
             ) : (
-              <NameForm lastResult={answer?.name} />
+              <NameForm lastResult={resultOf(answer, "name")} />
             )}
           </section>
         </div>

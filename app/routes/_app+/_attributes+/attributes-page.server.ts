@@ -1,5 +1,4 @@
 import { parseWithZod } from "@conform-to/zod";
-import { data } from "@remix-run/node";
 import {
   ATTRIBUTE_MESSAGES,
   attributeNameProblem,
@@ -9,7 +8,7 @@ import {
   smartNameProblem,
 } from "../../../lib/attribute-rules";
 import { ConflictError, getErrorMessage, HttpError } from "../../../lib/errors";
-import { redirectWithToast } from "../../../web/http.server";
+import { formError, redirectWithToast, refused } from "../../../web/http.server";
 import { log } from "../../../lib/log.server";
 import { attributesOf, createAttribute, updateAttributes, type AttributeChange } from "~/models/attributes.server";
 import { requireManage, type ProjectScope } from "~/models/scope.server";
@@ -39,8 +38,7 @@ function postedRows(form: FormData): PostedRow[] {
 export async function createFromForm(request: Request, scope: ProjectScope, form: FormData) {
   requireManage(scope);
   const submission = parseWithZod(form, { schema: NewAttributeSchema });
-  if (submission.status !== "success")
-    return data({ intent: "create" as const, result: submission.reply(), rows: null, rowErrors: null }, { status: 400 });
+  if (submission.status !== "success") return refused("create", submission.reply());
   const typed = String(form.get("name") ?? "");
   try {
     const id = await createAttribute(scope, { name: submission.value.name, type: 3 });
@@ -56,15 +54,7 @@ export async function createFromForm(request: Request, scope: ProjectScope, form
     });
   } catch (err) {
     if (err instanceof ConflictError)
-      return data(
-        {
-          intent: "create" as const,
-          result: submission.reply({ fieldErrors: { name: [ATTRIBUTE_MESSAGES.exists] } }),
-          rows: null,
-          rowErrors: null,
-        },
-        { status: 409 },
-      );
+      return refused("create", submission.reply({ fieldErrors: { name: [ATTRIBUTE_MESSAGES.exists] } }), 409);
     if (err instanceof HttpError) throw err;
     log.error("attribute create failed", { projectId: scope.project.id, error: getErrorMessage(err) });
     return redirectWithToast(request, attributesPath(scope), { kind: "error", title: ATTRIBUTE_MESSAGES.createFailed });
@@ -85,8 +75,9 @@ export async function saveFromForm(request: Request, scope: ProjectScope, form: 
     if (problem) rowErrors[r.id] = problem;
     return { id: r.id, name, code: r.code, active: r.active };
   });
+  // The rows come back as posted, with each row's problem; the form's own, if any, is the result's.
   const refuse = (message: string | null, status = 400) =>
-    data({ intent: "save" as const, result: null, rows, rowErrors, formError: message }, { status });
+    refused("save", message ? formError(message) : { status: "error" }, status, { rows, rowErrors });
   if (Object.keys(rowErrors).length) return refuse(null);
   if (changes.filter((c) => c.active).length > MAX_ACTIVE_ATTRIBUTES)
     return refuse(`${ATTRIBUTE_MESSAGES.activeLimit}. ${ATTRIBUTE_MESSAGES.activeLimitHelp}`);

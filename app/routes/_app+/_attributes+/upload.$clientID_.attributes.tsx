@@ -1,10 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
-import { AttributesTable, type AttributesAnswer } from "~/components/attributes-table";
+import { AttributesTable } from "~/components/attributes-table";
 import { CreateAttributeForm } from "~/components/create-attribute-form";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { createFromForm, saveFromForm } from "~/routes/_app+/_attributes+/attributes-page.server";
 import { InvalidError } from "~/lib/errors";
+import { resultOf } from "~/lib/form-answer";
 import { headerOf } from "~/web/header.server";
 import { page, readForm } from "~/web/http.server";
 import { uploadScope } from "~/routes/_app+/_upload+/upload-form.server";
@@ -37,7 +38,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
 
 export default function ManageAttributes() {
   const { project, attributes, canManage } = useLoaderData<typeof loader>();
-  const answer = useActionData<typeof action>() as AttributesAnswer | undefined;
+  const answer = useActionData<typeof action>();
   return (
     <section className="attributes-page" aria-labelledby="attributes-heading">
       <p>
@@ -61,9 +62,7 @@ export default function ManageAttributes() {
       ) : (
         <p className="empty">No attributes found</p>
       )}
-      {canManage ? (
-        <CreateAttributeForm names={attributes.map((a) => a.name)} lastResult={answer?.intent === "create" ? answer.result : null} />
-      ) : null}
+      {canManage ? <CreateAttributeForm names={attributes.map((a) => a.name)} lastResult={resultOf(answer, "create")} /> : null}
     </section>
   );
 }

@@ -11,22 +11,16 @@ import { sidebarData } from "~/web/sidebar.server";
 import { headerOf } from "~/web/header.server";
 import { page } from "~/web/http.server";
 import { REVIEW_FILTERS, type ReviewFilter } from "~/lib/schemas";
-import { boardScope, withFilter } from "~/models/scope.server";
 import { reviewCounts } from "~/models/share-reviews.server";
-import { withSmartTags } from "~/services/smart-search.server";
-import { requireActor } from "~/sessions.server";
+import { boardScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.board.title ?? "Board"} | Koala` }];
 
-/** The board, narrowed by the URL's keyword search (`?q=`) and review filter (`?review=`: approved, rejected, commented). */
-async function scopeOf(request: Request, params: { boardID?: string; clientID?: string }) {
-  return withSmartTags(withFilter(await boardScope(await requireActor(request), params.boardID, params.clientID), request));
-}
-
 export const handle = GRID_PAGE_HANDLE;
 
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+/** The board, narrowed by the URL's keyword search (`?q=`) and review filter (`?review=`: approved, rejected, commented). */
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { filtered: true });
   const [grid, counts, sidebar] = await Promise.all([
     loadGrid(request, scope),
     reviewCounts([scope.board.id]),
@@ -42,7 +36,9 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   };
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => updateSelection(request, await scopeOf(request, params)));
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) =>
+  updateSelection(request, await boardScopeOf({ request, context }, params, { filtered: true })),
+);
 
 const FILTER_LABELS: Record<ReviewFilter, string> = { approved: "Approved", rejected: "Rejected", commented: "Commented" };
 

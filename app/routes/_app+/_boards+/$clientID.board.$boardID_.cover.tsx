@@ -2,12 +2,12 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { setCover } from "~/models/boards.server";
-import { boardScope, parseId, requireEdit } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { parseId } from "~/models/scope.server";
+import { boardScopeOf } from "~/web/scopes.server";
 
 /** "Set as cover" from a card's menu on a board (posted through the grid's form with its own formAction). */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = requireEdit(await boardScope(await requireActor(request), params.boardID, params.clientID));
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   const imageId = parseId((await readForm(request)).get("imageId"));
   await setCover(scope, imageId ?? -1);
   return redirectWithToast(request, `/${scope.project.id}/board/${scope.board.id}`, { kind: "success", title: "Cover image set" });

@@ -7,17 +7,12 @@ import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { DELETE_WORD, typedConfirmation } from "~/lib/schemas";
 import { deleteBoard } from "~/models/boards.server";
-import { boardScope, requireEdit } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { boardScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete board | Koala" }];
 
-async function scopeOf(request: Request, params: { clientID?: string; boardID?: string }) {
-  return requireEdit(await boardScope(await requireActor(request), params.boardID, params.clientID));
-}
-
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   return {
     board: { id: scope.board.id, title: scope.board.title, projectId: scope.project.id, clientBoard: scope.board.clientBoard },
     header: headerOf(scope),
@@ -25,8 +20,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 });
 
 /** Deleting a board takes the typed confirmation DELETE; the images stay in the project. */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   const submission = parseWithZod(await readForm(request), { schema: typedConfirmation(DELETE_WORD) });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   await deleteBoard(scope);

@@ -9,23 +9,18 @@ import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { log } from "~/lib/log.server";
 import { BOARD_MESSAGES, BoardNameSchema } from "~/lib/schemas";
 import { renameBoard } from "~/models/boards.server";
-import { boardScope, requireEdit } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { boardScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.board.title ?? "board"} | Koala` }];
 
-async function scopeOf(request: Request, params: { clientID?: string; boardID?: string }) {
-  return requireEdit(await boardScope(await requireActor(request), params.boardID, params.clientID));
-}
-
 /** The board edit dialog: rename, and the way to Delete (behind a typed DELETE on its own page). */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   return { board: { id: scope.board.id, title: scope.board.title, projectId: scope.project.id }, header: headerOf(scope) };
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   const submission = parseWithZod(await readForm(request), { schema: BoardNameSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {

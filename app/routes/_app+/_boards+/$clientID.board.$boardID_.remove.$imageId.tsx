@@ -13,18 +13,14 @@ import { mediaUrl } from "~/lib/media";
 import { REMOVE_WORD, RemoveImagesSchema } from "~/lib/schemas";
 import { isOnBoard, removeFromBoard } from "~/models/boards.server";
 import { imagesByIds } from "~/models/images.server";
-import { boardScope, parseId, requireEdit } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { parseId } from "~/models/scope.server";
+import { boardScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Remove from board | Koala" }];
 
-async function scopeOf(request: Request, params: { clientID?: string; boardID?: string }) {
-  return requireEdit(await boardScope(await requireActor(request), params.boardID, params.clientID));
-}
-
 /** Remove one image from a board (card menu, or the image panel opened from the board): typed REMOVE. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   const id = parseId(params.imageId) ?? -1;
   const [image] = (await isOnBoard(scope, id)) ? await imagesByIds(scope, [id]) : [];
   return {
@@ -35,8 +31,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   };
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   const back = `/${scope.project.id}/board/${scope.board.id}`;
   const schema = RemoveImagesSchema;
   const submission = parseWithZod(await readForm(request), { schema });

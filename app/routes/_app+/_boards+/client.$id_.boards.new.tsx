@@ -9,23 +9,18 @@ import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { log } from "~/lib/log.server";
 import { BOARD_MESSAGES, BoardNameSchema } from "~/lib/schemas";
 import { createBoard } from "~/models/boards.server";
-import { projectScope, requireEdit } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { projectScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Create board | Koala" }];
 
-async function scopeOf(request: Request, id: string | undefined) {
-  return requireEdit(await projectScope(await requireActor(request), id));
-}
-
 /** Create a board in a project (the header's create-board icon). A page with a plain form: no JavaScript needed. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params.id);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await projectScopeOf({ request, context }, params.id, { need: "write" });
   return { project: { id: scope.project.id, name: scope.project.name }, header: headerOf(scope) };
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params.id);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await projectScopeOf({ request, context }, params.id, { need: "write" });
   const submission = parseWithZod(await readForm(request), { schema: BoardNameSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {

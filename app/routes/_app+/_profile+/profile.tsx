@@ -1,6 +1,6 @@
 import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { CodeInput } from "~/components/code-input";
 import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm, IntentButton } from "~/components/forms";
@@ -10,7 +10,8 @@ import { PASSWORD_MESSAGES, PasswordSchema, ProfileSchema, TotpCodeSchema, type 
 import { CODE_REPLY } from "~/lib/schemas";
 import { isCommonPassword } from "~/lib/common-passwords.server";
 import { InvalidError } from "~/lib/errors";
-import { page, readForm, redirectWithToast } from "~/web/http.server";
+import { page, readForm, redirectWithToast, refused } from "~/web/http.server";
+import { resultOf } from "~/lib/form-answer";
 import { changePassword, profileOf, removeTotp, signOutOtherSessions, updateProfile } from "~/models/profile.server";
 import { choiceOptions, NotOnListError } from "~/models/reference.server";
 import { liveSessions } from "~/models/sessions.server";
@@ -38,28 +39,27 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const form = await readForm(request);
   const intent = String(form.get("intent") ?? "") as Intent;
   const { ip } = requestMeta(request, context);
-  const refused = (result: SubmissionResult<string[]>) => data({ intent, result }, { status: 400 });
 
   if (intent === "profile") {
     const submission = parseWithZod(form, { schema: ProfileSchema });
-    if (submission.status !== "success") return refused(submission.reply());
+    if (submission.status !== "success") return refused(intent, submission.reply());
     try {
       await updateProfile(actor, submission.value as ProfileInput, ip);
     } catch (err) {
       if (!(err instanceof NotOnListError)) throw err;
-      return refused(submission.reply({ fieldErrors: { [err.field]: [err.message] } }));
+      return refused(intent, submission.reply({ fieldErrors: { [err.field]: [err.message] } }));
     }
     return redirectWithToast(request, "/profile", { kind: "success", title: "Profile saved" });
   }
   if (intent === "password") {
     const submission = parseWithZod(form, { schema: PasswordSchema });
     const hide = { hideFields: ["current", "password", "confirm"] };
-    if (submission.status !== "success") return refused(submission.reply(hide));
+    if (submission.status !== "success") return refused(intent, submission.reply(hide));
     const { current, password } = submission.value;
     if (await isCommonPassword(password))
-      return refused(submission.reply({ ...hide, fieldErrors: { password: [PASSWORD_MESSAGES.common] } }));
+      return refused(intent, submission.reply({ ...hide, fieldErrors: { password: [PASSWORD_MESSAGES.common] } }));
     if (!(await changePassword(actor, current, password, await currentSessionId(request), ip)))
-      return refused(submission.reply({ ...hide, fieldErrors: { current: [PASSWORD_MESSAGES.wrongCurrent] } }));
+      return refused(intent, submission.reply({ ...hide, fieldErrors: { current: [PASSWORD_MESSAGES.wrongCurrent] } }));
     return redirectWithToast(request, "/profile", {
       kind: "success",
       title: "Password changed",
@@ -68,9 +68,9 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   }
   if (intent === "totp-remove") {
     const submission = parseWithZod(form, { schema: TotpCodeSchema });
-    if (submission.status !== "success") return refused(submission.reply(CODE_REPLY));
+    if (submission.status !== "success") return refused(intent, submission.reply(CODE_REPLY));
     if (!(await removeTotp(actor, submission.value.code, ip)))
-      return refused(submission.reply({ ...CODE_REPLY, fieldErrors: { code: ["Invalid credentials."] } }));
+      return refused(intent, submission.reply({ ...CODE_REPLY, fieldErrors: { code: ["Invalid credentials."] } }));
     return redirectWithToast(request, "/profile", { kind: "success", title: "Two-factor authentication removed" });
   }
   if (intent === "sessions") {
@@ -85,17 +85,16 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
 export default function Profile() {
   const { profile, options, sessions } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
-  const resultOf = (intent: Intent) => (answer?.intent === intent ? answer.result : undefined);
   return (
     <div className="settings-page">
       <h1>Profile Settings</h1>
-      <ProfileForm profile={profile} options={options} lastResult={resultOf("profile")} />
+      <ProfileForm profile={profile} options={options} lastResult={resultOf(answer, "profile")} />
       <section aria-labelledby="security-heading">
         <h2 id="security-heading">Security</h2>
-        <PasswordForm hasPassword={profile.hasPassword} lastResult={resultOf("password")} />
+        <PasswordForm hasPassword={profile.hasPassword} lastResult={resultOf(answer, "password")} />
         <h3>Two-factor authentication (TOTP)</h3>
         {profile.totpEnrolled ? (
-          <RemoveTotpForm lastResult={resultOf("totp-remove")} />
+          <RemoveTotpForm lastResult={resultOf(answer, "totp-remove")} />
         ) : (
           <p>
             Not set up. <Link to="/profile/totp">Set up two-factor authentication</Link>

@@ -9,21 +9,15 @@ import { loadGrid, updateSelection } from "~/web/grid.server";
 import { sidebarData } from "~/web/sidebar.server";
 import { headerOf } from "~/web/header.server";
 import { page } from "~/web/http.server";
-import { projectScope, withFilter } from "~/models/scope.server";
-import { withSmartTags } from "~/services/smart-search.server";
-import { requireActor } from "~/sessions.server";
+import { projectScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.project.name ?? "Project"} | Koala` }];
 
-/** The project, narrowed by the URL's keyword search (`?q=`), smart search (`?smart=`, `?tags=`) and attribute values (`?f=`). */
-async function scopeOf(request: Request, id: string | undefined) {
-  return withSmartTags(withFilter(await projectScope(await requireActor(request), id), request));
-}
-
 export const handle = GRID_PAGE_HANDLE;
 
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params.id);
+/** The project, narrowed by the URL's keyword search (`?q=`), smart search (`?smart=`, `?tags=`) and attribute values (`?f=`). */
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await projectScopeOf({ request, context }, params.id, { filtered: true });
   const [grid, sidebar] = await Promise.all([loadGrid(request, scope), sidebarData(request, scope)]);
   return {
     project: { id: scope.project.id, name: scope.project.name },
@@ -34,8 +28,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   };
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  return updateSelection(request, await scopeOf(request, params.id));
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  return updateSelection(request, await projectScopeOf({ request, context }, params.id, { filtered: true }));
 });
 
 export default function ProjectGrid() {

@@ -8,24 +8,20 @@ import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { ProjectEditSchema } from "~/lib/schemas";
 import { editProject } from "~/models/projects.server";
-import { projectScope, requireManage } from "~/models/scope.server";
-import { requestMeta, requireActor } from "~/sessions.server";
+import { projectScopeOf } from "~/web/scopes.server";
+import { requestMeta } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Edit project | Koala" }];
 
-async function scopeOf(request: Request, id: string | undefined) {
-  return requireManage(await projectScope(await requireActor(request), id));
-}
-
 /** The project edit dialog (managers): name, WSC flag and source; no Delete. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params.id);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await projectScopeOf({ request, context }, params.id, { need: "manage" });
   const { id, name, wsc, wscSource } = scope.project;
   return { project: { id, name, wsc, source: wscSource ?? "" }, header: headerOf(scope) };
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params.id);
+  const scope = await projectScopeOf({ request, context }, params.id, { need: "manage" });
   const submission = parseWithZod(await readForm(request), { schema: ProjectEditSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {

@@ -1,6 +1,6 @@
-import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
@@ -8,24 +8,21 @@ import { Field, FormError, SubmitButton, TextareaField, usePending, useSchemaFor
 import { config } from "~/config.server";
 import { getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/web/header.server";
-import { page, readForm, redirectWithToast } from "~/web/http.server";
+import { page, readForm, redirectWithToast, refused } from "~/web/http.server";
+import { resultOf } from "~/lib/form-answer";
 import { log } from "~/lib/log.server";
 import { DEFAULT_EXPIRY, EXPIRY_CHOICES, SHARE_MESSAGES, ShareByEmailSchema, ShareLinkSchema, type ExpiryChoice } from "~/lib/schemas";
-import { boardScope, parseId, requireEdit } from "~/models/scope.server";
+import { parseId } from "~/models/scope.server";
 import { createShareLinks, extendShareLink, listShareLinks, revokeShareLink } from "~/models/share-links.server";
 import { flushViews } from "~/services/share-views.server";
 import { shareBoardByEmail } from "~/services/sharing.server";
-import { requireActor } from "~/sessions.server";
+import { boardScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Share ${data?.board.title ?? "board"} | Koala` }];
 
-async function scopeOf(request: Request, params: { clientID?: string; boardID?: string }, context?: { clientIp?: string }) {
-  return requireEdit(await boardScope(await requireActor(request, context), params.boardID, params.clientID));
-}
-
 /** Share a board: by e-mail (one link per person), or a link to paste; and the board's links, to revoke or extend. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   await flushViews(); // the views this process counted so far, so that the team sees every one
   return {
     board: { id: scope.board.id, title: scope.board.title, projectId: scope.project.id, clientBoard: scope.board.clientBoard },
@@ -44,13 +41,13 @@ const options = (v: { expiry: ExpiryChoice; allowDownload?: "on"; showMetadata?:
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params, context);
+  const scope = await boardScopeOf({ request, context }, params, { need: "write" });
   const form = await readForm(request);
   const back = `/${scope.project.id}/board/${scope.board.id}/share`;
   const intent = form.get("intent");
   if (intent === "email") {
     const submission = parseWithZod(form, { schema: ShareByEmailSchema });
-    if (submission.status !== "success") return data({ email: submission.reply(), link: null, made: null }, { status: 400 });
+    if (submission.status !== "success") return refused(intent, submission.reply());
     try {
       const links = await shareBoardByEmail(scope, submission.value.emails, options(submission.value));
       return redirectWithToast(request, back, {
@@ -59,22 +56,19 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
       });
     } catch (err) {
       log.error("share failed", { error: getErrorMessage(err) });
-      return data(
-        { email: submission.reply({ formErrors: [`${SHARE_MESSAGES.failed}: ${SHARE_MESSAGES.failedLong}`] }), link: null, made: null },
-        { status: 500 },
-      );
+      return refused(intent, submission.reply({ formErrors: [`${SHARE_MESSAGES.failed}: ${SHARE_MESSAGES.failedLong}`] }), 500);
     }
   }
   if (intent === "link") {
     const submission = parseWithZod(form, { schema: ShareLinkSchema });
-    if (submission.status !== "success") return data({ link: submission.reply(), email: null, made: null }, { status: 400 });
+    if (submission.status !== "success") return refused(intent, submission.reply());
     const [made] = await createShareLinks(scope, [null], options(submission.value), submission.value.label);
     // The token exists only now: the link is shown once, on this answer, and never stored in a readable form.
-    return data({
-      link: submission.reply({ resetForm: true }),
-      email: null,
+    return {
+      intent,
+      result: submission.reply({ resetForm: true }),
       made: { url: `${config().appUrl}${made!.path}`, label: submission.value.label },
-    });
+    };
   }
   const parsed = LinkAction.safeParse(Object.fromEntries(form));
   const linkId = parsed.success ? parseId(parsed.data.link) : null;
@@ -114,16 +108,13 @@ function Options() {
   );
 }
 
-type Answer =
-  | { email: SubmissionResult<string[]> | null; link: SubmissionResult<string[]> | null; made: { url: string; label: string } | null }
-  | undefined;
-
 export default function ShareBoard() {
   const { board, links, now } = useLoaderData<typeof loader>();
-  const answer = useActionData<Answer>();
+  const answer = useActionData<typeof action>();
+  const made = answer && "made" in answer ? answer.made : null;
   const pending = usePending();
-  const [emailForm, emailFields] = useSchemaForm(ShareByEmailSchema, { id: "share-email", lastResult: answer?.email });
-  const [linkForm, linkFields] = useSchemaForm(ShareLinkSchema, { id: "share-link", lastResult: answer?.link });
+  const [emailForm, emailFields] = useSchemaForm(ShareByEmailSchema, { id: "share-email", lastResult: resultOf(answer, "email") });
+  const [linkForm, linkFields] = useSchemaForm(ShareLinkSchema, { id: "share-link", lastResult: resultOf(answer, "link") });
   return (
     <section className="share-page" aria-labelledby="share-heading">
       <p>
@@ -152,10 +143,10 @@ export default function ShareBoard() {
       </Form>
 
       <h2>A link to paste</h2>
-      {answer?.made ? (
+      {made ? (
         <div className="field made-link" role="status">
-          <label htmlFor="made-link">Link for “{answer.made.label}” (shown once: copy it now)</label>
-          <input id="made-link" readOnly value={answer.made.url} />
+          <label htmlFor="made-link">Link for “{made.label}” (shown once: copy it now)</label>
+          <input id="made-link" readOnly value={made.url} />
         </div>
       ) : null}
       <Form method="post" {...getFormProps(linkForm)}>

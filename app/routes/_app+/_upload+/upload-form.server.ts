@@ -2,12 +2,12 @@ import { Readable } from "node:stream";
 import { config } from "~/config.server";
 import { getErrorMessage, TooLargeError } from "~/lib/errors";
 import { log } from "~/lib/log.server";
-import { clientNotFound, projectScope, requireEdit, requireManage, type ProjectScope } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { clientNotFound, type ProjectScope } from "~/models/scope.server";
 import { ImageRejected } from "~/services/image-files.server";
 import { registerUpload, signUpload } from "~/services/ingest.server";
 import { ObjectTooLarge } from "~/services/storage-contract";
 import { storage } from "~/services/storage.server";
+import { projectScopeOf } from "~/web/scopes.server";
 import { cleanFileName, titleFromFileName } from "../../../lib/schemas";
 import { openMultipart } from "../../../lib/multipart.server";
 import { UPLOAD_ERRORS } from "../../../lib/uploads";
@@ -17,13 +17,13 @@ import { UPLOAD_ERRORS } from "../../../lib/uploads";
  * unknown or foreign id gets the spec's 'Client not found', a member whose role does not allow it a 403 saying so.
  * `context` gives the actor their address (the audit log's, for the writes it records).
  */
-export async function uploadScope(
+export function uploadScope(
   request: Request,
   clientID: string | undefined,
   opts: { need?: "edit" | "manage"; context?: { clientIp?: string } } = {},
 ) {
-  const scope = requireEdit(await projectScope(await requireActor(request, opts.context), clientID, clientNotFound));
-  return opts.need === "manage" ? requireManage(scope) : scope;
+  const need = opts.need === "manage" ? "manage" : "write";
+  return projectScopeOf({ request, context: opts.context }, clientID, { need, notFound: clientNotFound });
 }
 
 /** Files one form post may carry (the JavaScript uploader queues any number). */

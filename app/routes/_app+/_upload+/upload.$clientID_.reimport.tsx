@@ -14,12 +14,9 @@ import { startReimport } from "~/services/reimport.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Re-import · ${data?.project.name ?? "Project"} | Koala` }];
 
-const scopeOf = (request: Request, clientID: string | undefined, context?: { clientIp?: string }) =>
-  uploadScope(request, clientID, { need: "manage", context });
-
 /** /upload/:clientID/reimport — the upload page's Re-import tile (spec 2); managers only, like the project's edit. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await scopeOf(request, params.clientID);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await uploadScope(request, params.clientID, { need: "manage", context });
   const { id, name, wsc, wscSource } = scope.project;
   return { project: { id, name, source: wsc && wscSource ? shownUrl(wscSource) : null }, header: headerOf(scope) };
 });
@@ -30,7 +27,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
  * call become the job page's redirect, with the kind in the toast.
  */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const scope = await scopeOf(request, params.clientID, context);
+  const scope = await uploadScope(request, params.clientID, { need: "manage", context });
   const submission = parseWithZod(await readForm(request), {
     schema: typedConfirmation(scope.project.name, REIMPORT_MESSAGES.mismatch, REIMPORT_MESSAGES.empty),
   });

@@ -1,5 +1,5 @@
 import { parseWithZod } from "@conform-to/zod";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { FormError, IntentButton } from "~/components/forms";
 import { ProjectForm } from "~/components/project-form";
@@ -8,7 +8,8 @@ import { adminActor } from "~/routes/_app+/admin+/admin.server";
 import { parseId } from "~/models/scope.server";
 import { AdminProjectActionSchema, memberRoleOf, parseConsoleForm } from "~/lib/account-schemas";
 import { ConflictError, HttpError, NotFoundError } from "~/lib/errors";
-import { page, readForm, redirectWithToast } from "~/web/http.server";
+import { formError, page, readForm, redirectWithToast, refused } from "~/web/http.server";
+import { formErrorsOf, resultOf } from "~/lib/form-answer";
 import { logoUrl } from "~/lib/media";
 import { ProjectEditSchema } from "~/lib/schemas";
 import { setMembership } from "~/models/admin-users.server";
@@ -28,8 +29,6 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   };
 });
 
-type Answer = { edit?: unknown; logoError?: string; memberError?: string };
-
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
   const actor = await adminActor(request);
   const scope = await projectScope(actor, params.id);
@@ -37,16 +36,15 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const form = await readForm(request);
   const { ip } = requestMeta(request, context);
   const back = (title: string) => redirectWithToast(request, `/admin/projects/${id}`, { kind: "success", title });
-  const refuse = (answer: Answer, status = 400) => data(answer, { status });
   if (form.get("intent") !== null) {
     const v = parseConsoleForm(AdminProjectActionSchema, form);
     switch (v.intent) {
       case "logo": {
-        if (!v.logo || v.logo.size === 0) return refuse({ logoError: "Please choose an image file." });
+        if (!v.logo || v.logo.size === 0) return refused("logo", formError("Please choose an image file."));
         try {
           await replaceProjectLogo(actor, id, Buffer.from(await v.logo.arrayBuffer()), ip);
         } catch (err) {
-          if (err instanceof HttpError) return refuse({ logoError: err.message }, err.status);
+          if (err instanceof HttpError) return refused("logo", formError(err.message), err.status);
           throw err;
         }
         return back("Logo saved");
@@ -56,7 +54,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
         return back("Logo removed");
       case "member-add": {
         const user = await findUserByEmail(v.email);
-        if (!user) return refuse({ memberError: "There is no user with this e-mail address." });
+        if (!user) return refused("member-add", formError("There is no user with this e-mail address."));
         await setMembership(actor, user.id, id, v.role, ip);
         return back("Member added");
       }
@@ -68,25 +66,25 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
       }
     }
   }
-  // The edit form (the managers' ProjectForm) posts no intent.
+  // The edit form (the managers' ProjectForm) posts no intent; its answers say "edit".
   const submission = parseWithZod(form, { schema: ProjectEditSchema });
-  if (submission.status !== "success") return refuse({ edit: submission.reply() });
+  if (submission.status !== "success") return refused("edit", submission.reply());
   try {
     await editProject(scope, submission.value.name, { wsc: submission.value.wsc, source: submission.value.source }, ip);
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
-    return refuse({ edit: submission.reply({ fieldErrors: { name: [err.message] } }) }, 409);
+    return refused("edit", submission.reply({ fieldErrors: { name: [err.message] } }), 409);
   }
   return back("Project saved");
 });
 
 export default function AdminProject() {
   const { project, members } = useLoaderData<typeof loader>();
-  const answer = useActionData<typeof action>() as Answer | undefined;
+  const answer = useActionData<typeof action>();
   return (
     <section aria-labelledby="project-heading">
       <h2 id="project-heading">{project.name}</h2>
-      <ProjectForm defaultValue={project} lastResult={answer?.edit as never} cancelTo="/admin/projects" />
+      <ProjectForm defaultValue={project} lastResult={resultOf(answer, "edit")} cancelTo="/admin/projects" />
       <h3>Logo</h3>
       {project.logo ? (
         <img src={project.logo} alt={`Logo of ${project.name}`} width={96} height={96} className="admin-logo" />
@@ -94,7 +92,7 @@ export default function AdminProject() {
         <p>No logo: the project shows its initials.</p>
       )}
       <Form method="post" encType="multipart/form-data" className="inline-form" aria-label="Logo">
-        <FormError id="logo-error" errors={answer?.logoError ? [answer.logoError] : []} />
+        <FormError id="logo-error" errors={formErrorsOf(resultOf(answer, "logo"))} />
         <input type="hidden" name="intent" value="logo" />
         <label htmlFor="logo-file">Logo image (PNG, JPEG or WebP, up to 1 MB)</label>
         <input id="logo-file" name="logo" type="file" accept="image/png,image/jpeg,image/webp" />
@@ -104,7 +102,7 @@ export default function AdminProject() {
       </Form>
       {project.logo ? <IntentButton intent="logo-remove">Remove logo</IntentButton> : null}
       <h3>Members</h3>
-      <FormError id="member-error" errors={answer?.memberError ? [answer.memberError] : []} />
+      <FormError id="member-error" errors={formErrorsOf(resultOf(answer, "member-add"))} />
       <ul className="plain-list">
         {members.map((m) => (
           <li key={m.id}>

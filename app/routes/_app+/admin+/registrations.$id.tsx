@@ -1,5 +1,5 @@
 import { parseWithZod } from "@conform-to/zod";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { CancelLink, FormError } from "~/components/forms";
 import { RoleSelect } from "~/components/membership-form";
@@ -7,7 +7,8 @@ import { adminActor } from "~/routes/_app+/admin+/admin.server";
 import { parseId } from "~/models/scope.server";
 import { APPROVE_MESSAGES, formatMobile, membershipsOf, projectsAskedFor, REJECT_REASON_MAX, RejectSchema } from "~/lib/account-schemas";
 import { NotFoundError } from "~/lib/errors";
-import { page, readForm, redirectWithToast } from "~/web/http.server";
+import { formError, page, readForm, redirectWithToast, refused } from "~/web/http.server";
+import { formErrorsOf, resultOf } from "~/lib/form-answer";
 import { listProjects } from "~/models/projects.server";
 import { offsetLabel, referenceLists } from "~/models/reference.server";
 import { pendingRegistration } from "~/models/registrations.server";
@@ -46,7 +47,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const { ip } = requestMeta(request, context);
   if (form.get("intent") === "approve") {
     const memberships = membershipsOf(form);
-    if (memberships.length === 0) return data({ approveError: APPROVE_MESSAGES.none, rejectError: null }, { status: 400 });
+    if (memberships.length === 0) return refused("approve", formError(APPROVE_MESSAGES.none));
     const user = await approve(actor, id, memberships, ip);
     return redirectWithToast(request, "/admin", {
       kind: "success",
@@ -56,8 +57,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   }
   if (form.get("intent") === "reject") {
     const parsed = parseWithZod(form, { schema: RejectSchema });
-    if (parsed.status !== "success")
-      return data({ approveError: null, rejectError: parsed.error?.reason?.[0] ?? "Data format error" }, { status: 400 });
+    if (parsed.status !== "success") return refused("reject", formError(parsed.error?.reason?.[0] ?? "Data format error"));
     await reject(actor, id, parsed.value.reason || null, ip);
     return redirectWithToast(request, "/admin", { kind: "success", title: "Application rejected" });
   }
@@ -103,7 +103,7 @@ export default function Registration() {
             Asked for, but no project has this name: <strong>{unmatched.join(", ")}</strong>
           </p>
         ) : null}
-        <FormError id="approve-error" errors={answer?.approveError ? [answer.approveError] : []} />
+        <FormError id="approve-error" errors={formErrorsOf(resultOf(answer, "approve"))} />
         <DataTable columns={["Project", "Role"]} labelledBy="approve-heading">
           {projects.map((p) => (
             <tr key={p.id}>
@@ -125,7 +125,7 @@ export default function Registration() {
       </Form>
       <Form method="post" aria-labelledby="reject-heading">
         <h3 id="reject-heading">Reject</h3>
-        <FormError id="reject-error" errors={answer?.rejectError ? [answer.rejectError] : []} />
+        <FormError id="reject-error" errors={formErrorsOf(resultOf(answer, "reject"))} />
         <div className="field">
           <label htmlFor="reject-reason">Reason (optional, e-mailed to the applicant)</label>
           <textarea id="reject-reason" name="reason" maxLength={REJECT_REASON_MAX} rows={3} />
