@@ -6,6 +6,7 @@ import { recordAudit } from "./audit.server";
 import { objectOf } from "./images.server";
 import { hitRateLimit } from "./rate-limits.server";
 import { boardRef, type SharedBoardScope } from "./scope.server";
+import { write } from "./write.server";
 
 /**
  * A share link's visitor: the link resolved (in constant time, guesses rate-limited) into a read-only
@@ -159,16 +160,19 @@ export async function countLinkViews(
   ip: string | null,
 ) {
   const today = firstAt - (firstAt % DAY);
-  const count = async (when: (q: ReturnType<typeof viewUpdate>) => ReturnType<typeof viewUpdate>) =>
-    Number((await when(viewUpdate(link.id, views, lastAt)).executeTakeFirst()).numUpdatedRows) > 0;
-  if (await count((q) => q.where("last_opened_at", ">=", today))) return;
-  if (await count((q) => q.where((eb) => eb.or([eb("last_opened_at", "is", null), eb("last_opened_at", "<", today)]))))
-    await recordAudit({ action: "share.opened", ip, subject: `board:${link.boardId}`, detail: { link: link.id } });
-  else await count((q) => q);
+  // One transaction: the day's first view and its audit entry commit together (a reader never sees one alone).
+  await write(async (trx) => {
+    const count = async (when: (q: ReturnType<typeof viewUpdate>) => ReturnType<typeof viewUpdate>) =>
+      Number((await when(viewUpdate(trx, link.id, views, lastAt)).executeTakeFirst()).numUpdatedRows) > 0;
+    if (await count((q) => q.where("last_opened_at", ">=", today))) return;
+    if (await count((q) => q.where((eb) => eb.or([eb("last_opened_at", "is", null), eb("last_opened_at", "<", today)]))))
+      await recordAudit({ action: "share.opened", ip, subject: `board:${link.boardId}`, detail: { link: link.id } }, trx);
+    else await count((q) => q);
+  });
 }
 
-const viewUpdate = (linkId: number, views: number, at: number) =>
-  db()
+const viewUpdate = (executor: Pick<DB, "updateTable">, linkId: number, views: number, at: number) =>
+  executor
     .updateTable("share_links")
     .set((eb) => ({ views: eb("views", "+", views), last_opened_at: at }))
     .where("id", "=", linkId);
