@@ -253,3 +253,15 @@ export async function hasPendingJob(type: string, opts: { queuedOnly?: boolean }
     .executeTakeFirst();
   return Boolean(row);
 }
+
+/** Which of these jobs are still queued or running (their files in DATA_DIR/tmp are kept). */
+export async function pendingJobIds(ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const rows = await db()
+    .selectFrom("jobs")
+    .select("id")
+    .where("id", "in", [...new Set(ids)])
+    .where("status", "in", ["queued", "running"])
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,12 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rm, stat } from "node:fs/promises";
-import path from "node:path";
+import { rm, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { parse, type Info } from "csv-parse";
-import { config } from "~/config.server";
 import { attributeValueProblem, CSV_MESSAGES, csvRefusalTitle } from "~/lib/attribute-rules";
-import { randomToken } from "~/lib/crypto.server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { hasUnreadable, type TextEncodingName, UNREADABLE_MESSAGE } from "~/lib/text-encoding";
@@ -22,6 +19,7 @@ import { resumeProjectScope } from "./bulk.server";
 import { defineJob, queue } from "./jobs.server";
 import { deliver } from "./mail.server";
 import { objectKey, storage } from "./storage.server";
+import { tempPath } from "./temp-files.server";
 
 /** Errors a report lists, at most (the count says how many there were). */
 export const ERROR_CAP = 100;
@@ -287,12 +285,8 @@ export async function importUploadedCsv(
   }
 }
 
-/** A temporary file for an upload or a job (under DATA_DIR/tmp, removed by its user). */
-export async function tempCsvPath() {
-  const dir = path.join(config().dataDir, "tmp");
-  await mkdir(dir, { recursive: true });
-  return path.join(dir, `import-${randomToken(12)}.csv`);
-}
+/** A temporary file for an upload or a job (under DATA_DIR/tmp, removed by its user; a crash's swept by housekeeping). */
+export const tempCsvPath = (jobId?: number) => tempPath("import", "csv", jobId);
 
 const plural = (n: number, word: string) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
 
@@ -306,7 +300,7 @@ function reportText(report: ImportReport): string {
 
 /** The import's job (IMPORT_JOB): a large CSV checked and written in batches, with progress. */
 export const importJob = defineJob(async (payload: ImportJob, job) => {
-  const file = await tempCsvPath();
+  const file = await tempCsvPath(job.id);
   try {
     const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId, payload.ip ?? null);
     const object = await storage().get(payload.key);
