@@ -15,6 +15,7 @@ import { searchVocabulary } from "./migrations/014-search-vocabulary.server";
 import { currentZoneNames } from "./migrations/015-current-zone-names.server";
 import { jobKeys } from "./migrations/016-job-keys.server";
 import { dropUnusedColumns } from "./migrations/017-drop-unused-columns.server";
+import { jobCheckpoints } from "./migrations/018-job-checkpoints.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -34,6 +35,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "015-current-zone-names": currentZoneNames(),
     "016-job-keys": jobKeys(),
     "017-drop-unused-columns": dropUnusedColumns(),
+    "018-job-checkpoints": jobCheckpoints(),
   };
 }
 

@@ -136,6 +136,7 @@ export async function completeJob(lease: Lease, result?: unknown): Promise<boole
         last_error: null,
         updated_at: Date.now(),
         result: result === undefined ? null : JSON.stringify(result),
+        checkpoint: null,
       }),
   ).executeTakeFirst();
   return numUpdatedRows > 0n;
@@ -162,6 +163,24 @@ export async function releaseJob(lease: Lease): Promise<boolean> {
       .updateTable("jobs")
       .set({ status: "queued", run_at: now, locked_at: null, locked_by: null, attempts: sql`attempts - 1`, updated_at: now }),
   ).executeTakeFirst();
+  return numUpdatedRows > 0n;
+}
+
+/**
+ * Records where a running job's next attempt resumes (and renews its lease), while `lease` still holds it; inside the
+ * transaction that commits the work it describes when given one, so that the work and its checkpoint commit together.
+ * False when the lease is lost: the job was handed to another worker, and this one must stop.
+ */
+export async function saveJobCheckpoint(lease: Lease, checkpoint: unknown, executor: Pick<DB, "updateTable"> = db()): Promise<boolean> {
+  const now = Date.now();
+  const { numUpdatedRows } = await executor
+    .updateTable("jobs")
+    .set({ checkpoint: JSON.stringify(checkpoint), locked_at: now, updated_at: now })
+    .where("id", "=", lease.id)
+    .where("status", "=", "running")
+    .where("locked_by", "=", lease.locked_by)
+    .where("attempts", "=", lease.attempts)
+    .executeTakeFirst();
   return numUpdatedRows > 0n;
 }
 
