@@ -99,7 +99,7 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
         if (dialect() === "postgres") q = q.forUpdate().skipLocked();
         const next = await q.executeTakeFirst();
         if (!next) return null;
-        // Its worker died on the last allowed attempt: failed, not run again (a re-import must not run twice).
+        // Its worker died on the last allowed attempt: failed, not run again (its attempts are spent).
         if (next.status === "running" && next.attempts >= next.max_attempts) {
           await trx
             .updateTable("jobs")

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
 import { db, dialect as currentDialect } from "~/db/connection.server";
 import { sha256 } from "~/lib/crypto.server";
@@ -9,13 +9,14 @@ import { ConflictError, NotAllowedError } from "~/lib/errors";
 import { createAttribute } from "~/models/attributes.server";
 import { decodeCursor, gridPage } from "~/models/grid.server";
 import { editProject } from "~/models/projects.server";
+import * as reimportModel from "~/models/reimport.server";
 import { queueReimport, REIMPORT_RUNNING } from "~/models/reimport.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { addImageFile } from "~/services/ingest.server";
 import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import type { ReimportReport } from "~/services/reimport.server";
-import { startReimport, wscBudget } from "~/services/reimport.server";
+import { reimportSettings, startReimport, wscBudget } from "~/services/reimport.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
@@ -268,6 +269,49 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     expect(found.cards.map((c) => c.id).sort()).toEqual([...ids].sort());
     const job = await db().selectFrom("jobs").select(["progress", "total"]).where("id", "=", jobId).executeTakeFirstOrThrow();
     expect(job).toEqual({ progress: 3, total: 3 });
+  });
+
+  it("resumes a re-import after an attempt that stopped part-way, from the page after the last one done", async () => {
+    const s = await scope();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        await addImageFile(s, await jpeg(30 + i, 30, "#345678"), {
+          title: `R${i}`,
+          description: "",
+          keywords: [],
+          ocrText: "",
+          originalName: `r${i}.jpg`,
+        }),
+      );
+    const page = reimportSettings.page;
+    reimportSettings.page = 1;
+    const real = reimportModel.imagesToRefresh;
+    const walked: number[] = [];
+    let failed = false;
+    const walk = vi.spyOn(reimportModel, "imagesToRefresh").mockImplementation(async (scope, afterId, limit) => {
+      if (afterId === ids[0] && !failed) {
+        failed = true;
+        throw new Error("Connection terminated unexpectedly");
+      }
+      walked.push(afterId);
+      return real(scope, afterId, limit);
+    });
+    try {
+      const jobId = await startReimport(s);
+      await runOnce(jobRegistry, "reimport-test");
+      const stopped = await db().selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirstOrThrow();
+      expect(stopped).toMatchObject({ status: "queued", attempts: 1, max_attempts: 3 });
+      expect(JSON.parse(stopped.checkpoint!)).toMatchObject({ done: 1, after: ids[0], report: { kind: "files", unchanged: 1 } });
+      await db().updateTable("jobs").set({ run_at: 0 }).where("id", "=", jobId).execute(); // its backoff over
+      await runJobs();
+      // The second attempt began after the first image: each one derived again once.
+      expect(walked).toEqual([0, ids[0], ids[1], ids[2]]);
+      expect(await reportOf(jobId)).toMatchObject({ kind: "files", unchanged: 3, updated: 0, refused: 0 });
+    } finally {
+      walk.mockRestore();
+      reimportSettings.page = page;
+    }
   });
 
   it("reports an image whose original is gone and goes on with the others", async () => {
