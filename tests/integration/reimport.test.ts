@@ -7,6 +7,7 @@ import { db, dialect as currentDialect } from "~/db/connection.server";
 import { sha256 } from "~/lib/crypto.server";
 import { ConflictError, NotAllowedError } from "~/lib/errors";
 import { createAttribute } from "~/models/attributes.server";
+import * as jobsModel from "~/models/jobs.server";
 import { decodeCursor, gridPage } from "~/models/grid.server";
 import { editProject } from "~/models/projects.server";
 import * as reimportModel from "~/models/reimport.server";
@@ -34,6 +35,8 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
   let web: Server;
   let base: string;
   const files = new Map<string, { type: string; body: Buffer | string }>();
+  /** The paths the source was asked for, in order. */
+  const hits: string[] = [];
   let manager: Awaited<ReturnType<typeof makeUser>>;
   let editor: Awaited<ReturnType<typeof makeUser>>;
   let viewer: Awaited<ReturnType<typeof makeUser>>;
@@ -43,6 +46,7 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
   beforeAll(async () => {
     web = createServer((req, res) => {
       const path = new URL(req.url ?? "/", "http://x").pathname;
+      hits.push(path);
       if (path === "/moved.jpg") {
         res.writeHead(302, { Location: `http://localhost:${(web.address() as AddressInfo).port}/red.jpg` }).end();
         return;
@@ -185,6 +189,41 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     expect(again.added).toBe(0);
     expect(again.updated + again.unchanged).toBe(3);
     expect((await images()).length).toBe(2);
+  });
+
+  it("resumes a WSC re-import that stopped part-way after the last entry recorded: those before are not fetched again", async () => {
+    for (const [name, colour] of [
+      ["a", "#aa0000"],
+      ["b", "#00aa00"],
+      ["c", "#0000aa"],
+    ] as const)
+      files.set(`/${name}.jpg`, { type: "image/jpeg", body: await jpeg(30, 30, colour) });
+    files.set("/three.json", { type: "application/json", body: JSON.stringify(["a", "b", "c"].map((n) => ({ url: `${base}/${n}.jpg` }))) });
+    await asWsc("/three.json");
+    const real = jobsModel.saveJobCheckpoint;
+    let saves = 0;
+    const save = vi.spyOn(jobsModel, "saveJobCheckpoint").mockImplementation(async (...args) => {
+      // The worker stops (the database gone) as it records the second entry: that entry's image is stored already.
+      if (++saves === 2) throw new Error("Connection terminated unexpectedly");
+      return real(...args);
+    });
+    try {
+      hits.length = 0;
+      const jobId = await startReimport(await scope());
+      await runOnce(jobRegistry, "reimport-test");
+      const stopped = await db().selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirstOrThrow();
+      expect(stopped).toMatchObject({ status: "queued", attempts: 1 });
+      expect(JSON.parse(stopped.checkpoint!)).toMatchObject({ done: 1, report: { kind: "wsc", added: 1 } });
+      expect(hits).toEqual(["/three.json", "/a.jpg", "/b.jpg"]);
+      await db().updateTable("jobs").set({ run_at: 0 }).where("id", "=", jobId).execute(); // its backoff over
+      await runJobs();
+      // The manifest again (it may have changed), then the entry in flight (found by checksum) and the last.
+      expect(hits).toEqual(["/three.json", "/a.jpg", "/b.jpg", "/three.json", "/b.jpg", "/c.jpg"]);
+      expect(await reportOf(jobId)).toMatchObject({ kind: "wsc", added: 2, unchanged: 1, refused: 0 });
+      expect((await images()).map((i) => i.original_name)).toEqual(["a.jpg", "b.jpg", "c.jpg"]);
+    } finally {
+      save.mockRestore();
+    }
   });
 
   it("stops a WSC re-import at its time limit and says how many entries it did not reach", async () => {
