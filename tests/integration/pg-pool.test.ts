@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import pg from "pg";
-import { loadConfig, PG_POOL_DEFAULTS } from "~/config.server";
-import { connect, type Connection } from "~/db/connection.server";
+import { loadConfig, PG_POOL_DEFAULTS, setConfig } from "~/config.server";
+import { connect, setConnection, type Connection } from "~/db/connection.server";
+import { migrationsFor } from "~/db/migrations.server";
+import { openDatabase } from "~/services/boot.server";
 import { PG_URL } from "../helpers/db";
 
 /** The pool's settings on a real PostgreSQL: the statement timeout and PG_POOL_MAX. */
@@ -67,6 +69,35 @@ describe.skipIf(!PG_URL)("the PostgreSQL pool", () => {
       expect(most).toBe(3);
     } finally {
       await observer.end();
+    }
+  });
+
+  it("migrates on DATABASE_DIRECT_URL's server when set (behind PgBouncer: the direct port), not through DATABASE_URL", async () => {
+    const schema = `t_direct_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    try {
+      setConfig(
+        loadConfig({
+          DATA_DIR: "/tmp/koala-pool",
+          // Nothing listens here: the app's own pool is not asked for anything while the database migrates.
+          DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere",
+          DATABASE_DIRECT_URL: `${PG_URL}${PG_URL!.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+          PG_STATEMENT_TIMEOUT_MS: "1",
+          KOALA_ENV: "development",
+          LOG_LEVEL: "error",
+        }),
+      );
+      // Migrations run with no statement timeout at all (1 ms would cancel every one of them).
+      const opened = await openDatabase();
+      setConnection(undefined);
+      await opened.close();
+      const { rows } = await admin.query<{ n: string }>(`select count(*) as n from ${schema}.kysely_migration`);
+      expect(Number(rows[0]!.n)).toBe(Object.keys(migrationsFor("postgres")).length);
+    } finally {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
     }
   });
 });
