@@ -7,6 +7,27 @@ import { z } from "zod";
 export const SQLITE_CACHE_MB = 64;
 
 /**
+ * A PostgreSQL connection pool's settings (the PG_ variables): its connections at most; a statement's longest run
+ * before the server cancels it (0: the server's own setting); how long a connection may sit idle before it is closed
+ * (0: never); the longest wait for a connection, a new one or a free one of a full pool (0: no limit). The pool's
+ * connections carry `application_name`, so that pg_stat_activity tells Koala's apart.
+ */
+export interface PgPoolSettings {
+  max: number;
+  statementTimeoutMs: number;
+  idleTimeoutMs: number;
+  connectTimeoutMs: number;
+  applicationName: string;
+}
+export const PG_POOL_DEFAULTS: PgPoolSettings = {
+  max: 10,
+  statementTimeoutMs: 30_000,
+  idleTimeoutMs: 10_000,
+  connectTimeoutMs: 5_000,
+  applicationName: "koala",
+};
+
+/**
  * Every setting the app reads from the environment, with its default.
  * The README's configuration table mirrors this file; keep them in step.
  */
@@ -26,6 +47,11 @@ const EnvSchema = z.object({
   APP_URL: z.string().url().optional(),
   DATA_DIR: z.string().default("./data"),
   DATABASE_URL: z.string().optional(),
+  /**
+   * PostgreSQL behind a pooler in transaction mode (PgBouncer): the database's direct address, for what needs a
+   * session of its own (migrations, with their advisory lock). Unset: DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL: z.string().optional(),
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
   SESSION_IDLE_MINUTES: int(12 * 60, 1),
   SESSION_MAX_DAYS: int(30, 1),
@@ -74,6 +100,14 @@ const EnvSchema = z.object({
   DOWNLOADS_PER_LINK: int(8, 1),
   RENDER_CACHE_MB: int(32, 0),
   SQLITE_CACHE_MB: int(SQLITE_CACHE_MB, 2),
+  /** PostgreSQL: the pool's connections at most, per process (PgPoolSettings). */
+  PG_POOL_MAX: int(PG_POOL_DEFAULTS.max, 1),
+  /** PostgreSQL: a statement running longer is cancelled by the server; 0: none (the server's own setting). */
+  PG_STATEMENT_TIMEOUT_MS: int(PG_POOL_DEFAULTS.statementTimeoutMs, 0),
+  /** PostgreSQL: a connection idle this long is closed (the pool opens one again when needed); 0: never. */
+  PG_IDLE_TIMEOUT_MS: int(PG_POOL_DEFAULTS.idleTimeoutMs, 0),
+  /** PostgreSQL: the longest wait for a connection (a new one, or a free one of a full pool); 0: no limit. */
+  PG_CONNECT_TIMEOUT_MS: int(PG_POOL_DEFAULTS.connectTimeoutMs, 0),
   S3_BUCKET: z.string().optional(),
   S3_REGION: z.string().default("us-east-1"),
   S3_ENDPOINT: z.string().url().optional(),
@@ -135,6 +169,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (production && !e.APP_URL) problems.push("APP_URL is required in production (links in e-mails)");
   if (problems.length) throw new Error(`Unsafe configuration for production:\n  ${problems.join("\n  ")}`);
   const demo = e.DEMO_SEED === "auto" && !production;
+  const pgPool: PgPoolSettings = {
+    ...PG_POOL_DEFAULTS,
+    max: e.PG_POOL_MAX,
+    statementTimeoutMs: e.PG_STATEMENT_TIMEOUT_MS,
+    idleTimeoutMs: e.PG_IDLE_TIMEOUT_MS,
+    connectTimeoutMs: e.PG_CONNECT_TIMEOUT_MS,
+  };
   const origin = ownOrigin(e.HOST, e.PORT);
 
   return {
@@ -143,7 +184,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
     dataDir,
-    database: databaseFrom(e.DATABASE_URL, dataDir, e.SQLITE_CACHE_MB),
+    database: databaseFrom(e.DATABASE_URL, dataDir, e.SQLITE_CACHE_MB, pgPool),
+    /** Where migrations run: DATABASE_DIRECT_URL's server, with the same pool settings; null: `database`. */
+    migrationDatabase: e.DATABASE_DIRECT_URL ? databaseFrom(e.DATABASE_DIRECT_URL, dataDir, e.SQLITE_CACHE_MB, pgPool) : null,
     sessionSecret: e.SESSION_SECRET ?? devSecret(dataDir),
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionMaxMs: e.SESSION_MAX_DAYS * 86_400_000,
@@ -212,13 +255,17 @@ function ownOrigin(host: string, port: number) {
   return `http://${address.includes(":") && !address.startsWith("[") ? `[${address}]` : address}:${port}`;
 }
 
-/** SQLite: the file, and the MiB of its pages a connection keeps in memory (`SQLITE_CACHE_MB`). */
-export type DatabaseConfig = { dialect: "sqlite"; file: string; cacheMb?: number } | { dialect: "postgres"; url: string };
+/**
+ * SQLite: the file, and the MiB of its pages a connection keeps in memory (`SQLITE_CACHE_MB`). PostgreSQL: the URL,
+ * and the pool's settings (PG_POOL_DEFAULTS unless given).
+ */
+export type DatabaseConfig =
+  { dialect: "sqlite"; file: string; cacheMb?: number } | { dialect: "postgres"; url: string; pool?: PgPoolSettings };
 
-export function databaseFrom(url: string | undefined, dataDir: string, cacheMb?: number): DatabaseConfig {
+export function databaseFrom(url: string | undefined, dataDir: string, cacheMb?: number, pool?: PgPoolSettings): DatabaseConfig {
   const cache = cacheMb === undefined ? {} : { cacheMb };
   if (!url) return { dialect: "sqlite", file: path.join(dataDir, "koala.sqlite"), ...cache };
-  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: "postgres", url };
+  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: "postgres", url, ...(pool ? { pool } : {}) };
   if (url.startsWith("sqlite:")) return { dialect: "sqlite", file: path.resolve(url.slice("sqlite:".length)), ...cache };
   throw new Error("DATABASE_URL must start with postgres://, postgresql:// or sqlite:");
 }

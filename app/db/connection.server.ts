@@ -4,7 +4,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection } from "kysely";
 import pg from "pg";
-import { SQLITE_CACHE_MB, type DatabaseConfig } from "~/config.server";
+import { PG_POOL_DEFAULTS, SQLITE_CACHE_MB, type DatabaseConfig } from "~/config.server";
 import type { Database } from "./schema";
 
 export type Dialect = "sqlite" | "postgres";
@@ -75,12 +75,30 @@ export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize
     return { db, dialect: "sqlite", close: () => db.destroy() };
   }
   const pool = new pg.Pool({
-    connectionString: cfg.url,
-    max: opts.poolSize ?? 10,
+    ...pgPoolConfig(cfg, opts.poolSize),
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: "postgres", close: () => db.destroy() };
+}
+
+/**
+ * A pg.Pool's options from the settings (PG_POOL_MAX, PG_STATEMENT_TIMEOUT_MS, PG_IDLE_TIMEOUT_MS,
+ * PG_CONNECT_TIMEOUT_MS), for every pool Koala opens (the app, the CLI, the bench); `max` overrides the pool's size.
+ * The statement timeout is sent as a startup parameter (the session's default): a statement running longer is
+ * cancelled by the server (code 57014), and its connection goes back to the pool usable.
+ */
+export function pgPoolConfig(cfg: Extract<DatabaseConfig, { dialect: "postgres" }>, max?: number): pg.PoolConfig {
+  const settings = cfg.pool ?? PG_POOL_DEFAULTS;
+  return {
+    connectionString: cfg.url,
+    max: max ?? settings.max,
+    // A URL's own application_name wins over this one.
+    application_name: settings.applicationName,
+    ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
+    idleTimeoutMillis: settings.idleTimeoutMs,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+  };
 }
 
 // Kept on globalThis so that the dev server's module reloads keep using the one open connection.

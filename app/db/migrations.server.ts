@@ -15,6 +15,7 @@ import { searchVocabulary } from "./migrations/014-search-vocabulary.server";
 import { currentZoneNames } from "./migrations/015-current-zone-names.server";
 import { jobKeys } from "./migrations/016-job-keys.server";
 import { dropUnusedColumns } from "./migrations/017-drop-unused-columns.server";
+import { jobCheckpoints } from "./migrations/018-job-checkpoints.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -34,11 +35,28 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "015-current-zone-names": currentZoneNames(),
     "016-job-keys": jobKeys(),
     "017-drop-unused-columns": dropUnusedColumns(),
+    "018-job-checkpoints": jobCheckpoints(),
   };
 }
 
 /** `schema`: the PostgreSQL schema that holds Kysely's own migration tables (when not the default). */
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema?: string) {
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema?: string): Promise<string[]> {
+  if (dialect === "postgres")
+    // One connection without PG_STATEMENT_TIMEOUT_MS: an index built over a large table may take minutes. Kysely
+    // holds a session-level advisory lock on it meanwhile (so two instances starting at once migrate one after the
+    // other), which is why migrations need a session of their own (behind PgBouncer: its direct port, docs/operations.md).
+    return db.connection().execute(async (one) => {
+      await sql`set statement_timeout = 0`.execute(one);
+      try {
+        return await migrate(one, dialect, schema);
+      } finally {
+        await sql`reset statement_timeout`.execute(one);
+      }
+    });
+  return migrate(db, dialect, schema);
+}
+
+async function migrate(db: Kysely<any>, dialect: Dialect, schema?: string) {
   // Kysely looks for its own tables in every schema unless told which: on PostgreSQL, always the connection's own
   // (a search_path schema in a database whose other schemas hold Koala tables would otherwise be skipped).
   if (dialect === "postgres" && !schema) schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s;

@@ -298,6 +298,8 @@ export interface JobsTable {
   owner_user_id: number | null;
   /** A key no other job shares (a daily job's type and day), so that the same run is never queued twice. */
   unique_key: string | null;
+  /** JSON: where a long job's next attempt resumes (what its earlier attempts committed); dropped when it is done. */
+  checkpoint: string | null;
 }
 
 /** Every object in storage that rows may refer to: `stored`, or `purging` while a purge deletes its bytes. */

@@ -3,7 +3,7 @@ import { dialect } from "~/db/connection.server";
 import { InvalidError } from "~/lib/errors";
 import { recordedAs } from "./actor";
 import { requireEdit, type ProjectScope } from "./scope.server";
-import { write } from "./write.server";
+import { write, type Trx } from "./write.server";
 
 // The SQL of Import Attributes CSV: a batch of values written (which ids are the project's images: idsInScope).
 
@@ -27,8 +27,14 @@ function valueRows(batch: ValueBatch, by: number | null, at: number) {
 /**
  * Writes one batch of values (a multi-row upsert) in a transaction of its own; values of images that left the project
  * since the check are skipped. Answers how many were skipped so. The project's version (and its boards') move on.
+ * `commitWith` runs in the same transaction, last (a job's checkpoint: the batch and the record of it commit together;
+ * if it throws, the batch is not written).
  */
-export async function importValues(scope: ProjectScope, batch: ValueBatch): Promise<{ skipped: number }> {
+export async function importValues(
+  scope: ProjectScope,
+  batch: ValueBatch,
+  commitWith?: (trx: Trx, skipped: number) => Promise<void>,
+): Promise<{ skipped: number }> {
   requireEdit(scope);
   const at = Date.now();
   const by = recordedAs(scope.actor);
@@ -56,7 +62,10 @@ export async function importValues(scope: ProjectScope, batch: ValueBatch): Prom
       if (present.has(v.imageId)) rows.set(`${v.imageId}:${v.attributeId}`, v);
       else skipped += 1;
     }
-    if (!rows.size) return { skipped };
+    if (!rows.size) {
+      await commitWith?.(trx, skipped);
+      return { skipped };
+    }
     await trx
       .insertInto("image_attribute_values")
       .columns(["image_id", "attribute_id", "value", "created_by", "created_at"])
@@ -70,6 +79,7 @@ export async function importValues(scope: ProjectScope, batch: ValueBatch): Prom
     const imageIds = [...new Set([...rows.values()].map((v) => v.imageId))];
     touched.attributeValues(scope.project.id, imageIds);
     await touched.boardsHolding(imageIds);
+    await commitWith?.(trx, skipped);
     return { skipped };
   }, at);
 }

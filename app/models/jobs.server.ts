@@ -99,7 +99,7 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
         if (dialect() === "postgres") q = q.forUpdate().skipLocked();
         const next = await q.executeTakeFirst();
         if (!next) return null;
-        // Its worker died on the last allowed attempt: failed, not run again (a re-import must not run twice).
+        // Its worker died on the last allowed attempt: failed, not run again (its attempts are spent).
         if (next.status === "running" && next.attempts >= next.max_attempts) {
           await trx
             .updateTable("jobs")
@@ -136,6 +136,7 @@ export async function completeJob(lease: Lease, result?: unknown): Promise<boole
         last_error: null,
         updated_at: Date.now(),
         result: result === undefined ? null : JSON.stringify(result),
+        checkpoint: null,
       }),
   ).executeTakeFirst();
   return numUpdatedRows > 0n;
@@ -162,6 +163,24 @@ export async function releaseJob(lease: Lease): Promise<boolean> {
       .updateTable("jobs")
       .set({ status: "queued", run_at: now, locked_at: null, locked_by: null, attempts: sql`attempts - 1`, updated_at: now }),
   ).executeTakeFirst();
+  return numUpdatedRows > 0n;
+}
+
+/**
+ * Records where a running job's next attempt resumes (and renews its lease), while `lease` still holds it; inside the
+ * transaction that commits the work it describes when given one, so that the work and its checkpoint commit together.
+ * False when the lease is lost: the job was handed to another worker, and this one must stop.
+ */
+export async function saveJobCheckpoint(lease: Lease, checkpoint: unknown, executor: Pick<DB, "updateTable"> = db()): Promise<boolean> {
+  const now = Date.now();
+  const { numUpdatedRows } = await executor
+    .updateTable("jobs")
+    .set({ checkpoint: JSON.stringify(checkpoint), locked_at: now, updated_at: now })
+    .where("id", "=", lease.id)
+    .where("status", "=", "running")
+    .where("locked_by", "=", lease.locked_by)
+    .where("attempts", "=", lease.attempts)
+    .executeTakeFirst();
   return numUpdatedRows > 0n;
 }
 
@@ -252,4 +271,16 @@ export async function hasPendingJob(type: string, opts: { queuedOnly?: boolean }
     .where("status", "in", opts.queuedOnly ? ["queued"] : ["queued", "running"])
     .executeTakeFirst();
   return Boolean(row);
+}
+
+/** Which of these jobs are still queued or running (their files in DATA_DIR/tmp are kept). */
+export async function pendingJobIds(ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const rows = await db()
+    .selectFrom("jobs")
+    .select("id")
+    .where("id", "in", [...new Set(ids)])
+    .where("status", "in", ["queued", "running"])
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }

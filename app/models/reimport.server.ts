@@ -17,6 +17,8 @@ export interface ReimportJob {
   kind: "wsc" | "files";
 }
 
+/** Attempts a re-import job is given: each resumes where the one before stopped. */
+export const REIMPORT_ATTEMPTS = 3;
 export const REIMPORT_RUNNING = "A re-import of this project is already running.";
 
 /**
@@ -36,7 +38,8 @@ export async function queueReimport(scope: ProjectScope, kind: ReimportJob["kind
       .execute();
     if (pending.some((j) => (JSON.parse(j.payload) as ReimportJob).projectId === projectId)) throw new ConflictError(REIMPORT_RUNNING);
     const payload: ReimportJob = { userId: scope.actor.id, projectId, kind };
-    const job = await enqueueJob(REIMPORT_JOB, payload, { ownerUserId: scope.actor.id, maxAttempts: 1 }, trx);
+    // Retried: a worker killed mid-way leaves a checkpoint the next attempt resumes from (services/reimport.server.ts).
+    const job = await enqueueJob(REIMPORT_JOB, payload, { ownerUserId: scope.actor.id, maxAttempts: REIMPORT_ATTEMPTS }, trx);
     await recordAudit({ action: "reimport.started", ...byActor(scope.actor), subject: `project:${projectId}`, detail: { job, kind } }, trx);
     return job;
   });

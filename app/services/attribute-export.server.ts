@@ -2,8 +2,7 @@ import { EXPORT_JOB } from "~/lib/job-types";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readFile, rm, stat } from "node:fs/promises";
-import path from "node:path";
+import { readFile, rm, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { config } from "~/config.server";
 import { randomToken } from "~/lib/crypto.server";
@@ -17,6 +16,7 @@ import { resumeScope, selectionJobRef, spreadsheetCsv, type SelectionJobRef } fr
 import { defineJob, queue } from "./jobs.server";
 import { deliver } from "./mail.server";
 import { objectKey, storage } from "./storage.server";
+import { tempPath } from "./temp-files.server";
 
 /** The page's answer at once (spec 1): the file follows by e-mail. */
 export const EXPORT_QUEUED = "Image attributes will be sent to your email shortly.";
@@ -92,9 +92,7 @@ const plural = (n: number) => `${n.toLocaleString("en")} image${n === 1 ? "" : "
 export const exportJob = defineJob(async (payload: ExportJob, job) => {
   const { scope, user } = await resumeScope(payload);
   const cfg = config();
-  const dir = path.join(cfg.dataDir, "tmp");
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, `export-${randomToken(12)}.csv`);
+  const file = await tempPath("export", "csv", job.id);
   const name = `${
     scope.project.name
       .replace(/[^\p{L}\p{N}]+/gu, "-")

@@ -1,12 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rm, stat } from "node:fs/promises";
-import path from "node:path";
+import { rm, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { parse, type Info } from "csv-parse";
-import { config } from "~/config.server";
 import { attributeValueProblem, CSV_MESSAGES, csvRefusalTitle } from "~/lib/attribute-rules";
-import { randomToken } from "~/lib/crypto.server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { hasUnreadable, type TextEncodingName, UNREADABLE_MESSAGE } from "~/lib/text-encoding";
@@ -15,25 +12,27 @@ import { importValues, type ValueBatch } from "~/models/attribute-import.server"
 import { idsInScope } from "~/models/grid.server";
 import { attributesOf } from "~/models/attributes.server";
 import { byActor, recordAudit } from "~/models/audit.server";
-import { setJobProgress } from "~/models/jobs.server";
+import { saveJobCheckpoint, setJobProgress } from "~/models/jobs.server";
+import type { Trx } from "~/models/write.server";
 import type { ProjectScope } from "~/models/scope.server";
 import { IMPORT_JOB } from "~/lib/job-types";
 import { resumeProjectScope } from "./bulk.server";
-import { defineJob, queue } from "./jobs.server";
+import { defineJob, LeaseLost, queue } from "./jobs.server";
 import { deliver } from "./mail.server";
 import { objectKey, storage } from "./storage.server";
+import { tempPath } from "./temp-files.server";
 
 /** Errors a report lists, at most (the count says how many there were). */
 export const ERROR_CAP = 100;
 /** Rows whose image ids are checked in one query. */
 const BATCH = 1000;
 /**
- * Values written per transaction: one multi-row upsert of 5 columns each (20,000 bound parameters, under SQLite's
- * 32,766 and PostgreSQL's 65,535). Fewer, larger transactions: bench P9 measured 1,000 per transaction at 0.47×.
+ * Files up to `inlineMaxBytes` are checked and applied while the page waits; larger ones by a background job, tried
+ * `jobAttempts` times (each attempt resumes after the last batch an earlier one committed). `writeBatch`: values
+ * written per transaction, one multi-row upsert (sent as one JSON parameter, models/attribute-import.server.ts).
+ * Fewer, larger transactions: bench P9 measured 1,000 per transaction at 0.47× of 4,000.
  */
-const WRITE_BATCH = 4000;
-/** Files up to this size are checked and applied while the page waits; larger ones by a background job. */
-export const importSettings = { inlineMaxBytes: 512 * 1024 };
+export const importSettings = { inlineMaxBytes: 512 * 1024, jobAttempts: 3, writeBatch: 4000 };
 
 export interface ImportReport {
   /**
@@ -194,33 +193,62 @@ export async function checkCsv(
   return { report, columns: columns ?? [], encoding };
 }
 
-/** The checked file's values, batch by batch, for importValues. */
-async function* valueBatches(file: string, columns: Column[], encoding: TextEncodingName): AsyncIterable<ValueBatch> {
+/**
+ * The checked file's values, batch by batch, for importValues, each with the data rows read up to its end (a batch
+ * ends with a row). The first `skipRows` data rows are passed over: parsed to find where the next row starts, their
+ * values never taken.
+ */
+async function* valueBatches(
+  file: string,
+  columns: Column[],
+  encoding: TextEncodingName,
+  skipRows = 0,
+): AsyncIterable<{ batch: ValueBatch; rows: number }> {
   let batch: ValueBatch = [];
-  let header = true;
+  let rows = -1; // the header first
   for await (const { record } of records(file, encoding)) {
-    if (header) {
-      header = false;
-      continue;
-    }
+    rows += 1;
+    if (rows <= skipRows) continue;
     const imageId = Number((record[0] ?? "").trim());
     columns.forEach((column, i) => {
       const value = unescaped((record[i + 1] ?? "").trim());
       if (column && value) batch.push({ imageId, attributeId: column.id, value });
     });
-    if (batch.length >= WRITE_BATCH) {
-      yield batch;
+    if (batch.length >= importSettings.writeBatch) {
+      yield { batch, rows };
       batch = [];
     }
   }
-  if (batch.length) yield batch;
+  if (batch.length) yield { batch, rows };
 }
 
 /**
- * Checks the whole file, then (only when it is good) writes it: 4,000 values per transaction, the file read between
- * them (never inside one: on SQLite a transaction holds the only connection, and a 100 MB file would stop every other
- * request for its whole write). The check has found every row good, so the writes go through in full; if one fails
- * (the database, not the data), the values are upserts, so importing the file again completes it.
+ * Where an import job's next attempt resumes: the check's answer (it found every row good, so it is not run again)
+ * and what the batches committed so far wrote: data rows, values, values skipped. Saved with the job
+ * (jobs.checkpoint), in each batch's own transaction.
+ */
+export interface ImportCheckpoint {
+  report: ImportReport;
+  columns: Column[];
+  encoding: TextEncodingName;
+  rows: number;
+  written: number;
+  skipped: number;
+}
+
+/** A job's part in an import: the checkpoint an earlier attempt left (or null), and how to save the next one. */
+export interface ImportResume {
+  checkpoint: ImportCheckpoint | null;
+  save: (checkpoint: ImportCheckpoint, trx?: Trx) => Promise<void>;
+}
+
+/**
+ * Checks the whole file, then (only when it is good) writes it: `importSettings.writeBatch` values per transaction,
+ * the file read between them (never inside one: on SQLite a transaction holds the only connection, and a 100 MB file
+ * would stop every other request for its whole write). The check has found every row good, so the writes go through
+ * in full; if one fails (the database, not the data), the values are upserts, so importing the file again completes
+ * it. A job (`resume`) saves a checkpoint with each batch, in the batch's transaction, and an attempt that finds one
+ * skips the check and the rows already written.
  * `onProgress` hears the bytes checked, then the values written, of the check's totals (a job's progress; it also
  * renews the job's lease).
  */
@@ -229,16 +257,31 @@ export async function importCsvFile(
   file: string,
   onProgress?: (phase: "check" | "write", done: number, total: number) => Promise<void>,
   fileName: string | null = null,
+  resume?: ImportResume,
 ) {
-  const size = (await stat(file)).size;
-  // A file read as UTF-8 from another encoding has more bytes than on disk: its progress stops at the whole.
-  const checked = onProgress && ((bytes: number) => onProgress("check", Math.min(bytes, size), size));
-  const { report, columns, encoding } = await checkCsv(scope, file, checked);
-  if (report.outcome !== "success") return report;
-  let skipped = 0;
-  let written = 0;
-  for await (const batch of valueBatches(file, columns, encoding)) {
-    skipped += (await importValues(scope, batch)).skipped;
+  let at = resume?.checkpoint;
+  if (!at) {
+    const size = (await stat(file)).size;
+    // A file read as UTF-8 from another encoding has more bytes than on disk: its progress stops at the whole.
+    const checked = onProgress && ((bytes: number) => onProgress("check", Math.min(bytes, size), size));
+    const { report, columns, encoding } = await checkCsv(scope, file, checked);
+    if (report.outcome !== "success") return report;
+    at = { report, columns, encoding, rows: 0, written: 0, skipped: 0 };
+    await resume?.save(at);
+  }
+  const { report, columns, encoding } = at;
+  let { skipped, written } = at;
+  for await (const { batch, rows } of valueBatches(file, columns, encoding, at.rows)) {
+    const next = (skippedHere: number): ImportCheckpoint => ({
+      report,
+      columns,
+      encoding,
+      rows,
+      written: written + batch.length,
+      skipped: skipped + skippedHere,
+    });
+    const saved = await importValues(scope, batch, resume && ((trx, skippedHere) => resume.save(next(skippedHere), trx)));
+    skipped += saved.skipped;
     written += batch.length;
     await onProgress?.("write", written, report.values);
   }
@@ -277,22 +320,16 @@ export async function importUploadedCsv(
     const key = objectKey("uploads", randomBytes(32).toString("hex"), "csv");
     await storage().putStream(key, createReadStream(file), Number.MAX_SAFE_INTEGER);
     const payload: ImportJob = { userId: scope.actor.id, ip: scope.actor.ip ?? null, projectId: scope.project.id, key, fileName };
-    const jobId = await queue(IMPORT_JOB, payload, {
-      ownerUserId: scope.actor.id,
-      maxAttempts: 1,
-    });
+    // Retried: a worker killed mid-way leaves a checkpoint the next attempt resumes from (importJob).
+    const jobId = await queue(IMPORT_JOB, payload, { ownerUserId: scope.actor.id, maxAttempts: importSettings.jobAttempts });
     return { jobId };
   } finally {
     await rm(file, { force: true });
   }
 }
 
-/** A temporary file for an upload or a job (under DATA_DIR/tmp, removed by its user). */
-export async function tempCsvPath() {
-  const dir = path.join(config().dataDir, "tmp");
-  await mkdir(dir, { recursive: true });
-  return path.join(dir, `import-${randomToken(12)}.csv`);
-}
+/** A temporary file for an upload or a job (under DATA_DIR/tmp, removed by its user; a crash's swept by housekeeping). */
+export const tempCsvPath = (jobId?: number) => tempPath("import", "csv", jobId);
 
 const plural = (n: number, word: string) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
 
@@ -304,14 +341,31 @@ function reportText(report: ImportReport): string {
   return [`${csvRefusalTitle(report.outcome)}: nothing was changed. ${plural(report.errorCount, "error")}:`, ...lines, ...more].join("\n");
 }
 
-/** The import's job (IMPORT_JOB): a large CSV checked and written in batches, with progress. */
+/**
+ * The import's job (IMPORT_JOB): a large CSV checked and written in batches, with progress. Each batch commits with
+ * a checkpoint (jobs.checkpoint); an attempt that fails (the database, a worker killed and its lease run out) is
+ * tried again, up to `importSettings.jobAttempts`, and resumes after the last batch committed, so every row is
+ * written once. The stored upload is kept until the last attempt; the e-mail goes once the import is over.
+ */
 export const importJob = defineJob(async (payload: ImportJob, job) => {
-  const file = await tempCsvPath();
+  const last = job.attempts >= job.max_attempts;
+  // Whether the stored upload is done with: the import over (applied or refused), or nothing left to retry.
+  let over = last;
+  const file = await tempCsvPath(job.id);
   try {
     const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId, payload.ip ?? null);
     const object = await storage().get(payload.key);
-    if (!object) throw new Error("The uploaded file is gone");
+    if (!object) {
+      over = true;
+      throw new Error("The uploaded file is gone");
+    }
     await pipeline(object.stream, createWriteStream(file, { mode: 0o600 }));
+    const resume: ImportResume = {
+      checkpoint: job.checkpoint ? (JSON.parse(job.checkpoint) as ImportCheckpoint) : null,
+      async save(checkpoint, trx) {
+        if (!(await saveJobCheckpoint(job, checkpoint, trx))) throw new LeaseLost(job.id);
+      },
+    };
     let report: ImportReport;
     try {
       // Progress: the check's share of the bar is the file's bytes, the write's the values (half each).
@@ -320,11 +374,16 @@ export const importJob = defineJob(async (payload: ImportJob, job) => {
         file,
         (phase, done, total) => setJobProgress(job.id, Math.floor(((phase === "check" ? 0 : 1) + done / Math.max(total, 1)) * 500), 1000),
         payload.fileName,
+        resume,
       );
     } catch (err) {
-      log.error("attribute import failed", { projectId: payload.projectId, error: getErrorMessage(err) });
+      log.error("attribute import failed", { projectId: payload.projectId, attempt: job.attempts, error: getErrorMessage(err) });
+      // Another worker holds it now; or an attempt is left, which resumes from the checkpoint.
+      if (err instanceof LeaseLost) over = false;
+      if (err instanceof LeaseLost || !last) throw err;
       report = { outcome: "errors", rows: 0, values: 0, errors: [{ line: 0, message: CSV_MESSAGES.failed }], errorCount: 1 };
     }
+    over = true;
     await deliver({
       to: user.email,
       subject: `Attribute import ${report.outcome === "success" ? "done" : "failed"}: ${payload.fileName}`,
@@ -333,8 +392,9 @@ export const importJob = defineJob(async (payload: ImportJob, job) => {
     return { action: "import", report, back: `/upload/${payload.projectId}/import` };
   } finally {
     await rm(file, { force: true });
-    await storage()
-      .delete(payload.key)
-      .catch(() => {});
+    if (over)
+      await storage()
+        .delete(payload.key)
+        .catch(() => {});
   }
 });

@@ -23,7 +23,10 @@ export async function openDatabase(): Promise<Connection> {
   const cfg = config();
   const connection = connect(cfg.database);
   setConnection(connection);
-  const applied = await migrateToLatest(connection.db, connection.dialect);
+  // Behind a pooler in transaction mode, migrations go to the database's direct address (DATABASE_DIRECT_URL).
+  const direct = cfg.migrationDatabase && connect(cfg.migrationDatabase, { poolSize: 1 });
+  const migrating = direct ?? connection;
+  const applied = await migrateToLatest(migrating.db, migrating.dialect).finally(() => direct?.close());
   if (applied.length) log.info("migrations applied", { applied: applied.join(", ") });
   return connection;
 }

@@ -10,6 +10,7 @@ import { sweepExpiredExports } from "./attribute-export.server";
 import { resumeStalledPurges, sweepExpiredUploads } from "./ingest.server";
 import { ensureDailyJob } from "./jobs.server";
 import { FileStorage, storage } from "./storage.server";
+import { sweepTempFiles } from "./temp-files.server";
 
 /** One round of clean-up of what can no longer be used. Safe to run on every instance at once. */
 export async function runHousekeeping() {
@@ -25,6 +26,7 @@ export async function runHousekeeping() {
   await sweepExpiredExports();
   const store = storage();
   if (store instanceof FileStorage) await store.sweepTemporaryFiles();
+  await sweepTempFiles();
 }
 
 /** Runs housekeeping every hour (and once a minute after start, for what a crash left behind). */

@@ -29,6 +29,13 @@ export type JobRegistry = Readonly<Record<string, JobDefinition>>;
 
 export const defineJob = <P>(run: JobDefinition<P>["run"], opts: { long?: boolean } = {}): JobDefinition<P> => ({ run, ...opts });
 
+/** A job's lease ran out and another worker took it: this one stops, and leaves the job (and what it holds) alone. */
+export class LeaseLost extends Error {
+  constructor(id: number) {
+    super(`Job ${id} was handed to another worker (its lease ran out)`);
+  }
+}
+
 const nextDay = (now: number) => Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
 
 /** Work done once a day, just after midnight UTC (the digests): the job queues its next run itself. */

@@ -12,7 +12,7 @@ import { attributeValuesOf } from "~/models/bulk.server";
 import { gridTotal } from "~/models/grid.server";
 import { updateImage } from "~/models/image-edits.server";
 import { parseImage } from "~/models/images.server";
-import { setJobProgress } from "~/models/jobs.server";
+import { saveJobCheckpoint, setJobProgress } from "~/models/jobs.server";
 import { ObjectMissing } from "~/models/objects.server";
 import {
   imagesToRefresh,
@@ -26,7 +26,7 @@ import { requireManage, type ProjectScope } from "~/models/scope.server";
 import { resumeProjectScope } from "./bulk.server";
 import { ImageRejected, storeDerivatives } from "./image-files.server";
 import { addImageFile } from "./ingest.server";
-import { defineJob } from "./jobs.server";
+import { defineJob, LeaseLost } from "./jobs.server";
 import { readObject, storage } from "./storage.server";
 
 /**
@@ -39,8 +39,8 @@ export function startReimport(scope: ProjectScope) {
 }
 const kindOf = (scope: ProjectScope): ReimportJob["kind"] => (scope.project.wsc && scope.project.wscSource ? "wsc" : "files");
 
-/** Images re-derived per page of the walk. */
-const PAGE = 50;
+/** Images re-derived per page of the walk (a checkpoint after each); attempts a re-import job is given. */
+export const reimportSettings = { page: 50 };
 /** Problems a report lists, at most (the count says how many there were). */
 const REPORT_CAP = 100;
 /** The largest manifest read (10,000 entries of about 500 bytes; it is parsed in memory). */
@@ -63,6 +63,23 @@ export interface ReimportReport {
   failure?: string;
 }
 
+/**
+ * Where a re-import's next attempt resumes (jobs.checkpoint): the report so far and the work done. files: the walk's
+ * last image id, saved after each page; wsc: entries of the manifest done, saved after each entry, valid only for the
+ * same manifest (its checksum): a source whose manifest changed is read from its start again (what was taken is found
+ * by checksum).
+ */
+export interface ReimportCheckpoint {
+  report: ReimportReport;
+  done: number;
+  after?: number;
+  manifest?: string;
+}
+interface Resume {
+  checkpoint: ReimportCheckpoint | null;
+  save: (checkpoint: ReimportCheckpoint) => Promise<void>;
+}
+
 const emptyReport = (kind: ReimportJob["kind"]): ReimportReport => ({ kind, added: 0, updated: 0, unchanged: 0, refused: 0, problems: [] });
 function refuse(report: ReimportReport, where: string, message: string) {
   report.refused += 1;
@@ -70,13 +87,14 @@ function refuse(report: ReimportReport, where: string, message: string) {
 }
 
 /** Every live image: derivatives made again from the original, facts read from it, index rows rebuilt. */
-async function rederiveProject(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>) {
-  const report = emptyReport("files");
+async function rederiveProject(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>, resume?: Resume) {
+  const from = resume?.checkpoint;
+  const report = from?.report ?? emptyReport("files");
   const total = await gridTotal({ ...scope, filter: undefined });
-  let done = 0;
-  let after = 0;
+  let done = from?.done ?? 0;
+  let after = from?.after ?? 0;
   for (;;) {
-    const page = await imagesToRefresh(scope, after, PAGE);
+    const page = await imagesToRefresh(scope, after, reimportSettings.page);
     if (!page.length) break;
     for (const image of page) {
       try {
@@ -109,27 +127,31 @@ async function rederiveProject(scope: ProjectScope, progress: (done: number, tot
     );
     after = page[page.length - 1]!.id;
     done += page.length;
+    await resume?.save({ report, done, after });
     await progress(Math.min(done, total), Math.max(total, done));
   }
   return report;
 }
 
 /** The project's source read again; every entry fetched, checked and added or matched by checksum. */
-async function importWscSource(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>) {
-  const report = emptyReport("wsc");
+async function importWscSource(scope: ProjectScope, progress: (done: number, total: number) => Promise<void>, resume?: Resume) {
   const source = scope.project.wscSource;
   if (!source) throw new ManifestUnreadable("The project has no WSC source.");
   const allowedPrivateHosts = config().wscAllowedPrivateHosts;
   const manifest = await safeFetch(source, { allowedPrivateHosts, maxBytes: MANIFEST_MAX_BYTES });
   const { entries, problems } = parseManifest(manifest.body, manifest.contentType);
   const total = entries.length;
-  await progress(0, total);
-  // Attribute notes first: the report's cap must not drop them behind the entries' problems.
-  const attributeIds = await wscAttributes(scope, entries, report);
-  for (const p of problems) refuse(report, `Entry ${p.line}`, p.message);
+  const checksum = sha256(manifest.body);
+  const from = resume?.checkpoint?.manifest === checksum ? resume.checkpoint : null;
+  const report = from?.report ?? emptyReport("wsc");
+  let done = from?.done ?? 0;
+  await progress(done, total);
+  // Attribute notes first: the report's cap must not drop them behind the entries' problems. A resumed attempt's
+  // report has them already.
+  const attributeIds = await wscAttributes(scope, entries, from ? emptyReport("wsc") : report);
+  if (!from) for (const p of problems) refuse(report, `Entry ${p.line}`, p.message);
   const stopAt = Date.now() + wscBudget.ms;
-  let done = 0;
-  for (const entry of entries) {
+  for (const entry of entries.slice(done)) {
     if (Date.now() > stopAt) {
       report.problems.unshift({
         where: "Time limit",
@@ -150,6 +172,7 @@ async function importWscSource(scope: ProjectScope, progress: (done: number, tot
       }
     }
     done += 1;
+    await resume?.save({ report, done, manifest: checksum });
     if (done % 10 === 0 || done === total) await progress(done, total);
   }
   return report;
@@ -232,7 +255,11 @@ async function addOrUpdate(scope: ProjectScope, entry: ManifestEntry, body: Buff
   return "added";
 }
 
-/** The re-import's job (REIMPORT_JOB): long, since a WSC source may take hours. */
+/**
+ * The re-import's job (REIMPORT_JOB): long, since a WSC source may take hours. Its progress is kept as a checkpoint
+ * (ReimportCheckpoint) by the lease holder only: a worker killed mid-way (its lease run out) leaves the job to another
+ * that resumes after the last page or entry done, and a worker whose lease was taken over stops (LeaseLost).
+ */
 export const reimportJob = defineJob(
   async (payload: ReimportJob, job) => {
     const { scope: resumed } = await resumeProjectScope(payload.userId, payload.projectId);
@@ -240,15 +267,25 @@ export const reimportJob = defineJob(
     const scope = requireManage(resumed);
     const kind = kindOf(scope);
     const progress = (done: number, total: number) => setJobProgress(job.id, done, total);
+    const earlier = job.checkpoint ? (JSON.parse(job.checkpoint) as ReimportCheckpoint) : null;
+    const resume: Resume = {
+      checkpoint: earlier?.report.kind === kind ? earlier : null,
+      async save(checkpoint) {
+        if (!(await saveJobCheckpoint(job, checkpoint))) throw new LeaseLost(job.id);
+      },
+    };
     let report: ReimportReport;
     try {
-      report = kind === "wsc" ? await importWscSource(scope, progress) : await rederiveProject(scope, progress);
+      report = kind === "wsc" ? await importWscSource(scope, progress, resume) : await rederiveProject(scope, progress, resume);
     } catch (err) {
+      if (err instanceof LeaseLost) throw err;
       if (err instanceof FetchRefused || err instanceof ManifestUnreadable)
         // The source itself could not be read: the report says why (the refusal's words: no stack, no query string).
         report = { ...emptyReport(kind), failure: `The WSC source could not be read. ${err.message}` };
       else {
-        log.error("re-import stopped", { projectId: payload.projectId, error: getErrorMessage(err) });
+        log.error("re-import stopped", { projectId: payload.projectId, attempt: job.attempts, error: getErrorMessage(err) });
+        // An attempt is left: it resumes from the checkpoint.
+        if (job.attempts < job.max_attempts) throw err;
         report = {
           ...emptyReport(kind),
           failure:

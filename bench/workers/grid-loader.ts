@@ -18,7 +18,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { config, loadConfig, setConfig } from "~/config.server";
-import { db, setConnection, sqliteSettings } from "~/db/connection.server";
+import { db, pgPoolConfig, setConnection, sqliteSettings } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
 import type { Actor } from "~/models/actor";
 import { attributeFacets } from "~/models/facets.server";
@@ -88,7 +88,7 @@ async function captureQueries(after: Cursor | null): Promise<CompiledQuery[]> {
   const logging =
     cfg.database.dialect === "sqlite"
       ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(cfg.database.file) }), log })
-      : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: cfg.database.url, max: 1 }) }), log });
+      : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool(pgPoolConfig(cfg.database, 1)) }), log });
   setConnection({ db: logging, dialect: connection.dialect, close: () => logging.destroy() });
   try {
     await (args.mode === "facets" ? facets() : loader(after));

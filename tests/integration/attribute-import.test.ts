@@ -1,9 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "~/db/connection.server";
+import { IMPORT_JOB } from "~/lib/job-types";
 import { SYSTEM } from "~/models/actor";
+import * as importModel from "~/models/attribute-import.server";
+import * as gridModel from "~/models/grid.server";
+import { claimJob, completeJob, getJob } from "~/models/jobs.server";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
@@ -285,5 +289,93 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
     } finally {
       importSettings.inlineMaxBytes = saved;
     }
+  });
+
+  describe("a job interrupted mid-way", () => {
+    const saved = { ...importSettings };
+    const realImportValues = importModel.importValues;
+    /** The image ids of each batch written (committed), in order. */
+    let written: number[][];
+    beforeEach(() => {
+      Object.assign(importSettings, { inlineMaxBytes: 10, writeBatch: 2 });
+      written = [];
+    });
+    afterEach(() => {
+      Object.assign(importSettings, saved);
+      vi.restoreAllMocks();
+    });
+    /** Before each batch, `interrupt(n)` (the batch's number, from 1) may throw or take the job's lease away. */
+    const spyOnWrites = (interrupt: (n: number) => Promise<void>) => {
+      let n = 0;
+      vi.spyOn(importModel, "importValues").mockImplementation(async (scope, batch, commitWith) => {
+        await interrupt(++n);
+        const answer = await realImportValues(scope, batch, commitWith);
+        written.push(batch.map((v) => v.imageId));
+        return answer;
+      });
+    };
+    /** Three rows of two values each: three batches of writeBatch=2. */
+    const queueImport = async () => {
+      const file = csvFile(`Image ID,Region,Channel\n${images.map((id, i) => `${id},R${i},C${i}`).join("\n")}\n`);
+      const answer = await importUploadedCsv(await scope(), file, `resume-${n}.csv`);
+      return (answer as { jobId: number }).jobId;
+    };
+    const expected = () => images.flatMap((id, i) => [`${id}/Channel=C${i}`, `${id}/Region=R${i}`]);
+
+    it("fails an attempt after a batch, then resumes from its checkpoint: each row written once, the check not run again", async () => {
+      const checks = vi.spyOn(gridModel, "idsInScope");
+      spyOnWrites(async (batch) => {
+        if (batch === 2 && written.length === 1) throw new Error("Connection terminated unexpectedly");
+      });
+      const id = await queueImport();
+      expect((await getJob(id))?.max_attempts).toBe(3);
+      await runOnce(jobRegistry, "import-test");
+      const failed = (await getJob(id))!;
+      expect(failed).toMatchObject({ status: "queued", attempts: 1, last_error: "Connection terminated unexpectedly" });
+      expect(JSON.parse(failed.checkpoint!)).toMatchObject({ rows: 1, written: 2, skipped: 0 });
+      expect(written).toEqual([[images[0], images[0]]]);
+      expect(checks).toHaveBeenCalledTimes(1);
+      const key = (JSON.parse(failed.payload) as { key: string }).key;
+      expect(await storage().size(key)).toBeGreaterThan(0); // kept for the next attempt
+      expect(await values()).toEqual([`${images[0]}/Channel=C0`, `${images[0]}/Region=R0`]);
+
+      await db().updateTable("jobs").set({ run_at: 0 }).where("id", "=", id).execute(); // its backoff over
+      await runOnce(jobRegistry, "import-test");
+      const done = (await getJob(id))!;
+      expect(done).toMatchObject({ status: "done", attempts: 2, checkpoint: null });
+      // The retry began at the second row: no row read into a batch twice, none checked again.
+      expect(written).toEqual(images.map((id) => [id, id]));
+      expect(checks).toHaveBeenCalledTimes(1);
+      expect(await values()).toEqual(expected());
+      expect(JSON.parse(done.result!)).toMatchObject({ report: { outcome: "success", rows: 3, values: 6 } });
+      const mails = (await listMailbox()).filter(
+        (m) => m.subject.includes(`resume-`) && m.text.includes("Imported: 6 values from 3 rows."),
+      );
+      expect(mails).toHaveLength(1);
+      expect(await storage().size(key)).toBeNull();
+    });
+
+    it("stops a worker whose lease was taken over: its next batch is not written, and the new holder resumes after the last batch committed", async () => {
+      let takenOver: Awaited<ReturnType<typeof claimJob>> = null;
+      let id = 0;
+      spyOnWrites(async (batch) => {
+        if (batch !== 2 || takenOver) return;
+        // The first worker stalls past its lease; a second one takes the job.
+        await db().updateTable("jobs").set({ locked_at: 0 }).where("id", "=", id).execute();
+        takenOver = await claimJob("second-worker", [IMPORT_JOB]);
+      });
+      id = await queueImport();
+      await runOnce(jobRegistry, "first-worker");
+      expect(takenOver).toMatchObject({ id, attempts: 2, locked_by: "second-worker" });
+      // The first worker's second batch was refused with its checkpoint; the job is the second worker's still.
+      expect(written).toEqual([[images[0], images[0]]]);
+      expect(await getJob(id)).toMatchObject({ status: "running", locked_by: "second-worker", attempts: 2 });
+      const job = takenOver!;
+      const result = await jobRegistry[IMPORT_JOB]!.run(JSON.parse(job.payload), job);
+      expect(await completeJob(job, result)).toBe(true);
+      expect(written).toEqual(images.map((id) => [id, id]));
+      expect(await values()).toEqual(expected());
+      expect(result).toMatchObject({ report: { outcome: "success", rows: 3, values: 6 } });
+    });
   });
 });

@@ -127,6 +127,37 @@ describe.each(dialects)("housekeeping (%s)", (dialect) => {
     expect(existsSync(fresh)).toBe(true);
   });
 
+  it("removes files a crash left in DATA_DIR/tmp (over a day old), and keeps fresh ones and those of a queued or running job", async () => {
+    const dir = path.join(t.dataDir, "tmp");
+    mkdirSync(dir, { recursive: true });
+    const running = await enqueueJob("test.tmp-running", {});
+    const claimed = await claimJob("hk-worker", ["test.tmp-running"]);
+    expect(claimed?.id).toBe(running);
+    const waiting = await enqueueJob("test.tmp-waiting", {}, { runAt: Date.now() + DAY });
+    const finished = await enqueueJob("test.tmp-done", {});
+    await completeJob((await claimJob("hk-worker", ["test.tmp-done"]))!);
+    const files = {
+      upload: path.join(dir, "import-crashedupload.csv"),
+      fresh: path.join(dir, "import-beingchecked.csv"),
+      runningImport: path.join(dir, `import-job${running}-stillread.csv`),
+      waitingExport: path.join(dir, `export-job${waiting}-retried.csv`),
+      finishedExport: path.join(dir, `export-job${finished}-left.csv`),
+      other: path.join(dir, "stray.txt"),
+    };
+    for (const file of Object.values(files)) writeFileSync(file, "id,Colour\n1,red\n");
+    const twoDaysAgo = (Date.now() - 2 * DAY) / 1000;
+    for (const file of [files.upload, files.runningImport, files.waitingExport, files.finishedExport, files.other])
+      utimesSync(file, twoDaysAgo, twoDaysAgo);
+    await runHousekeeping();
+    const left = Object.fromEntries(Object.entries(files).map(([k, file]) => [k, existsSync(file)]));
+    expect(left).toEqual({ upload: false, fresh: true, runningImport: true, waitingExport: true, finishedExport: false, other: false });
+    // Once its job has finished, the file goes too.
+    await completeJob(claimed!);
+    await runHousekeeping();
+    expect(existsSync(files.runningImport)).toBe(false);
+    expect(existsSync(files.fresh)).toBe(true);
+  });
+
   it("runs by itself on its interval", async () => {
     const { user } = await makeUser();
     const id = await startSession(user.id, policy());

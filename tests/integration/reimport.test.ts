@@ -1,21 +1,23 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
 import { db, dialect as currentDialect } from "~/db/connection.server";
 import { sha256 } from "~/lib/crypto.server";
 import { ConflictError, NotAllowedError } from "~/lib/errors";
 import { createAttribute } from "~/models/attributes.server";
+import * as jobsModel from "~/models/jobs.server";
 import { decodeCursor, gridPage } from "~/models/grid.server";
 import { editProject } from "~/models/projects.server";
+import * as reimportModel from "~/models/reimport.server";
 import { queueReimport, REIMPORT_RUNNING } from "~/models/reimport.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { addImageFile } from "~/services/ingest.server";
 import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import type { ReimportReport } from "~/services/reimport.server";
-import { startReimport, wscBudget } from "~/services/reimport.server";
+import { reimportSettings, startReimport, wscBudget } from "~/services/reimport.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
@@ -33,6 +35,8 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
   let web: Server;
   let base: string;
   const files = new Map<string, { type: string; body: Buffer | string }>();
+  /** The paths the source was asked for, in order. */
+  const hits: string[] = [];
   let manager: Awaited<ReturnType<typeof makeUser>>;
   let editor: Awaited<ReturnType<typeof makeUser>>;
   let viewer: Awaited<ReturnType<typeof makeUser>>;
@@ -42,6 +46,7 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
   beforeAll(async () => {
     web = createServer((req, res) => {
       const path = new URL(req.url ?? "/", "http://x").pathname;
+      hits.push(path);
       if (path === "/moved.jpg") {
         res.writeHead(302, { Location: `http://localhost:${(web.address() as AddressInfo).port}/red.jpg` }).end();
         return;
@@ -186,6 +191,41 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     expect((await images()).length).toBe(2);
   });
 
+  it("resumes a WSC re-import that stopped part-way after the last entry recorded: those before are not fetched again", async () => {
+    for (const [name, colour] of [
+      ["a", "#aa0000"],
+      ["b", "#00aa00"],
+      ["c", "#0000aa"],
+    ] as const)
+      files.set(`/${name}.jpg`, { type: "image/jpeg", body: await jpeg(30, 30, colour) });
+    files.set("/three.json", { type: "application/json", body: JSON.stringify(["a", "b", "c"].map((n) => ({ url: `${base}/${n}.jpg` }))) });
+    await asWsc("/three.json");
+    const real = jobsModel.saveJobCheckpoint;
+    let saves = 0;
+    const save = vi.spyOn(jobsModel, "saveJobCheckpoint").mockImplementation(async (...args) => {
+      // The worker stops (the database gone) as it records the second entry: that entry's image is stored already.
+      if (++saves === 2) throw new Error("Connection terminated unexpectedly");
+      return real(...args);
+    });
+    try {
+      hits.length = 0;
+      const jobId = await startReimport(await scope());
+      await runOnce(jobRegistry, "reimport-test");
+      const stopped = await db().selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirstOrThrow();
+      expect(stopped).toMatchObject({ status: "queued", attempts: 1 });
+      expect(JSON.parse(stopped.checkpoint!)).toMatchObject({ done: 1, report: { kind: "wsc", added: 1 } });
+      expect(hits).toEqual(["/three.json", "/a.jpg", "/b.jpg"]);
+      await db().updateTable("jobs").set({ run_at: 0 }).where("id", "=", jobId).execute(); // its backoff over
+      await runJobs();
+      // The manifest again (it may have changed), then the entry in flight (found by checksum) and the last.
+      expect(hits).toEqual(["/three.json", "/a.jpg", "/b.jpg", "/three.json", "/b.jpg", "/c.jpg"]);
+      expect(await reportOf(jobId)).toMatchObject({ kind: "wsc", added: 2, unchanged: 1, refused: 0 });
+      expect((await images()).map((i) => i.original_name)).toEqual(["a.jpg", "b.jpg", "c.jpg"]);
+    } finally {
+      save.mockRestore();
+    }
+  });
+
   it("stops a WSC re-import at its time limit and says how many entries it did not reach", async () => {
     files.set("/a.jpg", { type: "image/jpeg", body: await jpeg(30, 30, "#00aa00") });
     files.set("/two.json", { type: "application/json", body: JSON.stringify([{ url: `${base}/a.jpg` }, { url: `${base}/a.jpg?2` }]) });
@@ -268,6 +308,49 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     expect(found.cards.map((c) => c.id).sort()).toEqual([...ids].sort());
     const job = await db().selectFrom("jobs").select(["progress", "total"]).where("id", "=", jobId).executeTakeFirstOrThrow();
     expect(job).toEqual({ progress: 3, total: 3 });
+  });
+
+  it("resumes a re-import after an attempt that stopped part-way, from the page after the last one done", async () => {
+    const s = await scope();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        await addImageFile(s, await jpeg(30 + i, 30, "#345678"), {
+          title: `R${i}`,
+          description: "",
+          keywords: [],
+          ocrText: "",
+          originalName: `r${i}.jpg`,
+        }),
+      );
+    const page = reimportSettings.page;
+    reimportSettings.page = 1;
+    const real = reimportModel.imagesToRefresh;
+    const walked: number[] = [];
+    let failed = false;
+    const walk = vi.spyOn(reimportModel, "imagesToRefresh").mockImplementation(async (scope, afterId, limit) => {
+      if (afterId === ids[0] && !failed) {
+        failed = true;
+        throw new Error("Connection terminated unexpectedly");
+      }
+      walked.push(afterId);
+      return real(scope, afterId, limit);
+    });
+    try {
+      const jobId = await startReimport(s);
+      await runOnce(jobRegistry, "reimport-test");
+      const stopped = await db().selectFrom("jobs").selectAll().where("id", "=", jobId).executeTakeFirstOrThrow();
+      expect(stopped).toMatchObject({ status: "queued", attempts: 1, max_attempts: 3 });
+      expect(JSON.parse(stopped.checkpoint!)).toMatchObject({ done: 1, after: ids[0], report: { kind: "files", unchanged: 1 } });
+      await db().updateTable("jobs").set({ run_at: 0 }).where("id", "=", jobId).execute(); // its backoff over
+      await runJobs();
+      // The second attempt began after the first image: each one derived again once.
+      expect(walked).toEqual([0, ids[0], ids[1], ids[2]]);
+      expect(await reportOf(jobId)).toMatchObject({ kind: "files", unchanged: 3, updated: 0, refused: 0 });
+    } finally {
+      walk.mockRestore();
+      reimportSettings.page = page;
+    }
   });
 
   it("reports an image whose original is gone and goes on with the others", async () => {

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { databaseFrom, loadConfig, SQLITE_CACHE_MB } from "~/config.server";
-import { connect } from "~/db/connection.server";
+import { databaseFrom, loadConfig, PG_POOL_DEFAULTS, SQLITE_CACHE_MB } from "~/config.server";
+import { connect, pgPoolConfig } from "~/db/connection.server";
 import { redact } from "~/lib/log.server";
 
 describe("configuration", () => {
@@ -30,6 +30,35 @@ describe("configuration", () => {
     expect(databaseFrom("postgres://u@h/db", "/d")).toEqual({ dialect: "postgres", url: "postgres://u@h/db" });
     expect(databaseFrom("sqlite:/x/y.db", "/d")).toEqual({ dialect: "sqlite", file: "/x/y.db" });
     expect(() => databaseFrom("mysql://x", "/d")).toThrow(/DATABASE_URL/);
+  });
+  it("reads the PostgreSQL pool's settings (PG_*), and where migrations run (DATABASE_DIRECT_URL)", () => {
+    const url = "postgres://u@h/db";
+    expect(loadConfig({ DATA_DIR: "/d", DATABASE_URL: url })).toMatchObject({
+      database: { dialect: "postgres", url, pool: PG_POOL_DEFAULTS },
+      migrationDatabase: null,
+    });
+    const cfg = loadConfig({
+      DATA_DIR: "/d",
+      DATABASE_URL: url,
+      DATABASE_DIRECT_URL: "postgres://u@h:5433/db",
+      PG_POOL_MAX: "4",
+      PG_STATEMENT_TIMEOUT_MS: "0",
+      PG_IDLE_TIMEOUT_MS: "1000",
+      PG_CONNECT_TIMEOUT_MS: "2000",
+    });
+    const pool = { max: 4, statementTimeoutMs: 0, idleTimeoutMs: 1000, connectTimeoutMs: 2000, applicationName: "koala" };
+    expect(cfg.database).toEqual({ dialect: "postgres", url, pool });
+    expect(cfg.migrationDatabase).toEqual({ dialect: "postgres", url: "postgres://u@h:5433/db", pool });
+    // No statement_timeout sent at all when it is 0 (the server's or the role's own applies).
+    expect(pgPoolConfig({ dialect: "postgres", url, pool })).toEqual({
+      connectionString: url,
+      max: 4,
+      application_name: "koala",
+      idleTimeoutMillis: 1000,
+      connectionTimeoutMillis: 2000,
+    });
+    expect(pgPoolConfig({ dialect: "postgres", url }, 1)).toMatchObject({ max: 1, statement_timeout: 30_000 });
+    expect(() => loadConfig({ DATA_DIR: "/d", PG_POOL_MAX: "0" })).toThrow(/PG_POOL_MAX/);
   });
   it("gives a SQLite connection SQLITE_CACHE_MB of page cache (64 MiB unless set), not SQLite's 2 MiB", async () => {
     expect(loadConfig({ DATA_DIR: "/d" }).database).toEqual({ dialect: "sqlite", file: "/d/koala.sqlite", cacheMb: SQLITE_CACHE_MB });
