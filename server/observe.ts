@@ -5,7 +5,6 @@
 // query string (a query may carry anything).
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
 import type { ServerBuild } from "@remix-run/node";
 
 export interface InfoLog {
@@ -102,27 +101,101 @@ export function observer({
 }
 
 /**
- * The Remix route id a path goes to: the leaf of the build's route tree as Remix matches it (a single-fetch data
- * request, `/x.data` or `/_root.data`, by the page it loads); "other" when nothing matches.
+ * The Remix route id a path goes to: the leaf Remix's router would match (a single-fetch data request, `/x.data` or
+ * `/_root.data`, by the page it loads); "other" when nothing matches. @remix-run/router's matchRoutes flattens and
+ * ranks the whole route tree on every call (0.1–0.6 ms here, per request); its flattening, ranking and path patterns
+ * are done once per build instead (explodeOptionalSegments, computeScore, rankRouteBranches and compilePath, as
+ * @remix-run/router 1.23 has them; tests/unit/route-ids.test.ts holds the two to the same answers).
  */
-const trees = new WeakMap<ServerBuild["routes"], AgnosticRouteObject[]>();
-export function remixRouteId(build: ServerBuild, pathname: string): string {
-  let tree = trees.get(build.routes);
-  if (!tree) {
-    const routes = Object.values(build.routes);
-    const childrenOf = (parentId: string | undefined): AgnosticRouteObject[] =>
-      routes
-        .filter((r) => r.parentId === parentId)
-        .map((r) =>
-          r.index
-            ? { id: r.id, path: r.path, index: true, caseSensitive: r.caseSensitive }
-            : { id: r.id, path: r.path, caseSensitive: r.caseSensitive, children: childrenOf(r.id) },
-        );
-    tree = childrenOf(undefined);
-    trees.set(build.routes, tree);
+export function routeIds(routes: ServerBuild["routes"], basename = "/"): (pathname: string) => string {
+  interface Branch {
+    id: string;
+    score: number;
+    order: number[];
+    matcher: RegExp;
   }
-  const path = pathname.endsWith(".data") ? pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/") : pathname;
-  return matchRoutes(tree, path, build.basename)?.at(-1)?.route.id ?? "other";
+  const branches: Branch[] = [];
+  const all = Object.values(routes);
+  const walk = (parentId: string | undefined, parentPath: string, parentOrder: number[]) =>
+    all
+      .filter((r) => r.parentId === parentId)
+      .forEach((route, index) => {
+        const relative = route.path ?? "";
+        for (const exploded of relative.includes("?") ? explodeOptional(relative) : [relative]) {
+          const path = joinPaths(parentPath, exploded.startsWith("/") ? exploded.slice(parentPath.length) : exploded);
+          const order = [...parentOrder, index];
+          if (!route.index) walk(route.id, path, order);
+          if (route.path === undefined && !route.index) continue;
+          branches.push({
+            id: route.id,
+            score: score(path, route.index === true),
+            order,
+            matcher: compile(path, route.caseSensitive === true),
+          });
+        }
+      });
+  walk(undefined, "", []);
+  branches.sort((a, b) => (a.score !== b.score ? b.score - a.score : siblingOrder(a.order, b.order)));
+  const base = basename.replace(/\/+$/, "");
+  return (pathname) => {
+    let path = pathname.endsWith(".data") ? pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/") : pathname;
+    if (base) {
+      if (!path.toLowerCase().startsWith(base.toLowerCase())) return "other";
+      path = path.slice(base.length) || "/";
+    }
+    const decoded = decodePath(path);
+    return branches.find((b) => b.matcher.test(decoded))?.id ?? "other";
+  };
+}
+
+const joinPaths = (...paths: string[]) => paths.join("/").replace(/\/\/+/g, "/");
+const decodePath = (value: string) => {
+  try {
+    return value
+      .split("/")
+      .map((v) => decodeURIComponent(v).replace(/\//g, "%2F"))
+      .join("/");
+  } catch {
+    return value;
+  }
+};
+function explodeOptional(path: string): string[] {
+  const [first = "", ...rest] = path.split("/");
+  const optional = first.endsWith("?");
+  const required = first.replace(/\?$/, "");
+  if (rest.length === 0) return optional ? [required, ""] : [required];
+  const restExploded = explodeOptional(rest.join("/"));
+  const result = restExploded.map((sub) => (sub === "" ? required : [required, sub].join("/")));
+  if (optional) result.push(...restExploded);
+  return result.map((exploded) => (path.startsWith("/") && exploded === "" ? "/" : exploded));
+}
+function score(path: string, index: boolean) {
+  const segments = path.split("/");
+  let total = segments.length + (segments.includes("*") ? -2 : 0) + (index ? 2 : 0);
+  for (const segment of segments) if (segment !== "*") total += /^:[\w-]+$/.test(segment) ? 3 : segment === "" ? 1 : 10;
+  return total;
+}
+const siblingOrder = (a: number[], b: number[]) =>
+  a.length === b.length && a.slice(0, -1).every((n, i) => n === b[i]) ? a[a.length - 1]! - b[b.length - 1]! : 0;
+function compile(path: string, caseSensitive: boolean) {
+  let source =
+    "^" +
+    path
+      .replace(/\/*\*?$/, "")
+      .replace(/^\/*/, "/")
+      .replace(/[\\.*+^${}|()[\]]/g, "\\$&")
+      .replace(/\/:([\w-]+)(\?)?/g, (_, _name, optional) => (optional ? "/?([^\\/]+)?" : "/([^\\/]+)"));
+  if (path.endsWith("*")) source += path === "*" || path === "/*" ? "(.*)$" : "(?:\\/(.+)|\\/*)$";
+  else source += "\\/*$";
+  return new RegExp(source, caseSensitive ? undefined : "i");
+}
+
+/** The route ids of a build, made once per build (the dev server's builds change). */
+const finders = new WeakMap<ServerBuild["routes"], (pathname: string) => string>();
+export function remixRouteId(build: ServerBuild, pathname: string): string {
+  let find = finders.get(build.routes);
+  if (!find) finders.set(build.routes, (find = routeIds(build.routes, build.basename)));
+  return find(pathname);
 }
 
 /** Whether an Authorization header carries this bearer token, compared in constant time (both hashed first). */
