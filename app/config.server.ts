@@ -139,6 +139,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.METRICS_PORT === e.PORT)
+    throw new Error("Invalid configuration:\n  METRICS_PORT: must differ from PORT (it is a listener of its own)");
   const production = (e.KOALA_ENV ?? (e.NODE_ENV === "production" ? "production" : "development")) === "production";
   const dataDir = path.resolve(e.DATA_DIR);
   const problems: string[] = [];

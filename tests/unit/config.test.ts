@@ -39,6 +39,9 @@ describe("configuration", () => {
       port: 9464,
     });
     expect(() => loadConfig({ DATA_DIR: "/tmp/koala-cfg", METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN must be at least 16/);
+    expect(() => loadConfig({ DATA_DIR: "/tmp/koala-cfg", PORT: "3000", METRICS_PORT: "3000" })).toThrow(
+      /METRICS_PORT: must differ from PORT/,
+    );
   });
   it("reads the database URL", () => {
     expect(databaseFrom(undefined, "/d")).toEqual({ dialect: "sqlite", file: "/d/koala.sqlite" });
