@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -129,6 +130,17 @@ const EnvSchema = z.object({
   /** On SIGTERM: how long requests in flight (and running jobs) may take to finish before they are cut. */
   SHUTDOWN_GRACE_SECONDS: int(30, 0),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** One JSON line per request (at level info); default: on in production, off otherwise. */
+  ACCESS_LOG: z
+    .enum(["1", "0", "true", "false", "on", "off", "yes", "no", ""])
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? undefined : ["1", "true", "on", "yes"].includes(v))),
+  /** This instance's name in the access log and on every log line; default `<hostname>-<pid>`. */
+  INSTANCE_ID: z.string().trim().max(128).optional(),
+  /** The bearer token /metrics asks for; unset: /metrics answers 404 (except on METRICS_PORT). */
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+  /** A separate listener (on HOST) answering /metrics without a token; unset: none. */
+  METRICS_PORT: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).max(65535).optional()),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -161,6 +173,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.METRICS_PORT === e.PORT)
+    throw new Error("Invalid configuration:\n  METRICS_PORT: must differ from PORT (it is a listener of its own)");
   const production = (e.KOALA_ENV ?? (e.NODE_ENV === "production" ? "production" : "development")) === "production";
   const dataDir = path.resolve(e.DATA_DIR);
   const problems: string[] = [];
@@ -246,6 +260,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobLeaseMs: e.JOB_LEASE_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
+    accessLog: e.ACCESS_LOG ?? production,
+    instanceId: e.INSTANCE_ID || `${hostname()}-${process.pid}`,
+    /** Prometheus metrics (server/index.ts, services/metrics.server.ts): the bearer token and the separate port. */
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
   };
 }
 

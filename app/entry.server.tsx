@@ -15,6 +15,7 @@ export { mediaAnswer, sharedMediaAnswer } from "~/web/media.server";
 export { sharedPageAnswer } from "~/web/shared-page-cache.server";
 export { readiness } from "~/services/readiness.server";
 export { log } from "~/lib/log.server";
+export { metricsText, observeRequest, watchAdmission } from "~/services/metrics.server";
 
 const ABORT_DELAY = 5_000;
 
@@ -147,7 +148,12 @@ export const handleDataRequest: HandleDataRequestFunction = (response) => {
 };
 
 /** An unexpected failure in a loader or action: one log line (no stack, no request data); aborted requests are not errors. */
-export const handleError: HandleErrorFunction = (error, { request }) => {
+export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
-  log.error("request failed", { method: request.method, path: new URL(request.url).pathname, error: getErrorMessage(error) });
+  log.error("request failed", {
+    requestId: context.requestId,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    error: getErrorMessage(error),
+  });
 };

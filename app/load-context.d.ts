@@ -10,5 +10,7 @@ declare module "@remix-run/node" {
     sharedPage?: import("~/web/shared-page-cache.server").SharedPagePending | null;
     /** Whether a page may be answered from an earlier render (web/render-memo.server.ts): not under `--dev`, where code changes while data does not. */
     memoizeRenders?: boolean;
+    /** The request's id (server/observe.ts: a trusted proxy's X-Request-Id, or one made), for its log lines. */
+    requestId?: string;
   }
 }

@@ -28,10 +28,13 @@ export interface Limits {
 export interface WarnLog {
   warn: (msg: string, fields: Record<string, unknown>) => void;
 }
-export type Admission = RequestHandler & { stats: () => { running: number; waiting: number } };
+/** Requests running and waiting now, and those refused so far by reason (queue_full, waited, timeout): /metrics. */
+export type Admission = RequestHandler & { stats: () => { running: number; waiting: number; refused: Record<Refusal, number> } };
+type Refusal = "queue_full" | "waited" | "timeout";
 
-function busy(req: Request, res: Response, log: WarnLog, reason: string) {
+function busy(req: Request, res: Response, log: WarnLog, reason: string, refused?: () => void) {
   if (res.headersSent) return;
+  refused?.();
   log.warn("request refused", { method: req.method, path: req.path, status: 503, reason });
   res
     .status(503)
@@ -60,6 +63,8 @@ export function admission(
   // a request can pass it twice: counted again, it would wait in the queue for a second place while holding its
   // first, and sixteen such requests would hold every place while waiting for themselves.
   const admitted = new WeakSet<Request>();
+  const refused: Record<Refusal, number> = { queue_full: 0, waited: 0, timeout: 0 };
+  const count = (why: Refusal) => () => void (refused[why] += 1);
 
   /** The next waiting request starts in the loop's next check phase, one per turn. */
   const takeTurn = () => {
@@ -77,7 +82,7 @@ export function admission(
     admitted.add(req);
     running += 1;
     let done = false;
-    const timer = setTimeout(() => busy(req, res, log, `no answer within ${timeoutMs / 1000} s`), timeoutMs).unref();
+    const timer = setTimeout(() => busy(req, res, log, `no answer within ${timeoutMs / 1000} s`, count("timeout")), timeoutMs).unref();
     const finish = () => {
       if (done) return;
       done = true;
@@ -99,7 +104,7 @@ export function admission(
   const middleware = (req: Request, res: Response, proceed: NextFunction) => {
     if (exempt(req) || admitted.has(req)) return proceed();
     // Those that a free place awaits are not queued; the queue is what waits beyond them.
-    if (waiting.length - Math.max(0, concurrency - running) >= queue) return busy(req, res, log, "queue full");
+    if (waiting.length - Math.max(0, concurrency - running) >= queue) return busy(req, res, log, "queue full", count("queue_full"));
     const entry: Waiting = {
       admit: () => {
         clearTimeout(entry.timer);
@@ -107,7 +112,7 @@ export function admission(
       },
       timer: setTimeout(() => {
         waiting.splice(waiting.indexOf(entry), 1);
-        busy(req, res, log, `waited ${waitMs / 1000} s`);
+        busy(req, res, log, `waited ${waitMs / 1000} s`, count("waited"));
       }, waitMs).unref(),
     };
     waiting.push(entry);
@@ -120,6 +125,6 @@ export function admission(
       clearTimeout(entry.timer);
     });
   };
-  middleware.stats = () => ({ running, waiting: waiting.length });
+  middleware.stats = () => ({ running, waiting: waiting.length, refused: { ...refused } });
   return middleware;
 }

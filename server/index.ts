@@ -19,6 +19,7 @@ import type * as Entry from "~/entry.server";
 import { admission } from "./admission";
 import { newNonce, securityHeaders } from "./headers";
 import { drainer } from "./drain";
+import { bearerMatches, observer, remixRouteId, requestIdOf, setRoute } from "./observe";
 import { checkRequests, remixHandler, streamsItsBody } from "./requests";
 import { sharedPageFront } from "./shared-page";
 
@@ -48,6 +49,15 @@ app.set("trust proxy", cfg.trustProxy);
 
 const headersFor = securityHeaders(cfg, { dev });
 const drain = drainer();
+// Each request's id, metrics and access-log line (server/observe.ts). A proxy's X-Request-Id is taken only from a
+// proxy TRUST_PROXY trusts: the address the request came from, as Express judges the first hop.
+const trustProxy = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+const observe = observer({
+  trusted: (req) => trustProxy(req.socket.remoteAddress ?? "", 0),
+  record: (route, status, seconds) => build.entry.module.observeRequest(route, status, seconds),
+  log,
+  accessLog: cfg.accessLog,
+});
 
 // Security headers, with a fresh nonce for every response.
 app.use((req, res, next) => {
@@ -84,8 +94,12 @@ app.use(checkRequests(log));
 
 // Liveness: the process answers. Readiness: it can serve (the database and the object store answer, and it is not
 // shutting down); a proxy or an orchestrator sends traffic elsewhere while it says 503.
-app.get("/healthz", (_req, res) => void res.type("text/plain").set("Cache-Control", "no-store").send("ok"));
-app.get("/readyz", async (_req, res, next) => {
+app.get("/healthz", (req, res) => {
+  setRoute(req, "healthz");
+  res.type("text/plain").set("Cache-Control", "no-store").send("ok");
+});
+app.get("/readyz", async (req, res, next) => {
+  setRoute(req, "readyz");
   try {
     const state = drain.draining ? { ready: false, shutdown: "draining" } : await (await entryModule()).readiness();
     res
@@ -100,6 +114,9 @@ app.get("/readyz", async (_req, res, next) => {
 // Everything dynamic below (the media routes and Remix) runs under admission control: a bounded number at once,
 // a bounded queue and wait, a time limit, 503 + Retry-After beyond them. Static files are not limited.
 const admit = admission(cfg.admission, log, streamsItsBody);
+build.entry.module.watchAdmission(admit.stats);
+app.use("/media", (req, _res, next) => (setRoute(req, "media"), next()));
+app.use("/shared-media", (req, _res, next) => (setRoute(req, "shared-media"), next()));
 app.use(["/media", "/shared-media"], admit);
 
 // The terms PDF is shown inside the dashboard's dialog: it alone may be framed, by Koala's own pages.
@@ -162,16 +179,50 @@ app.get("/shared-media/:sharedUrl/:imageId/:key", async (req, res, next) => {
 const compress = compression();
 app.use(compress);
 
+/**
+ * Prometheus metrics (docs/operations.md): only with METRICS_TOKEN set, and only for a request that bears it. Unset,
+ * /metrics is any unknown path (the app's 404). Not under admission control, so a busy server can still say so.
+ */
+const metricsAnswer = async (res: http.ServerResponse) => {
+  const { contentType, body } = await (await entryModule()).metricsText();
+  res.writeHead(200, { "Content-Type": contentType, "Cache-Control": "no-store" }).end(body);
+};
+app.get("/metrics", async (req, res, next) => {
+  const token = cfg.metrics.token;
+  if (!token) return next();
+  setRoute(req, "metrics");
+  if (!bearerMatches(req.get("authorization"), token))
+    return void res
+      .status(401)
+      .set({ "WWW-Authenticate": 'Bearer realm="metrics"', "Cache-Control": "no-store" })
+      .type("text/plain")
+      .send("A bearer token is required.");
+  try {
+    await metricsAnswer(res);
+  } catch (err) {
+    next(err);
+  }
+});
+
 if (viteDevServer) app.use(viteDevServer.middlewares);
 else {
-  app.use("/assets", express.static("build/client/assets", { immutable: true, maxAge: "1y", index: false }));
+  const assets = express.static("build/client/assets", { immutable: true, maxAge: "1y", index: false });
+  app.use("/assets", (req, res, next) => (setRoute(req, "static"), assets(req, res, next)));
   // Only paths that name a file (favicon.ico, robots.txt, …): a stat() per page request adds up under load.
   const publicFiles = express.static("build/client", { maxAge: "1h", index: false });
-  app.use((req, res, next) => (/\.[a-z0-9]+$/i.test(req.path) ? publicFiles(req, res, next) : next()));
+  app.use((req, res, next) => (/\.[a-z0-9]+$/i.test(req.path) ? (setRoute(req, "static"), publicFiles(req, res, next)) : next()));
 }
 
 app.all(
   "*",
+  async (req, _res, next) => {
+    try {
+      setRoute(req, remixRouteId(viteDevServer ? await loadBuild() : build, req.path));
+      next();
+    } catch (err) {
+      next(err);
+    }
+  },
   admit,
   remixHandler({
     build: viteDevServer ? loadBuild : build,
@@ -181,13 +232,19 @@ app.all(
       clientIp: req.ip ?? req.socket.remoteAddress ?? "",
       sharedPage: req.sharedPage ?? null,
       memoizeRenders: !dev,
+      requestId: requestIdOf(req),
     }),
   }),
 );
 
 // Anything that escaped a handler: one log line, a plain 500, and the process goes on.
 const lastResort: ErrorRequestHandler = (err, req, res, _next) => {
-  log.error("request failed", { method: req.method, path: req.path, error: err instanceof Error ? err.message : String(err) });
+  log.error("request failed", {
+    requestId: requestIdOf(req),
+    method: req.method,
+    path: req.path,
+    error: err instanceof Error ? err.message : String(err),
+  });
   if (res.headersSent) return void res.destroy();
   res.status(500).type("text/plain").set("Cache-Control", "no-store").send("Server error");
 };
@@ -217,9 +274,10 @@ const sharedPage = sharedPageFront({
   clientIp: (req) => proxyaddr(req, app.get("trust proxy fn")),
 });
 const server = http.createServer((req, res) => {
+  observe(req, res);
   drain.track(req, res);
   sharedPage(req, res).then(
-    (answered) => answered || app(req, res),
+    (answered) => (answered ? setRoute(req, "shared-page") : app(req, res)),
     (err) => {
       log.error("shared page failed", { path: req.url?.split("?")[0], error: err instanceof Error ? err.message : String(err) });
       if (!res.headersSent) app(req, res);
@@ -240,6 +298,23 @@ server.listen(cfg.port, cfg.host, () => {
   log.info(`Koala is listening on ${cfg.appUrl}`, { host: cfg.host, port: cfg.port });
 });
 
+// METRICS_PORT: /metrics alone, without a token, on a listener of its own (for a scraper on a private network).
+const metricsServer = cfg.metrics.port
+  ? http
+      .createServer((req, res) => {
+        if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {
+          res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found");
+          return;
+        }
+        metricsAnswer(res).catch((err: unknown) => {
+          log.error("metrics failed", { error: err instanceof Error ? err.message : String(err) });
+          if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
+          res.end();
+        });
+      })
+      .listen(cfg.metrics.port, cfg.host, () => log.info("metrics listening", { host: cfg.host, port: cfg.metrics.port }))
+  : null;
+
 /**
  * SIGTERM/SIGINT: readiness goes 503 at once, the listener closes, requests in flight and running jobs get
  * SHUTDOWN_GRACE_SECONDS to finish (jobs still running then are handed back for another worker), then the database
@@ -252,6 +327,8 @@ async function shutdown(signal: NodeJS.Signals) {
   const graceMs = cfg.shutdownGraceMs;
   log.info("shutting down", { signal, graceSeconds: graceMs / 1000 });
   const started = Date.now();
+  metricsServer?.close();
+  metricsServer?.closeAllConnections();
   const [cut] = await Promise.all([drain.drain(server, graceMs), services.runner?.stop({ graceMs })]);
   for (const request of cut) log.warn("request cut by shutdown", request);
   await services.shutdown({ graceMs: 0 }).catch((err: unknown) => log.error("shutdown failed", { error: String(err) }));

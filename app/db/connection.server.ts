@@ -64,6 +64,8 @@ export interface Connection {
   db: DB;
   dialect: Dialect;
   close(): Promise<void>;
+  /** PostgreSQL: the pool's connections open, idle, and the queries waiting for one (/metrics); SQLite has no pool. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
 }
 
 export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize?: number } = {}): Connection {
@@ -79,7 +81,8 @@ export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: "postgres", close: () => db.destroy() };
+  const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { db, dialect: "postgres", close: () => db.destroy(), poolStats };
 }
 
 /**

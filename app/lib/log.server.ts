@@ -37,13 +37,15 @@ for (const stream of [process.stdout, process.stderr]) stream.on("error", () => 
 
 function write(level: Level, msg: string, fields?: Record<string, unknown>) {
   let min: Level = "info";
+  let instance: string | undefined;
   try {
-    min = config().logLevel;
+    ({ logLevel: min, instanceId: instance } = config());
   } catch {
     /* configuration not readable yet: keep the default */
   }
   if (levels[level] < levels[min]) return;
-  const line = JSON.stringify({ t: new Date().toISOString(), level, msg, ...(redact(fields ?? {}) as object) });
+  // The instance last: a line reads as time, level, message and what it is about.
+  const line = JSON.stringify({ t: new Date().toISOString(), level, msg, ...(redact(fields ?? {}) as object), instance });
   const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
   if (!closed.has(stream) && !stream.destroyed) stream.write(line + "\n");
 }

@@ -2,6 +2,7 @@ import { sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
 import { config } from "~/config.server";
 import { db, dialect, type DB } from "~/db/connection.server";
 import type { Database, Job } from "~/db/schema";
+import { metrics } from "~/lib/metrics.server";
 
 /**
  * A running job whose lease (`JOB_LEASE_SECONDS`) ran out without being renewed is taken to belong to a dead worker
@@ -85,7 +86,7 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
       for (;;) {
         let q = trx
           .selectFrom("jobs")
-          .select(["id", "status", "attempts", "max_attempts"])
+          .select(["id", "type", "status", "attempts", "max_attempts"])
           .where((eb) =>
             eb.or([
               eb.and([eb("status", "=", "queued"), eb("run_at", "<=", now)]),
@@ -106,6 +107,7 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
             .set({ status: "failed", last_error: "The worker running it stopped.", locked_at: null, locked_by: null, updated_at: now })
             .where("id", "=", next.id)
             .execute();
+          metrics().jobFailures.inc({ type: next.type });
           continue;
         }
         return trx
@@ -283,4 +285,26 @@ export async function pendingJobIds(ids: number[]): Promise<Set<number>> {
     .where("status", "in", ["queued", "running"])
     .execute();
   return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * The queue by type, for /metrics at each scrape: jobs due and waiting (with the earliest due time), and jobs running.
+ * One grouped query over the (status, run_at) index; jobs queued for later (tomorrow's daily run, a retry's backoff)
+ * are not waiting yet, and done or failed ones are not read.
+ */
+export async function jobQueueStats(
+  now = Date.now(),
+): Promise<{ type: string; status: "queued" | "running"; count: number; oldestDue: number }[]> {
+  const rows = await db()
+    .selectFrom("jobs")
+    .select(["type", "status", (eb) => eb.fn.countAll<number>().as("count"), (eb) => eb.fn.min<number>("run_at").as("oldestDue")])
+    .where((eb) => eb.or([eb("status", "=", "running"), eb.and([eb("status", "=", "queued"), eb("run_at", "<=", now)])]))
+    .groupBy(["type", "status"])
+    .execute();
+  return rows.map((r) => ({
+    type: r.type,
+    status: r.status as "queued" | "running",
+    count: Number(r.count),
+    oldestDue: Number(r.oldestDue),
+  }));
 }

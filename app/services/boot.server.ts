@@ -36,7 +36,8 @@ export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
   const connection = await openDatabase();
   if (cfg.demoSeed === "auto" && !cfg.production && (await countUsers()) === 0) {
     const { seedDemo } = await import("./demo.server");
-    await seedDemo({ log: (line) => process.stdout.write(line + "\n") });
+    // The seed's report, a JSON log line per line of it (the CLI prints it as text).
+    await seedDemo({ log: (text) => text.split("\n").forEach((line) => line.trim() && log.info(line.trim(), { demo: true })) });
   }
   const runner = (opts.runner ?? cfg.jobRunner) ? startRunner(jobRegistry) : null;
   const stopHousekeeping = startHousekeeping();

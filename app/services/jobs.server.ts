@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { randomToken } from "~/lib/crypto.server";
 import { log } from "~/lib/log.server";
+import { metrics } from "~/lib/metrics.server";
 import type { Job } from "~/db/schema";
 import type { JobType } from "~/lib/job-types";
 import {
@@ -105,7 +106,9 @@ export async function runOnce(
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log.warn("job failed", { id: job.id, type: job.type, attempt: job.attempts, error: message });
-    await failJob(job, message);
+    // Counted as failJob decides: failed for good after the last attempt, queued again before it.
+    if (await failJob(job, message))
+      (job.attempts >= job.max_attempts ? metrics().jobFailures : metrics().jobRetries).inc({ type: job.type });
   } finally {
     clearInterval(renew);
     opts.running?.delete(job);

@@ -63,8 +63,8 @@ export async function deliver(msg: MailMessage) {
     attachments: msg.attachments,
   };
   await writeFile(path.join(mailboxDir(), `${id}.json`), JSON.stringify(stored, null, 2), { mode: 0o600 });
-  if (msg.devLink) process.stdout.write(`\n  Mail to ${msg.to}: ${msg.subject}\n  ${msg.devLink}\n\n`);
-  else log.info("mail stored in local mailbox", { to: msg.to, subject: msg.subject });
+  // The local mailbox is for development: its link (to click, so not masked as a token) goes into the log line.
+  log.info("mail stored in local mailbox", { to: msg.to, subject: msg.subject, ...(msg.devLink ? { link: msg.devLink } : {}) });
 }
 
 /** Mail's job (MAIL_JOB): one message, retried with backoff while the SMTP server refuses it. */

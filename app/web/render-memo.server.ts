@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { EntryContext } from "@remix-run/node";
 import { config } from "~/config.server";
 import { remember } from "../lib/bounded-cache";
+import { metrics } from "../lib/metrics.server";
 import { PageCache, piecesOf, withNonce } from "../lib/page-cache.server";
 
 /**
@@ -84,6 +85,7 @@ export async function lookUp(request: Request, status: number, context: EntryCon
   for (const chunk of await takeData(context)) hash.update(chunk);
   const key = hash.digest("base64");
   const entry = cache()!.get(key, "");
+  metrics().renderMemo.inc({ result: entry ? "hit" : "miss" });
   if (entry) return { hit: withNonce(entry.parts, nonce), keep: null };
   if (!seen.delete(key)) {
     remember(seen, key, true, MAX_SEEN);

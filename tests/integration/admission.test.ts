@@ -24,6 +24,7 @@ describe("admission control: the middleware", () => {
   // middleware's own counters before each next step, so a slow machine changes how long a test takes, never its result.
   let server: Server | undefined;
   let stats: () => { running: number; waiting: number };
+  let refused: () => Record<string, number>;
   const logged: Logged[] = [];
   const log = { warn: (msg: string, fields: Record<string, unknown>) => logged.push({ msg, fields }) };
   const entered: string[] = [];
@@ -47,7 +48,9 @@ describe("admission control: the middleware", () => {
   async function serve(limits: { concurrency: number; queue: number; waitMs: number; timeoutMs: number }) {
     const app = express();
     const middleware = admission(limits, log, (req: express.Request) => req.path.startsWith("/upload"));
-    stats = middleware.stats;
+    // Places and queue; what /metrics reports as refused is read apart.
+    stats = () => ({ running: middleware.stats().running, waiting: middleware.stats().waiting });
+    refused = () => middleware.stats().refused;
     app.use(middleware);
     const hold = async (req: express.Request, res: express.Response) => {
       const name = String(req.params.name);
@@ -105,6 +108,7 @@ describe("admission control: the middleware", () => {
     expect(await (await second).text()).toBe("done b");
     expect(entered).toEqual(["a", "b"]);
     expect(logged).toEqual([{ msg: "request refused", fields: { method: "GET", path: "/hold/c", status: 503, reason: "queue full" } }]);
+    expect(refused()).toEqual({ queue_full: 1, waited: 0, timeout: 0 });
   });
 
   it("starts one request per turn of the event loop, in the order they came, however many arrived together", async () => {
@@ -158,6 +162,7 @@ describe("admission control: the middleware", () => {
     const waited = await fetch(`${base}/hold/b`);
     expect(waited.status).toBe(503);
     expect(logged.map((l) => l.fields.reason)).toEqual(["waited 0.1 s"]);
+    expect(refused()).toEqual({ queue_full: 0, waited: 1, timeout: 0 });
     expect(stats()).toEqual({ running: 1, waiting: 0 });
     await release("a");
     expect((await first).status).toBe(200);
@@ -169,6 +174,7 @@ describe("admission control: the middleware", () => {
     const res = await fetch(`${base}/hold/a`);
     expect(res.status).toBe(503);
     expect(logged.map((l) => l.fields.reason)).toEqual(["no answer within 0.15 s"]);
+    expect(refused()).toEqual({ queue_full: 0, waited: 0, timeout: 1 });
     expect(stats()).toEqual({ running: 0, waiting: 0 }); // its place is free while its work still runs
     expect(await (await fetch(`${base}/quick`)).text()).toBe("quick");
     await release("a");

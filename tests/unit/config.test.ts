@@ -25,6 +25,24 @@ describe("configuration", () => {
     );
     expect(() => loadConfig({ PORT: "abc", DATA_DIR: "/tmp/koala-cfg" })).toThrow(/PORT/);
   });
+  it("writes the access log by default in production only, names the instance, and asks a long metrics token", () => {
+    const prod = { KOALA_ENV: "production", SESSION_SECRET: "x".repeat(32), SMTP_URL: "smtp://h", APP_URL: "https://k.example" };
+    expect(loadConfig(prod).accessLog).toBe(true);
+    expect(loadConfig({ ...prod, ACCESS_LOG: "off" }).accessLog).toBe(false);
+    expect(loadConfig({ DATA_DIR: "/tmp/koala-cfg" }).accessLog).toBe(false);
+    expect(loadConfig({ DATA_DIR: "/tmp/koala-cfg", ACCESS_LOG: "on" }).accessLog).toBe(true);
+    expect(loadConfig({ DATA_DIR: "/tmp/koala-cfg" }).instanceId).toMatch(new RegExp(`-${process.pid}$`));
+    expect(loadConfig({ DATA_DIR: "/tmp/koala-cfg", INSTANCE_ID: "web-2" }).instanceId).toBe("web-2");
+    expect(loadConfig({ DATA_DIR: "/tmp/koala-cfg" }).metrics).toEqual({ token: undefined, port: undefined });
+    expect(loadConfig({ DATA_DIR: "/tmp/koala-cfg", METRICS_TOKEN: "t".repeat(16), METRICS_PORT: "9464" }).metrics).toEqual({
+      token: "t".repeat(16),
+      port: 9464,
+    });
+    expect(() => loadConfig({ DATA_DIR: "/tmp/koala-cfg", METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN must be at least 16/);
+    expect(() => loadConfig({ DATA_DIR: "/tmp/koala-cfg", PORT: "3000", METRICS_PORT: "3000" })).toThrow(
+      /METRICS_PORT: must differ from PORT/,
+    );
+  });
   it("reads the database URL", () => {
     expect(databaseFrom(undefined, "/d")).toEqual({ dialect: "sqlite", file: "/d/koala.sqlite" });
     expect(databaseFrom("postgres://u@h/db", "/d")).toEqual({ dialect: "postgres", url: "postgres://u@h/db" });
