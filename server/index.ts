@@ -274,6 +274,10 @@ const sharedPage = sharedPageFront({
   clientIp: (req) => proxyaddr(req, app.get("trust proxy fn")),
 });
 const server = http.createServer((req, res) => {
+  // Each layer that must hear a response end listens once for its 'close' (observe, drain, admission, download
+  // slots, Remix's abort, compression, writeBody's wait for room): eleven on a streamed page, over Node's warning
+  // threshold of ten, and none of them added per chunk.
+  res.setMaxListeners(20);
   observe(req, res);
   drain.track(req, res);
   sharedPage(req, res).then(
