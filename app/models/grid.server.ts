@@ -253,8 +253,13 @@ export function walkStatement(scope: ProjectScope, plan: SearchPlan, walk: Walk 
 async function walkedRows(scope: ProjectScope, plan: SearchPlan, walk: WalkDriver, after: Cursor | null, n: number): Promise<GridRow[]> {
   const { terms } = walk;
   const tier = async (name: Walk["tier"], from: Cursor | null, count: number, window?: Window) => {
-    const rows = await walkStatement(scope, plan, { tier: name, terms, window, from, edge: window?.edge }).limit(count).execute();
-    return rows.map((r) => ({ ...r, rank: name === "strong" ? 1 : 0 }));
+    const rows: GridRow[] = await walkStatement(scope, plan, { tier: name, terms, window, from, edge: window?.edge })
+      .limit(count)
+      .execute();
+    // Marked in place: a spread copy of each row cost the search's p99 a third (bench P5: 3.0 → 4.1 ms, its objects
+    // outliving the young generation's collections, each of which then took 2–3 ms instead of 0.6).
+    for (const r of rows) r.rank = name === "strong" ? 1 : 0;
+    return rows;
   };
   /**
    * The first tier of a very common word: the walk checks each image against the word's matches, which the database
