@@ -1,15 +1,10 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { bulkFile } from "~/routes/_app+/_bulk+/bulk-page.server";
 import { api } from "~/web/http.server";
-import { boardScope, withFilter } from "~/models/scope.server";
-import { requestMeta, requireActor } from "~/sessions.server";
+import { requestMeta } from "~/sessions.server";
+import { boardScopeOf } from "~/web/scopes.server";
 
 /** POST /:clientID/board/:boardID/bulk/zip: the selection as one ZIP (originals and images.csv), posted from the Download page (a resource route, so the answer is the file). */
 export const action = api(async ({ request, params, context }: ActionFunctionArgs) =>
-  bulkFile(
-    request,
-    withFilter(await boardScope(await requireActor(request), params.boardID, params.clientID), request),
-    "zip",
-    requestMeta(request, context),
-  ),
+  bulkFile(request, await boardScopeOf({ request, context }, params, { filtered: true }), "zip", requestMeta(request, context)),
 );

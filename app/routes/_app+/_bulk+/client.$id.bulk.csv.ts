@@ -1,10 +1,10 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { bulkFile } from "~/routes/_app+/_bulk+/bulk-page.server";
 import { api } from "~/web/http.server";
-import { projectScope, withFilter } from "~/models/scope.server";
-import { requestMeta, requireActor } from "~/sessions.server";
+import { requestMeta } from "~/sessions.server";
+import { projectScopeOf } from "~/web/scopes.server";
 
 /** POST /client/:id/bulk/csv: the selection's metadata and attribute values as CSV, posted from the Download page (a resource route, so the answer is the file). */
 export const action = api(async ({ request, params, context }: ActionFunctionArgs) =>
-  bulkFile(request, withFilter(await projectScope(await requireActor(request), params.id), request), "csv", requestMeta(request, context)),
+  bulkFile(request, await projectScopeOf({ request, context }, params.id, { filtered: true }), "csv", requestMeta(request, context)),
 );

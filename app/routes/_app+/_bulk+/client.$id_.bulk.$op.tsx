@@ -3,18 +3,17 @@ import { BulkPage } from "~/components/bulk-page";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { bulkPageAction, bulkPageData } from "~/routes/_app+/_bulk+/bulk-page.server";
 import { page } from "~/web/http.server";
-import { projectScope, withFilter } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { projectScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Bulk action | Koala" }];
 
 /** A bulk action on a project's selection: /client/:id/bulk/:op (download, add, keywords, delete, data). */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) =>
-  bulkPageData(request, withFilter(await projectScope(await requireActor(request), params.id), request), params.op),
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) =>
+  bulkPageData(request, await projectScopeOf({ request, context }, params.id, { filtered: true }), params.op),
 );
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) =>
-  bulkPageAction(request, withFilter(await projectScope(await requireActor(request, context), params.id), request), params.op),
+  bulkPageAction(request, await projectScopeOf({ request, context }, params.id, { filtered: true }), params.op),
 );
 
 export default BulkPage;
