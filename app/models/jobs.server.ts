@@ -13,30 +13,37 @@ export const jobLeaseMs = () => config().jobLeaseMs;
 /** The lease a worker holds on a job it claimed: its worker and its attempt. Only the holder may finish it. */
 export type Lease = Pick<Job, "id" | "locked_by" | "attempts">;
 
+type JobOptions = { runAt?: number; maxAttempts?: number; ownerUserId?: number | null; total?: number | null };
+
+/** A queued job's row, as every way of queueing writes it. */
+function queuedRow(type: string, payload: unknown, opts: JobOptions, uniqueKey: string | null) {
+  const now = Date.now();
+  return {
+    type,
+    payload: JSON.stringify(payload),
+    status: "queued" as const,
+    attempts: 0,
+    max_attempts: opts.maxAttempts ?? 5,
+    run_at: opts.runAt ?? now,
+    locked_at: null,
+    locked_by: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+    owner_user_id: opts.ownerUserId ?? null,
+    total: opts.total ?? null,
+    unique_key: uniqueKey,
+  };
+}
+
 /**
  * Queues a job under a key no other job may share (a daily job's type and day): false when one with that key exists
  * already, so two instances queueing the same run at the same moment make one.
  */
 export async function enqueueJobOnce(type: string, uniqueKey: string, payload: unknown, opts: { runAt?: number } = {}): Promise<boolean> {
-  const now = Date.now();
   const row = await db()
     .insertInto("jobs")
-    .values({
-      type,
-      payload: JSON.stringify(payload),
-      status: "queued",
-      attempts: 0,
-      max_attempts: 5,
-      run_at: opts.runAt ?? now,
-      locked_at: null,
-      locked_by: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-      owner_user_id: null,
-      total: null,
-      unique_key: uniqueKey,
-    })
+    .values(queuedRow(type, payload, opts, uniqueKey))
     .onConflict((oc) => oc.column("unique_key").doNothing())
     .returning("id")
     .executeTakeFirst();
@@ -46,29 +53,13 @@ export async function enqueueJobOnce(type: string, uniqueKey: string, payload: u
 export async function enqueueJob(
   type: string,
   payload: unknown,
-  opts: { runAt?: number; maxAttempts?: number; ownerUserId?: number | null; total?: number | null } = {},
+  opts: JobOptions = {},
   /** A transaction, so that the job is queued exactly when the change that needs it commits. */
   executor: Pick<DB, "insertInto"> = db(),
 ): Promise<number> {
-  const now = Date.now();
   const row = await executor
     .insertInto("jobs")
-    .values({
-      type,
-      payload: JSON.stringify(payload),
-      status: "queued",
-      attempts: 0,
-      max_attempts: opts.maxAttempts ?? 5,
-      run_at: opts.runAt ?? now,
-      locked_at: null,
-      locked_by: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-      owner_user_id: opts.ownerUserId ?? null,
-      total: opts.total ?? null,
-      unique_key: null,
-    })
+    .values(queuedRow(type, payload, opts, null))
     .returning("id")
     .executeTakeFirstOrThrow();
   return row.id;

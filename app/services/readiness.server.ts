@@ -1,6 +1,5 @@
-import { sql } from "kysely";
-import { db } from "~/db/connection.server";
 import { getErrorMessage } from "~/lib/errors";
+import { pingDatabase } from "~/models/health.server";
 import { storage } from "./storage.server";
 
 export interface Readiness {
@@ -28,9 +27,6 @@ const check = (ms: number, work: () => Promise<unknown>) =>
  * store takes a write), each within `timeoutMs`. A proxy or orchestrator sends traffic elsewhere while it cannot.
  */
 export async function readiness(timeoutMs = 2000): Promise<Readiness> {
-  const [database, objects] = await Promise.all([
-    check(timeoutMs, () => sql`select 1`.execute(db())),
-    check(timeoutMs, () => storage().ping()),
-  ]);
+  const [database, objects] = await Promise.all([check(timeoutMs, pingDatabase), check(timeoutMs, () => storage().ping())]);
   return { ready: database === "ok" && objects === "ok", database, storage: objects };
 }
