@@ -1,4 +1,5 @@
 import { remember } from "~/lib/bounded-cache";
+import { log } from "~/lib/log.server";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
@@ -80,6 +81,9 @@ export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize
     ...pgPoolConfig(cfg, opts.poolSize),
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
+  // An idle connection the server or the network ended (a restart, a failover, a cut line) is reported on the
+  // pool; pg drops it and opens a new one when next needed. Unheard, the 'error' event would end the process.
+  pool.on("error", (error) => log.warn("database connection lost while idle; a new one will be opened", { error: error.message }));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   return { db, dialect: "postgres", close: () => db.destroy(), poolStats };

@@ -48,6 +48,29 @@ describe.skipIf(!PG_URL)("the PostgreSQL pool", () => {
     expect((await sql<{ ok: number }>`select 1 as ok`.execute(connection.db)).rows[0]!.ok).toBe(1);
   });
 
+  it("survives its idle connections being ended by the server (a restart, a failover): nothing uncaught, the next query opens a new one", async () => {
+    await Promise.all([1, 2, 3].map(() => sql`select pg_sleep(0.05)`.execute(connection.db)));
+    expect(connection.poolStats!().idle).toBe(3);
+    const uncaught: unknown[] = [];
+    const listener = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", listener);
+    try {
+      const admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      const ended = await admin.query(
+        "select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = $1 and pid <> pg_backend_pid()",
+        [applicationName],
+      );
+      await admin.end();
+      expect(ended.rows).toHaveLength(3);
+      await expect.poll(() => connection.poolStats!().total, { timeout: 5_000 }).toBe(0);
+      expect((await sql<{ ok: number }>`select 1 as ok`.execute(connection.db)).rows[0]!.ok).toBe(1);
+    } finally {
+      process.off("uncaughtException", listener);
+    }
+    expect(uncaught).toEqual([]);
+  });
+
   it("opens no more than PG_POOL_MAX connections however many statements wait", async () => {
     const observer = new pg.Client({ connectionString: PG_URL });
     await observer.connect();
