@@ -1,4 +1,5 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import { log } from "~/lib/log.server";
 import type { Dialect } from "./connection.server";
 import { initialSchema } from "./migrations/001-initial.server";
 import { referenceData } from "./migrations/002-reference-data.server";
@@ -60,11 +61,35 @@ async function migrate(db: Kysely<any>, dialect: Dialect, schema?: string) {
   // Kysely looks for its own tables in every schema unless told which: on PostgreSQL, always the connection's own
   // (a search_path schema in a database whose other schemas hold Koala tables would otherwise be skipped).
   if (dialect === "postgres" && !schema) schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s;
+  const known = Object.keys(migrationsFor(dialect)).sort();
+  const executed = await executedMigrations(db, schema);
+  const ahead = executed.filter((name) => !known.includes(name));
+  if (ahead.length) {
+    // A database ahead of this code: an older instance during a rolling upgrade, or a rollback. Migrations only
+    // add what the release before them does not use (expand now, contract a release later: docs/deploy/README.md),
+    // so this version serves on it as it is. Kysely would refuse ("previously executed migration … is missing").
+    const newest = known.at(-1)!;
+    if (ahead.every((name) => name > newest) && known.every((name) => executed.includes(name))) {
+      log.warn("the database is ahead of this version: serving without migrating", { unknownMigrations: ahead });
+      return [];
+    }
+    throw new Error(`The database has migrations this version does not know, among its own: ${ahead.join(", ")}`);
+  }
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/** The names of the migrations the database has run (none when Kysely's table is not there yet). */
+async function executedMigrations(db: Kysely<any>, schema?: string): Promise<string[]> {
+  const table = schema ? sql.table(`${schema}.kysely_migration`) : sql.table("kysely_migration");
+  try {
+    return (await sql<{ name: string }>`select name from ${table}`.execute(db)).rows.map((r) => r.name);
+  } catch {
+    return [];
+  }
 }
 
 export { sql };
