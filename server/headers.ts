@@ -15,6 +15,8 @@ function bucketOrigins(s3: Config["s3"]): string[] {
 /** `nonce => headers`, for the configuration (the policy's fixed parts are built once). */
 export function securityHeaders(cfg: Config, { dev }: { dev: boolean }): (nonce: string) => Record<string, string> {
   const connectSrc = ["'self'", ...(dev ? ["ws:", "wss:"] : []), ...bucketOrigins(cfg.s3)].join(" ");
+  // With MEDIA_OFFLOAD=presigned, images come from the bucket after a redirect.
+  const imgSrc = ["'self'", "data:", "blob:", ...(cfg.media.offload === "presigned" ? bucketOrigins(cfg.s3) : [])].join(" ");
   const fixed: Record<string, string> = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
@@ -29,7 +31,7 @@ export function securityHeaders(cfg: Config, { dev }: { dev: boolean }): (nonce:
       `script-src 'self' 'nonce-${nonce}'`,
       // No inline styles in the HTML at all; script sets styles through the CSSOM, which the policy allows.
       `style-src 'self' 'nonce-${nonce}'`,
-      "img-src 'self' data: blob:",
+      `img-src ${imgSrc}`,
       "media-src 'self' blob:",
       "font-src 'self'",
       `connect-src ${connectSrc}`,

@@ -17,6 +17,14 @@ export interface Storage {
    * presigned PUT, so registration always checks the stored object again.
    */
   signUpload(key: string, opts: { maxBytes: number; expiresInSeconds: number; exactBytes?: number }): Promise<string>;
+  /**
+   * S3 only: a GET URL of the object valid from `signedAt` for `expiresInSeconds`, answering with the given type and
+   * caching rule (media offload, web/media.server.ts). The same arguments give the same URL.
+   */
+  presignedGet?(
+    key: string,
+    opts: { signedAt: Date; expiresInSeconds: number; contentType: string; cacheControl: string },
+  ): Promise<string>;
   /** Throws unless the store answers (and, for files, can be written): the readiness check's question. */
   ping(): Promise<void>;
 }

@@ -28,9 +28,10 @@ const missing = (err: unknown) =>
   (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 404;
 
 /**
- * S3-compatible object storage. Downloads are streamed through the app rather than redirected to presigned
- * GET URLs: access is checked on every request, the browser never talks to a third-party host (locked-down
- * corporate proxies block them) and the immutable caching headers stay ours. Decision 0007.
+ * S3-compatible object storage. By default downloads are streamed through the app rather than redirected to
+ * presigned GET URLs: the browser never talks to a third-party host (locked-down corporate proxies block them) and
+ * the immutable caching headers stay ours (decision 0007). MEDIA_OFFLOAD=presigned redirects instead, where the
+ * network allows it.
  */
 export class S3Storage implements Storage {
   private client: S3Client;
@@ -107,6 +108,16 @@ export class S3Storage implements Storage {
       ...(opts.exactBytes !== undefined ? { ContentLength: opts.exactBytes } : {}),
     });
     return getSignedUrl(this.client, command, { expiresIn: opts.expiresInSeconds, signableHeaders: new Set(["content-length"]) });
+  }
+
+  async presignedGet(key: string, opts: { signedAt: Date; expiresInSeconds: number; contentType: string; cacheControl: string }) {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentType: opts.contentType,
+      ResponseCacheControl: opts.cacheControl,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: opts.expiresInSeconds, signingDate: opts.signedAt });
   }
 
   destroy() {

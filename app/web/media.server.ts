@@ -42,6 +42,7 @@ async function objectAnswer(
   req: MediaRequest,
   cacheControl: string,
   owner: DownloadOwner,
+  shared = false,
 ): Promise<MediaAnswer> {
   const etag = `"${key.split("/").pop()}"`;
   const headers: Record<string, string> = {
@@ -53,6 +54,10 @@ async function objectAnswer(
     "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
   };
   if (req.ifNoneMatch === etag) return { status: 304, headers };
+  if (!req.download) {
+    const handedOff = await offloaded(key, object, headers, shared);
+    if (handedOff) return handedOff;
+  }
   let release = () => {};
   if (req.download) {
     try {
@@ -77,6 +82,38 @@ async function objectAnswer(
     headers["Content-Disposition"] =
       `attachment; filename="${object.fileName.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(object.fileName)}`;
   return { status: 200, headers, body: releasingNodeStream(found.stream, release) };
+}
+
+/**
+ * With MEDIA_OFFLOAD, the sending is handed to nginx or S3 once access is settled (the app answers in a few hundred
+ * bytes; bench P4); null: the app sends the bytes itself.
+ * - `x-accel`: nginx's internal location (docs/deploy/nginx.conf) sends the file. nginx keeps Content-Type and
+ *   Cache-Control from this answer and drops the rest, so that location sets the sandboxing headers itself.
+ * - `presigned`: a redirect to a GET URL signed at the start of the current half of its lifetime, so the URL is
+ *   the same (and the browser's cached copy good) for half its life and valid for at least that long. A share
+ *   link's redirect is never cached: its access is checked on every view, as when the app sends the bytes.
+ */
+async function offloaded(
+  key: string,
+  object: { mimeType: string },
+  headers: Record<string, string>,
+  shared: boolean,
+): Promise<MediaAnswer | null> {
+  const { offload, accelPrefix, urlMs } = config().media;
+  if (offload === "x-accel") return { status: 200, headers: { ...headers, "X-Accel-Redirect": `${accelPrefix}${key}` } };
+  const store = storage();
+  if (offload !== "presigned" || !store.presignedGet) return null;
+  const half = urlMs / 2;
+  const now = Date.now();
+  const signedAt = Math.floor(now / half) * half;
+  const url = await store.presignedGet(key, {
+    signedAt: new Date(signedAt),
+    expiresInSeconds: urlMs / 1000,
+    contentType: object.mimeType,
+    cacheControl: headers["Cache-Control"]!,
+  });
+  const left = Math.floor((signedAt + half - now) / 1000);
+  return { status: 302, headers: { Location: url, "Cache-Control": shared ? "no-store" : `private, max-age=${left}` } };
 }
 
 /**
@@ -111,7 +148,7 @@ export async function sharedMediaAnswer(req: MediaRequest & { sharedUrl: string;
   if (download) await recordDownload(found.scope);
   const named = found.scope.link.showMetadata ? object : { ...object, fileName: `image-${req.imageId}${extensionOf(object.fileName)}` };
   const owner = { client: `ip:${req.clientIp ?? ""}`, link: `link:${found.scope.link.id}` };
-  const answer = await objectAnswer(named, key, { ...req, download }, "private, no-cache", owner);
+  const answer = await objectAnswer(named, key, { ...req, download }, "private, no-cache", owner, true);
   answer.headers["Referrer-Policy"] = "no-referrer";
   answer.headers["X-Robots-Tag"] = "noindex";
   return answer;

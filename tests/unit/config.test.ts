@@ -25,6 +25,16 @@ describe("configuration", () => {
     );
     expect(() => loadConfig({ PORT: "abc", DATA_DIR: "/tmp/koala-cfg" })).toThrow(/PORT/);
   });
+  it("offloads media only where the store allows it: x-accel with files, presigned with S3, and says which otherwise", () => {
+    const base = { DATA_DIR: "/tmp/koala-cfg" };
+    expect(loadConfig(base).media).toEqual({ offload: "off", accelPrefix: "/_koala-objects/", urlMs: 600_000 });
+    expect(loadConfig({ ...base, MEDIA_OFFLOAD: "x-accel", MEDIA_ACCEL_PREFIX: "/files/" }).media.accelPrefix).toBe("/files/");
+    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "x-accel", S3_BUCKET: "b" })).toThrow(/x-accel serves files from DATA_DIR/);
+    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "presigned" })).toThrow(/presigned needs S3_BUCKET/);
+    expect(loadConfig({ ...base, MEDIA_OFFLOAD: "presigned", S3_BUCKET: "b", MEDIA_URL_SECONDS: "120" }).media.urlMs).toBe(120_000);
+    expect(() => loadConfig({ ...base, MEDIA_ACCEL_PREFIX: "files" })).toThrow(/MEDIA_ACCEL_PREFIX must be a path/);
+    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "sendfile" })).toThrow(/MEDIA_OFFLOAD/);
+  });
   it("writes the access log by default in production only, names the instance, and asks a long metrics token", () => {
     const prod = { KOALA_ENV: "production", SESSION_SECRET: "x".repeat(32), SMTP_URL: "smtp://h", APP_URL: "https://k.example" };
     expect(loadConfig(prod).accessLog).toBe(true);

@@ -1,0 +1,113 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBoard } from "~/models/boards.server";
+import { boardScope, projectScope } from "~/models/scope.server";
+import { createShareLinks, revokeShareLink } from "~/models/share-links.server";
+import { addImageFile } from "~/services/ingest.server";
+import { freshDatabase, type TestDatabase } from "../helpers/db";
+import { makeProject, makeUser, meta } from "../helpers/fixtures";
+import { jpeg } from "../helpers/images";
+import { startNginx, type RunningNginx } from "../helpers/nginx";
+import { sessionCookie, startAppServer, type AppServer } from "../helpers/server";
+import { db } from "~/db/connection.server";
+
+/**
+ * MEDIA_OFFLOAD=x-accel behind the documented nginx configuration (docs/deploy/nginx.conf): the app checks access
+ * as always and answers with X-Accel-Redirect and no bytes; nginx sends the file from its internal location with
+ * the sandboxing headers. Downloads stay on the app's path. Needs the production build and nginx.
+ */
+describe("media sent by nginx once the app has checked access (MEDIA_OFFLOAD=x-accel)", () => {
+  let t: TestDatabase;
+  let app: AppServer;
+  let nginx: RunningNginx;
+  let cookie: string;
+  let stranger: string;
+  let thumb: string;
+  let thumbKey: string;
+  let original: string;
+  let originalKey: string;
+  let shared: { path: string; id: number; board: Awaited<ReturnType<typeof boardScope>> };
+  let imageId: number;
+
+  beforeAll(async () => {
+    t = await freshDatabase("sqlite");
+    const editor = await makeUser();
+    const other = await makeUser();
+    const project = await makeProject([{ actor: editor.actor }]);
+    await makeProject([{ actor: other.actor }]);
+    const scope = await projectScope(editor.actor, project.id);
+    imageId = await addImageFile(scope, await jpeg(640, 480, "#885522"), meta("Aisle"));
+    const row = await db().selectFrom("images").select(["thumb_key", "storage_key"]).where("id", "=", imageId).executeTakeFirstOrThrow();
+    thumbKey = row.thumb_key;
+    originalKey = row.storage_key;
+    thumb = `/media/${imageId}/${thumbKey.replaceAll("/", "~")}`;
+    original = `/media/${imageId}/${originalKey.replaceAll("/", "~")}`;
+    const board = await boardScope(editor.actor, (await createBoard(scope, { title: "Aisles", imageIds: [imageId] })).id);
+    const [link] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "offload");
+    shared = { path: link!.path, id: link!.id, board };
+    cookie = await sessionCookie(editor.user.id);
+    stranger = await sessionCookie(other.user.id);
+    app = await startAppServer(t, { MEDIA_OFFLOAD: "x-accel", TRUST_PROXY: "loopback" });
+    nginx = await startNginx({ upstreamPorts: [app.port], objectsDir: path.join(t.dataDir, "objects") });
+  }, 60_000);
+  afterAll(async () => {
+    await nginx?.stop();
+    await app?.stop();
+    await t?.drop();
+  });
+
+  const get = (base: string, url: string, who = cookie) =>
+    fetch(`${base}${url}`, { headers: who ? { Cookie: who } : {}, redirect: "manual" });
+  const stored = (key: string) => readFileSync(path.join(t.dataDir, "objects", key));
+
+  it("answers a signed-in member with X-Accel-Redirect and no bytes; nginx sends the file with the app's caching and its own sandbox", async () => {
+    const direct = await get(app.base, thumb);
+    expect(direct.status).toBe(200);
+    expect(direct.headers.get("x-accel-redirect")).toBe(`/_koala-objects/${thumbKey}`);
+    expect((await direct.arrayBuffer()).byteLength).toBe(0);
+
+    const proxied = await get(nginx.base, thumb);
+    expect(proxied.status).toBe(200);
+    expect(proxied.headers.get("x-accel-redirect")).toBeNull();
+    expect(Buffer.from(await proxied.arrayBuffer()).equals(stored(thumbKey))).toBe(true);
+    expect(proxied.headers.get("content-type")).toBe("image/webp");
+    expect(proxied.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
+    expect(proxied.headers.get("content-security-policy")).toContain("sandbox");
+    expect(proxied.headers.get("x-content-type-options")).toBe("nosniff");
+    // nginx's own validator: a revalidation is answered 304 by nginx.
+    const etag = proxied.headers.get("etag")!;
+    expect(etag).toBeTruthy();
+    expect((await fetch(`${nginx.base}${thumb}`, { headers: { Cookie: cookie, "If-None-Match": etag } })).status).toBe(304);
+  });
+
+  it("checks access first: no session goes to sign-in, another project's member gets 404, and the internal location is unreachable", async () => {
+    const anonymous = await get(nginx.base, thumb, "");
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get("location")).toMatch(/^\/login\?redirectTo=/);
+    const foreign = await get(nginx.base, thumb, stranger);
+    expect(foreign.status).toBe(404);
+    expect(await foreign.text()).not.toContain("RIFF");
+    const inside = await get(nginx.base, `/_koala-objects/${thumbKey}`, cookie);
+    expect(inside.status).toBe(404);
+  });
+
+  it("keeps a download on the app's path, where its limits hold", async () => {
+    const direct = await get(app.base, `${original}?download`);
+    expect(direct.headers.get("x-accel-redirect")).toBeNull();
+    expect(direct.headers.get("content-disposition")).toMatch(/^attachment; filename="Aisle\.jpg"/);
+    expect(Buffer.from(await direct.arrayBuffer()).equals(stored(originalKey))).toBe(true);
+  });
+
+  it("offloads a share link's images too, checked on every view: cut off at once when the link is revoked", async () => {
+    const token = shared.path.split("/").at(-1)!;
+    const url = `/shared-media/${token}/${imageId}/${thumbKey.replaceAll("/", "~")}`;
+    const seen = await get(nginx.base, url, "");
+    expect(seen.status).toBe(200);
+    expect(seen.headers.get("cache-control")).toBe("private, no-cache");
+    expect(seen.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(Buffer.from(await seen.arrayBuffer()).equals(stored(thumbKey))).toBe(true);
+    await revokeShareLink(shared.board, shared.id);
+    expect((await get(nginx.base, url, "")).status).toBe(404);
+  });
+});
