@@ -15,7 +15,7 @@ export { mediaAnswer, sharedMediaAnswer } from "~/web/media.server";
 export { sharedPageAnswer } from "~/web/shared-page-cache.server";
 export { readiness } from "~/services/readiness.server";
 export { log } from "~/lib/log.server";
-export { metricsText, observeRequest, watchAdmission } from "~/services/metrics.server";
+export { metricsText, observeRequest, watchAdmission, watchInFlight } from "~/services/metrics.server";
 
 const ABORT_DELAY = 5_000;
 

@@ -8,6 +8,8 @@ export interface Drain {
   /** Counts a request in flight until its response ends. */
   track(req: IncomingMessage, res: ServerResponse): void;
   readonly draining: boolean;
+  /** Requests received and not yet answered to their end. */
+  readonly inFlight: number;
   /** Stops taking connections and waits for those in flight, at most `graceMs`; resolves with the requests it cut. */
   drain(server: Server, graceMs: number): Promise<{ method: string; path: string }[]>;
 }
@@ -29,6 +31,9 @@ export function drainer(): Drain {
     },
     get draining() {
       return draining;
+    },
+    get inFlight() {
+      return open.size;
     },
     async drain(server, graceMs) {
       draining = true;

@@ -115,6 +115,7 @@ app.get("/readyz", async (req, res, next) => {
 // a bounded queue and wait, a time limit, 503 + Retry-After beyond them. Static files are not limited.
 const admit = admission(cfg.admission, log, streamsItsBody);
 build.entry.module.watchAdmission(admit.stats);
+build.entry.module.watchInFlight(() => drain.inFlight);
 app.use("/media", (req, _res, next) => (setRoute(req, "media"), next()));
 app.use("/shared-media", (req, _res, next) => (setRoute(req, "shared-media"), next()));
 app.use(["/media", "/shared-media"], admit);

@@ -23,6 +23,7 @@ function create() {
     new client.Gauge({ name, help, labelNames, registers: [registry] });
   const state = {
     admission: null as (() => AdmissionStats) | null,
+    inFlight: null as (() => number) | null,
     pool: null as { inUse: client.Gauge; idle: client.Gauge; waiting: client.Gauge } | null,
   };
   const jobsWaiting = gauge("koala_job_queue_depth", "Jobs due and waiting for a worker, by type", ["type"]);
@@ -32,6 +33,10 @@ function create() {
     ["type"],
   );
   const jobsRunning = gauge("koala_jobs_running", "Jobs running (on any instance), by type", ["type"]);
+  const inFlight = gauge(
+    "koala_http_requests_in_flight",
+    "Requests received and not yet answered to their end (uploads and downloads included; a scrape counts itself)",
+  );
   const admissionRunning = gauge("koala_admission_running", "Requests running under admission control");
   const admissionWaiting = gauge("koala_admission_queue_depth", "Requests waiting in admission control's queue");
   const admissionRefused = new client.Counter({
@@ -76,6 +81,7 @@ function create() {
       state.pool.waiting.set(waiting);
     }
 
+    if (state.inFlight) inFlight.set(state.inFlight());
     if (state.admission) {
       const { running, waiting, refused } = state.admission();
       admissionRunning.set(running);
@@ -93,6 +99,11 @@ const scrape = () => (holder.__koalaScrape ??= create());
 /** The HTTP front's admission control, read at each scrape. */
 export function watchAdmission(stats: () => AdmissionStats) {
   scrape().state.admission = stats;
+}
+
+/** The HTTP front's count of requests in flight (server/drain.ts), read at each scrape. */
+export function watchInFlight(count: () => number) {
+  scrape().state.inFlight = count;
 }
 
 /** One answered request: its route id (or fixed label), status and seconds from arrival to the end of its answer. */
