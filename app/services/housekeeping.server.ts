@@ -31,7 +31,13 @@ export async function runHousekeeping() {
 
 /** Runs housekeeping every hour (and once a minute after start, for what a crash left behind). */
 export function startHousekeeping(everyMs = 3_600_000): () => void {
-  const run = () => runHousekeeping().catch((err: unknown) => log.warn("housekeeping failed", { error: getErrorMessage(err) }));
+  const run = () => {
+    const started = Date.now();
+    return runHousekeeping().then(
+      () => log.info("housekeeping done", { ms: Date.now() - started }),
+      (err: unknown) => log.warn("housekeeping failed", { error: getErrorMessage(err) }),
+    );
+  };
   const first = setTimeout(run, 60_000);
   const timer = setInterval(run, everyMs);
   first.unref();

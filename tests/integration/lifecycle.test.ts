@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { renameSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
@@ -12,7 +12,8 @@ import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, PG_URL, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 import { jpeg } from "../helpers/images";
-import { freePort, sessionCookie, startAppServer, type AppServer } from "../helpers/server";
+import { sessionCookie, startAppServer, type AppServer } from "../helpers/server";
+import { startTcpProxy } from "../helpers/tcp-proxy";
 
 /**
  * An instance's life as an operator sees it (issue 26): `/healthz` says the process answers, `/readyz` whether it
@@ -195,46 +196,24 @@ describe.each(dialects)("an instance's readiness and shutdown (%s)", (dialect) =
 describe.runIf(PG_URL)("readiness while PostgreSQL refuses connections", () => {
   let t: TestDatabase;
   let app: AppServer | undefined;
-  let proxy: Server | undefined;
-  const sockets = new Set<Socket>();
-  let proxyPort: number;
-
-  /** A TCP forwarder to PostgreSQL, which the test opens and closes as the database "going away". */
-  const openProxy = () =>
-    new Promise<void>((resolve) => {
-      proxy = createServer((client) => {
-        const upstream = connect(5432, "127.0.0.1");
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on("error", () => {});
-          s.on("close", () => sockets.delete(s));
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      proxy.listen(proxyPort, "127.0.0.1", () => resolve());
-    });
-  const closeProxy = async () => {
-    await new Promise((r) => proxy?.close(r));
-    for (const s of sockets) s.destroy();
-  };
+  let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
 
   beforeAll(async () => {
     t = await freshDatabase("postgres");
-    proxyPort = await freePort();
-    await openProxy();
+    proxy = await startTcpProxy(5432);
   });
   afterAll(async () => {
     await app?.stop();
-    await closeProxy();
+    await proxy?.close();
     await t?.drop();
   });
 
   it("says 503 with the reason while the database refuses, 200 again once it is back; /healthz stays 200", async () => {
-    const url = t.url.replace(/@[^/]+\//, `@127.0.0.1:${proxyPort}/`);
+    const url = t.url.replace(/@[^/]+\//, `@127.0.0.1:${proxy.port}/`);
     expect(url).not.toBe(t.url);
     app = await startAppServer(t, { DATABASE_URL: url });
     expect((await fetch(`${app.base}/readyz`)).status).toBe(200);
-    await closeProxy();
+    await proxy.close();
     const down = await fetch(`${app.base}/readyz`);
     expect(down.status).toBe(503);
     const state = (await down.json()) as { ready: boolean; database: string; storage: string };
@@ -242,7 +221,7 @@ describe.runIf(PG_URL)("readiness while PostgreSQL refuses connections", () => {
     expect(state.storage).toBe("ok");
     expect(state.database).not.toBe("ok");
     expect((await fetch(`${app.base}/healthz`)).status).toBe(200);
-    await openProxy();
+    await proxy.open();
     await expect.poll(async () => (await fetch(`${app!.base}/readyz`)).status, { timeout: 15_000, interval: 200 }).toBe(200);
   }, 60_000);
 });
