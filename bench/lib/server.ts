@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { deploySite, mainConf } from "../../tests/helpers/nginx";
 import { appEnv, type Dataset } from "./datasets";
 import { assertPortFree, start, waitForHttp, type Started } from "./proc";
 import type { Context } from "./types";
@@ -15,7 +16,7 @@ export interface Server {
  * Development mode keeps SMTP optional; the job runner is off and the sign-in rate limits are out of the way.
  * With BENCH_CPU_PROF=1 it writes a V8 CPU profile to bench/.cache/profiles when stopped.
  */
-export async function startApp(ctx: Context, ds: Dataset, port: number): Promise<Server> {
+export async function startApp(ctx: Context, ds: Dataset, port: number, extraEnv: Record<string, string> = {}): Promise<Server> {
   await assertPortFree(port);
   const url = `http://127.0.0.1:${port}`;
   const env = {
@@ -28,6 +29,7 @@ export async function startApp(ctx: Context, ds: Dataset, port: number): Promise
     JOB_RUNNER: "false",
     RATE_LIMIT_PER_IP: "1000000",
     RATE_LIMIT_PER_ADDRESS: "1000000",
+    ...extraEnv,
   };
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ctx.cache, "profiles")}`] : [];
   const proc = start(ctx.cores.server, process.execPath, [...profile, "build/server.js"], { cwd: ctx.appDir, env });
@@ -102,5 +104,23 @@ ${extra}
   const proc = start(ctx.cores.server, "nginx", ["-p", dir, "-c", confFile, "-e", path.join(dir, "error.log")]);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}${urlPath}`, proc, 15_000);
+  return { url, proc, stop: () => proc.stop() };
+}
+
+/**
+ * nginx with the documented site configuration (docs/deploy/nginx.conf) in front of app instances, as an operator
+ * runs it (P4's offload side, P10-2, P12): pinned to the server core with the apps, files under `objectsDir`.
+ */
+export async function startNginxSite(ctx: Context, port: number, upstreams: number | number[], objectsDir: string): Promise<Server> {
+  await assertPortFree(port);
+  const dir = path.join(ctx.cache, "nginx-site");
+  mkdirSync(dir, { recursive: true });
+  const errorLog = path.join(dir, "error.log");
+  const site = deploySite({ upstreamPorts: [upstreams].flat(), listen: `127.0.0.1:${port}`, objectsDir });
+  const confFile = path.join(dir, "nginx.conf");
+  writeFileSync(confFile, mainConf(dir, site, errorLog));
+  const proc = start(ctx.cores.server, "nginx", ["-p", dir, "-c", confFile, "-e", errorLog]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/healthz`, proc, 15_000);
   return { url, proc, stop: () => proc.stop() };
 }

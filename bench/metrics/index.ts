@@ -15,6 +15,7 @@ import { p8b } from "./p8b-scroll";
 import { p9 } from "./p9-attribute-import";
 import { p9b } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
+import { p10two, p12 } from "./p10-2-instances";
 
 /** Every metric `npm run bench` runs, in this order. */
 export const metrics: Metric[] = [
@@ -40,4 +41,6 @@ export const metrics: Metric[] = [
   p9,
   p9b,
   p10,
+  p10two,
+  p12,
 ];
