@@ -123,7 +123,13 @@ export const p12: Metric = {
     try {
       const cookie = await ctx.signIn(pair.proxy.url, ds);
       const seconds = 40;
-      const loading = load(ctx, pair.proxy.url, { connections: CONNECTIONS, seconds, headers: { Cookie: cookie }, paths, countNon2xx: true });
+      const loading = load(ctx, pair.proxy.url, {
+        connections: CONNECTIONS,
+        seconds,
+        headers: { Cookie: cookie },
+        paths,
+        countNon2xx: true,
+      });
       const steps: string[] = [];
       const started = Date.now();
       const at = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
