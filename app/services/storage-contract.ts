@@ -6,7 +6,10 @@ import type { Readable } from "node:stream";
  */
 export interface Storage {
   put(key: string, body: Buffer): Promise<void>;
-  /** Streams bytes to a key, refusing (and keeping nothing) past maxBytes with ObjectTooLarge. */
+  /**
+   * Streams bytes to a key, refusing (and keeping nothing) past maxBytes with ObjectTooLarge. Memory stays bounded
+   * whatever the size: the file driver writes as it reads, S3 sends parts of a multipart upload.
+   */
   putStream(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<void>;
   get(key: string): Promise<{ stream: Readable; size: number } | null>;
   /** The object's size in bytes, or null when there is none. */
