@@ -29,8 +29,9 @@ export interface S3Request {
  * header (the SDK's own calls from the server, passed through unchecked), and the payload hash (presigned
  * uploads are UNSIGNED-PAYLOAD, as on S3).
  *
- * s3rver 3.7.1 also lacks AbortMultipartUpload (it answers 405 and keeps the parts), which the driver relies on: the
- * front adds it over s3rver's own files (see `amend`).
+ * s3rver 3.7.1 also lacks three things S3 does and the driver relies on, which the front adds over s3rver's own
+ * files and answers (see `amend`): AbortMultipartUpload (s3rver answers 405 and keeps the parts), a copy's
+ * `x-amz-copy-source-if-match` (s3rver copies regardless) and a copy's SHA-256 (`x-amz-checksum-algorithm`).
  */
 export async function startS3(): Promise<{
   endpoint: string;
@@ -62,10 +63,21 @@ export async function startS3(): Promise<{
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
   };
+  const backend = (method: string, objectPath: string) =>
+    new Promise<{ status: number; etag?: string; body: Buffer }>((resolve, reject) => {
+      const r = http.request({ host: "127.0.0.1", port: backendPort, method, path: objectPath }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (c: Buffer) => chunks.push(c));
+        answer.on("end", () => resolve({ status: answer.statusCode ?? 502, etag: answer.headers.etag, body: Buffer.concat(chunks) }));
+      });
+      r.on("error", reject);
+      r.end();
+    });
   const fail = (res: http.ServerResponse, status: number, code: string) => {
     res.writeHead(status, { "Content-Type": "application/xml" });
     res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code></Error>`);
   };
+  const unquote = (etag = "") => etag.replace(/^W\//, "").replace(/"/g, "");
 
   /** What S3 does and s3rver does not; true when the request was answered here. */
   async function amend(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<boolean> {
@@ -80,7 +92,40 @@ export async function startS3(): Promise<{
       }
       return true;
     }
-    return false;
+    const copySource = req.headers["x-amz-copy-source"];
+    if (req.method !== "PUT" || typeof copySource !== "string" || uploadId) return false;
+    const source = `/${decodeURIComponent(copySource).replace(/^\//, "")}`;
+    const ifMatch = req.headers["x-amz-copy-source-if-match"];
+    if (typeof ifMatch === "string") {
+      const head = await backend("HEAD", source);
+      if (head.status === 200 && unquote(head.etag) !== unquote(ifMatch)) {
+        req.resume();
+        fail(res, 412, "PreconditionFailed");
+        return true;
+      }
+    }
+    if (req.headers["x-amz-checksum-algorithm"] !== "SHA256") return false;
+    const copied = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const r = http.request({ host: "127.0.0.1", port: backendPort, method: "PUT", path: req.url, headers: req.headers }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (c: Buffer) => chunks.push(c));
+        answer.on("end", () => resolve({ status: answer.statusCode ?? 502, body: Buffer.concat(chunks).toString() }));
+      });
+      r.on("error", reject);
+      req.pipe(r);
+    });
+    let body = copied.body;
+    if (copied.status === 200) {
+      const object = await backend("GET", url.pathname);
+      const sum = createHash("sha256").update(object.body).digest("base64");
+      body = body.replace(
+        "</CopyObjectResult>",
+        `<ChecksumSHA256>${sum}</ChecksumSHA256><ChecksumType>FULL_OBJECT</ChecksumType></CopyObjectResult>`,
+      );
+    }
+    res.writeHead(copied.status, { "Content-Type": "application/xml" });
+    res.end(body);
+    return true;
   }
 
   const front = http.createServer((req, res) => {

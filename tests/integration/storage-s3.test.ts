@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ObjectTooLarge } from "~/services/storage-contract";
+import { ObjectTooLarge, SourceChanged } from "~/services/storage-contract";
 import type { S3Storage } from "~/services/storage-s3.server";
 import { objectKey, readObject } from "~/services/storage.server";
 import { startS3 } from "../helpers/s3";
@@ -51,7 +51,9 @@ describe("S3 driver (s3rver)", () => {
       "PUT partNumber uploadId 200",
       "POST uploadId 200",
     ]);
-    expect((await readObject(store, key, body.length))!.equals(body)).toBe(true);
+    const read = await readObject(store, key, body.length);
+    expect(read!.bytes.equals(body)).toBe(true);
+    expect(read!.etag).toBeTruthy();
   });
 
   it("sends a body of one part or less as one PutObject", async () => {
@@ -59,7 +61,7 @@ describe("S3 driver (s3rver)", () => {
     const key = keyOf("originals", body);
     const requests = await requestsFor(key, () => store.putStream(key, chunksOf(body), body.length));
     expect(kinds(requests)).toEqual(["PUT 200"]);
-    expect((await readObject(store, key, body.length))!.equals(body)).toBe(true);
+    expect((await readObject(store, key, body.length))!.bytes.equals(body)).toBe(true);
   });
 
   it("refuses a body past maxBytes mid-way: the multipart upload is aborted, nothing is left under the key", async () => {
@@ -91,6 +93,47 @@ describe("S3 driver (s3rver)", () => {
     });
     expect(error).toBeInstanceOf(ObjectTooLarge);
     expect(requests).toEqual([]);
+  });
+
+  describe("copy", () => {
+    async function upload() {
+      const body = randomBytes(100_000);
+      const from = keyOf("uploads", randomBytes(8));
+      await store.put(from, body);
+      const read = await readObject(store, from, body.length);
+      return { body, from, to: keyOf("originals", body), etag: read!.etag! };
+    }
+
+    it("copies inside the bucket, conditional on the version read", async () => {
+      const { body, from, to, etag } = await upload();
+      const requests = await requestsFor(to, () => store.copy(from, to, { ifMatch: etag, sha256: sha256(body) }));
+      expect(requests.map((r) => [r.method, r.copySource, r.status])).toEqual([["PUT", `${s3.bucket}/${from}`, 200]]);
+      expect((await readObject(store, to, body.length))!.bytes.equals(body)).toBe(true);
+    });
+
+    it("refuses when the source was rewritten since it was read (412), leaving nothing under the target", async () => {
+      const { body, from, to, etag } = await upload();
+      await store.put(from, randomBytes(100_000));
+      await expect(store.copy(from, to, { ifMatch: etag, sha256: sha256(body) })).rejects.toBeInstanceOf(SourceChanged);
+      expect(await store.size(to)).toBeNull();
+    });
+
+    it("refuses when the source is gone", async () => {
+      const { body, from, to, etag } = await upload();
+      await store.delete(from);
+      await expect(store.copy(from, to, { ifMatch: etag, sha256: sha256(body) })).rejects.toBeInstanceOf(SourceChanged);
+      expect(await store.size(to)).toBeNull();
+    });
+
+    // The ETag is an MD5, for which an attacker can make two files with the same one: the SHA-256 the store reports
+    // for the copy is the check that does not rest on it. Here the ETag matches and the SHA-256 does not.
+    it("refuses and removes a copy whose SHA-256 is not the bytes checked", async () => {
+      const { from, to, etag } = await upload();
+      await expect(store.copy(from, to, { ifMatch: etag, sha256: sha256(Buffer.from("other bytes")) })).rejects.toBeInstanceOf(
+        SourceChanged,
+      );
+      expect(await store.size(to)).toBeNull();
+    });
   });
 
   // The old driver buffered the whole body: memory grew by the file's size (twice, with the final concat). Each
