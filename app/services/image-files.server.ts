@@ -7,6 +7,7 @@ import { sha256 } from "~/lib/crypto.server";
 import { HttpError } from "~/lib/errors";
 import type { StoredImageFile } from "~/models/images.server";
 import { claimObjects } from "~/models/objects.server";
+import { SourceChanged } from "./storage-contract";
 import { objectKey, storage } from "./storage.server";
 
 /** The file itself is not acceptable (type, size, pixels, damage): 422 with what is wrong with it. */
@@ -149,15 +150,18 @@ export async function storeDerivatives(buf: Buffer, checksum: string, rotation: 
   return keys;
 }
 
-/** Checks an image, stores the original and its derivatives under content-addressed keys. */
-export async function storeImageFile(buf: Buffer): Promise<StoredImageFile> {
+/**
+ * Checks an image, stores the original and its derivatives under content-addressed keys. `source` is the object
+ * `buf` was read from (an upload), when the store may copy the original from it rather than be sent it again.
+ */
+export async function storeImageFile(buf: Buffer, source?: { key: string; etag?: string }): Promise<StoredImageFile> {
   const checked = await checkImage(buf);
   const hash = sha256(buf);
   const storageKey = objectKey("originals", hash, checked.type.ext);
   await claimObjects(hash, [storageKey]);
   // Derivatives first, original last: an original present means its derivatives are too.
   const derivatives = await storeDerivatives(buf, hash, 0);
-  if ((await storage().size(storageKey)) !== buf.length) await storage().put(storageKey, buf);
+  if ((await storage().size(storageKey)) !== buf.length) await storeOriginal(storageKey, buf, hash, source);
   return {
     storageKey,
     ...derivatives,
@@ -167,6 +171,23 @@ export async function storeImageFile(buf: Buffer): Promise<StoredImageFile> {
     height: checked.height,
     checksum: hash,
   };
+}
+
+/**
+ * A copy inside the store where it can (S3), else a PUT of the bytes. The copy is taken only from the version of the
+ * source that was read and checked: a still-valid upload URL may have rewritten it since, and then (SourceChanged)
+ * the checked bytes are sent instead, never the source's new ones.
+ */
+async function storeOriginal(key: string, buf: Buffer, hash: string, source?: { key: string; etag?: string }) {
+  const store = storage();
+  if (source?.etag && store.copy) {
+    try {
+      return await store.copy(source.key, key, { ifMatch: source.etag, sha256: hash });
+    } catch (err) {
+      if (!(err instanceof SourceChanged)) throw err;
+    }
+  }
+  await store.put(key, buf);
 }
 
 /**

@@ -52,15 +52,15 @@ export async function signUpload(scope: ProjectScope, fileName: string, size?: n
 export async function registerUpload(scope: ProjectScope, key: string, meta: ImageMetadata): Promise<number> {
   const pending = await getPendingUpload(scope, key);
   if (pending.imageId) return pending.imageId;
-  let buf: Buffer | null;
+  let read: Awaited<ReturnType<typeof readObject>>;
   try {
-    buf = await readObject(storage(), key, config().maxImageBytes);
+    read = await readObject(storage(), key, config().maxImageBytes);
   } catch (err) {
     if (!(err instanceof ObjectTooLarge)) throw err;
     await storage().delete(key);
     throw tooLarge();
   }
-  if (!buf) {
+  if (!read) {
     // A concurrent registration of the same key may have just finished and removed the upload object.
     const again = await getPendingUpload(scope, key);
     if (again.imageId) return again.imageId;
@@ -68,7 +68,7 @@ export async function registerUpload(scope: ProjectScope, key: string, meta: Ima
   }
   let id: number;
   try {
-    id = await addImageFile(scope, buf, { ...meta, originalName: meta.originalName || pending.fileName }, key);
+    id = await addImageFile(scope, read.bytes, { ...meta, originalName: meta.originalName || pending.fileName }, { key, etag: read.etag });
   } catch (err) {
     if (err instanceof ImageRejected) await storage().delete(key);
     throw err;
@@ -82,19 +82,20 @@ export async function registerUpload(scope: ProjectScope, key: string, meta: Ima
 
 /**
  * Stores a file and inserts its image (CLI import, demo, registration). Should a purge take a shared object
- * between storing and committing, the objects are stored again once.
+ * between storing and committing, the objects are stored again once. `upload` is the object the bytes were read
+ * from, claimed with the image; its version (`etag`) lets the store copy the original from it (storeImageFile).
  */
 export async function addImageFile(
   scope: ProjectScope,
   buf: Buffer,
   meta: ImageMetadata,
-  uploadKey?: string,
+  upload?: { key: string; etag?: string },
   at?: number,
 ): Promise<number> {
   for (let attempt = 1; ; attempt++) {
-    const file: StoredImageFile = await storeImageFile(buf);
+    const file: StoredImageFile = await storeImageFile(buf, upload);
     try {
-      return await insertImage(scope, file, meta, { at, uploadKey });
+      return await insertImage(scope, file, meta, { at, uploadKey: upload?.key });
     } catch (err) {
       if (err instanceof ObjectMissing && attempt === 1) continue;
       await purgeLater(file.checksum, [file.storageKey, file.thumbKey, file.previewKey]);
@@ -117,7 +118,7 @@ export async function saveImageEdit(
   const rotation = (((image.rotation + rotateBy) % 360) + 360) % 360;
   if (rotation === image.rotation) return updateImage(scope, image, change, { expectedVersion });
   for (let attempt = 1; ; attempt++) {
-    const original = await readObject(storage(), image.storage_key, Number.MAX_SAFE_INTEGER);
+    const original = (await readObject(storage(), image.storage_key, Number.MAX_SAFE_INTEGER))?.bytes;
     if (!original) throw new ObjectMissing(image.storage_key);
     const keys = await storeDerivatives(original, image.checksum, rotation);
     try {

@@ -98,7 +98,7 @@ async function rederiveProject(scope: ProjectScope, progress: (done: number, tot
     if (!page.length) break;
     for (const image of page) {
       try {
-        const original = await readObject(storage(), image.storage_key, Number.MAX_SAFE_INTEGER);
+        const original = (await readObject(storage(), image.storage_key, Number.MAX_SAFE_INTEGER))?.bytes;
         if (!original) throw new ObjectMissing(image.storage_key);
         const meta = await sharp(original, { limitInputPixels: false }).metadata();
         const keys = await storeDerivatives(original, image.checksum, image.rotation);

@@ -1,4 +1,5 @@
 import {
+  CopyObjectCommand,
   HeadBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -8,9 +9,12 @@ import {
   PutObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import type { Readable } from "node:stream";
-import { ObjectTooLarge, type Storage } from "./storage-contract";
+import { Readable } from "node:stream";
+import { getErrorMessage } from "~/lib/errors";
+import { log } from "~/lib/log.server";
+import { ObjectTooLarge, SourceChanged, type Storage } from "./storage-contract";
 
 export interface S3Config {
   bucket: string;
@@ -22,10 +26,15 @@ export interface S3Config {
   forcePathStyle: boolean;
 }
 
-const missing = (err: unknown) =>
-  err instanceof NoSuchKey ||
-  err instanceof NotFound ||
-  (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 404;
+const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+const missing = (err: unknown) => err instanceof NoSuchKey || err instanceof NotFound || status(err) === 404;
+
+/**
+ * A streamed upload holds at most (queue + 1) parts in memory: the parts being sent and the one being filled. 8 MiB
+ * parts (S3's minimum is 5) keep a 200 MB original to 25 requests; a body of one part or less is a single PutObject.
+ */
+const PART_BYTES = 8 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 2;
 
 /**
  * S3-compatible object storage. By default downloads are streamed through the app rather than redirected to
@@ -56,22 +65,44 @@ export class S3Storage implements Storage {
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length }));
   }
 
-  /** Buffered up to maxBytes (at most MAX_IMAGE_BYTES), then one PUT: simpler than a multipart upload. */
+  /**
+   * A multipart upload fed as the body arrives. Past maxBytes the body fails, the upload is aborted (its parts
+   * deleted) and nothing is completed under the key. Should the abort itself fail, the parts stay until the bucket's
+   * lifecycle rule for incomplete multipart uploads removes them (docs/operations.md); nothing is visible under the key.
+   */
   async putStream(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number) {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of body) {
-      total += chunk.length;
-      if (total > maxBytes) throw new ObjectTooLarge(maxBytes);
-      chunks.push(Buffer.from(chunk));
+    let over = false;
+    async function* capped() {
+      let total = 0;
+      for await (const chunk of body) {
+        total += chunk.length;
+        if (total > maxBytes) {
+          over = true;
+          throw new ObjectTooLarge(maxBytes);
+        }
+        yield chunk;
+      }
     }
-    await this.put(key, Buffer.concat(chunks, total));
+    // One chunk read ahead, not Readable.from's sixteen: the parts are the buffer.
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: Readable.from(capped(), { highWaterMark: 1 }) },
+      partSize: PART_BYTES,
+      queueSize: PARTS_IN_FLIGHT,
+    });
+    try {
+      await upload.done();
+    } catch (err) {
+      if (!over) throw err;
+      if (!(err instanceof ObjectTooLarge)) log.warn("refused multipart upload not aborted", { key, error: getErrorMessage(err) });
+      throw new ObjectTooLarge(maxBytes);
+    }
   }
 
   async get(key: string) {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { stream: out.Body as Readable, size: out.ContentLength ?? 0 };
+      return { stream: out.Body as Readable, size: out.ContentLength ?? 0, etag: out.ETag };
     } catch (err) {
       if (missing(err)) return null;
       throw err;
@@ -85,6 +116,38 @@ export class S3Storage implements Storage {
     } catch (err) {
       if (missing(err)) return null;
       throw err;
+    }
+  }
+
+  /**
+   * A server-side copy: the bytes do not pass through the app. Conditional on the version read (CopySourceIfMatch),
+   * and, since an ETag is an MD5 (for which collisions can be made), checked against the SHA-256 the store computes
+   * for the copy where it reports one (S3 does; s3rver and some others do not, and then the ETag alone holds).
+   */
+  async copy(fromKey: string, toKey: string, opts: { ifMatch: string; sha256: string }) {
+    let result;
+    try {
+      const out = await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: toKey,
+          CopySource: `${this.bucket}/${fromKey}`, // keys are [a-z0-9/.-] (isValidKey): nothing to encode
+          CopySourceIfMatch: opts.ifMatch,
+          ChecksumAlgorithm: "SHA256",
+          // The uploader chose the upload's Content-Type and Content-Encoding (a presigned PUT does not sign them):
+          // the copy keeps none of its metadata, as a PUT of the bytes would not.
+          MetadataDirective: "REPLACE",
+        }),
+      );
+      result = out.CopyObjectResult;
+    } catch (err) {
+      if (missing(err) || status(err) === 412) throw new SourceChanged(fromKey);
+      throw err;
+    }
+    const reported = result?.ChecksumType === "COMPOSITE" ? undefined : result?.ChecksumSHA256;
+    if (reported && reported !== Buffer.from(opts.sha256, "hex").toString("base64")) {
+      await this.delete(toKey);
+      throw new SourceChanged(fromKey);
     }
   }
 

@@ -26,8 +26,11 @@ export function objectKey(
 export const newUploadKey = () => objectKey("uploads", randomBytes(32).toString("hex"), "upload");
 export const isUploadKey = (key: string) => isValidKey(key) && key.startsWith("uploads/");
 
-/** Reads a whole object, refusing (without reading further) one larger than maxBytes. */
-export async function readObject(store: Storage, key: string, maxBytes: number): Promise<Buffer | null> {
+/**
+ * Reads a whole object, refusing (without reading further) one larger than maxBytes. `etag` names the version read,
+ * where the store has versions (S3), for a copy conditional on it (Storage.copy).
+ */
+export async function readObject(store: Storage, key: string, maxBytes: number): Promise<{ bytes: Buffer; etag?: string } | null> {
   const found = await store.get(key);
   if (!found) return null;
   if (found.size > maxBytes) {
@@ -44,7 +47,7 @@ export async function readObject(store: Storage, key: string, maxBytes: number):
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, total);
+  return { bytes: Buffer.concat(chunks, total), etag: found.etag };
 }
 
 /**

@@ -8,6 +8,7 @@ import { p5, p51m, p5Pg } from "./p5-search-loader";
 import { p5b } from "./p5b-facets";
 import { p5c } from "./p5c-smart-search";
 import { p6 } from "./p6-ingest";
+import { p6S3 } from "./p6-s3-ingest";
 import { p7 } from "./p7-zip-download";
 import { p7b } from "./p7b-bulk-add";
 import { p8a } from "./p8a-grid-js";
@@ -34,6 +35,7 @@ export const metrics: Metric[] = [
   p5b,
   p5c,
   p6,
+  p6S3,
   p7,
   p7b,
   p8a,

@@ -7,11 +7,11 @@ import type { Context, Metric } from "../lib/types";
 
 const FILES = 12;
 /** The browser uploader's concurrency (app/lib/uploads.ts), used by both sides. */
-const CONCURRENCY = 3;
+export const CONCURRENCY = 3;
 const PORT = 3950;
 const SESSION_SECRET = "bench-ingest-secret-not-for-production-0123456789";
 
-interface Side {
+export interface Side {
   imagesPerSecond: number;
   peakRssMiB: number;
 }
@@ -22,10 +22,21 @@ function peakRssMiB(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** One round of the app: a fresh server and library, the files uploaded through sign → PUT → register. */
-async function appRound(ctx: Context, files: string[]): Promise<Side> {
+/**
+ * One round of the app: a fresh server and library, the files uploaded through sign → PUT → register.
+ * `extraEnv` for the server and its setup (P6-s3: the bucket).
+ */
+export async function appRound(ctx: Context, files: string[], extraEnv: Record<string, string> = {}): Promise<Side> {
   const dataDir = mkdtempSync(path.join(ctx.cache, "ingest-run-"));
-  const env = { ...process.env, DATA_DIR: dataDir, SESSION_SECRET, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "warn" };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    SESSION_SECRET,
+    KOALA_ENV: "development",
+    DEMO_SEED: "off",
+    LOG_LEVEL: "warn",
+    ...extraEnv,
+  };
   try {
     const { projectId, cookie } = JSON.parse(
       await run(null, path.join(ctx.root, "node_modules/.bin/tsx"), ["bench/workers/ingest-setup.ts"], { cwd: ctx.root, env }),
@@ -60,17 +71,17 @@ async function appRound(ctx: Context, files: string[]): Promise<Side> {
   }
 }
 
-/** One round of the baseline: the bare sharp script on the server core. */
-async function sharpRound(ctx: Context, files: string[]): Promise<Side> {
+/** One round of the baseline: the bare sharp script on the server core (`extraEnv`: see the script). */
+export async function sharpRound(ctx: Context, files: string[], extraEnv: Record<string, string> = {}): Promise<Side> {
   const outDir = mkdtempSync(path.join(ctx.cache, "ingest-sharp-"));
   try {
     const out = JSON.parse(
-      await run(ctx.cores.server, process.execPath, [
-        path.join(ctx.root, "bench/workers/ingest-sharp.mjs"),
-        outDir,
-        String(CONCURRENCY),
-        ...files,
-      ]),
+      await run(
+        ctx.cores.server,
+        process.execPath,
+        [path.join(ctx.root, "bench/workers/ingest-sharp.mjs"), outDir, String(CONCURRENCY), ...files],
+        { env: { ...process.env, ...extraEnv } },
+      ),
     ) as {
       images: number;
       seconds: number;
@@ -80,6 +91,20 @@ async function sharpRound(ctx: Context, files: string[]): Promise<Side> {
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }
+}
+
+/** The cached 12-megapixel JPEGs both sides ingest, and their average size in MB. */
+export async function ingestFiles(ctx: Context) {
+  const dir = path.join(ctx.cache, "ingest-files");
+  ctx.log(`    preparing ${FILES} 12-megapixel JPEGs in ${path.relative(ctx.root, dir)} (cached)`);
+  await run(null, process.execPath, [path.join(ctx.root, "bench/workers/ingest-files.mjs"), dir, String(FILES)]);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".jpg"))
+    .sort()
+    .slice(0, FILES)
+    .map((f) => path.join(dir, f));
+  const megabytes = files.reduce((sum, f) => sum + readFileSync(f).length, 0) / files.length / 1024 / 1024;
+  return { files, megabytes };
 }
 
 /**
@@ -95,15 +120,7 @@ export const p6: Metric = {
   goal: "≥ 0.85× bare sharp's images/s, ≤ 1.5× its peak RSS",
   needs: ["build"],
   async run(ctx) {
-    const dir = path.join(ctx.cache, "ingest-files");
-    ctx.log(`    preparing ${FILES} 12-megapixel JPEGs in ${path.relative(ctx.root, dir)} (cached)`);
-    await run(null, process.execPath, [path.join(ctx.root, "bench/workers/ingest-files.mjs"), dir, String(FILES)]);
-    const files = readdirSync(dir)
-      .filter((f) => f.endsWith(".jpg"))
-      .sort()
-      .slice(0, FILES)
-      .map((f) => path.join(dir, f));
-    const megabytes = files.reduce((sum, f) => sum + readFileSync(f).length, 0) / files.length / 1024 / 1024;
+    const { files, megabytes } = await ingestFiles(ctx);
     const rounds = await interleave(
       ctx.rounds(3),
       () => appRound(ctx, files),

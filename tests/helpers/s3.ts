@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { readdir, readFile, rm } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,6 +9,15 @@ import { S3Storage } from "~/services/storage-s3.server";
 
 const ACCESS_KEY = "S3RVER";
 const SECRET_KEY = "S3RVER";
+
+/** A request as the front saw it, with the status it answered: what the tests assert the driver sent. */
+export interface S3Request {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  copySource?: string;
+  status?: number;
+}
 
 /**
  * A real S3-compatible server (s3rver) on loopback, with one bucket, for the S3 driver's tests.
@@ -18,27 +28,31 @@ const SECRET_KEY = "S3RVER";
  * SignatureDoesNotMatch / AccessDenied otherwise. What is NOT checked: requests signed in the Authorization
  * header (the SDK's own calls from the server, passed through unchecked), and the payload hash (presigned
  * uploads are UNSIGNED-PAYLOAD, as on S3).
+ *
+ * s3rver 3.7.1 also lacks three things S3 does and the driver relies on, which the front adds over s3rver's own
+ * files and answers (see `amend`): AbortMultipartUpload (s3rver answers 405 and keeps the parts), a copy's
+ * `x-amz-copy-source-if-match` (s3rver copies regardless) and a copy's SHA-256 (`x-amz-checksum-algorithm`).
  */
 export async function startS3(): Promise<{
   endpoint: string;
   bucket: string;
   env: Record<string, string>;
   storage: () => S3Storage;
+  /** Every request the front received, oldest first. */
+  requests: S3Request[];
+  /** The keys of multipart uploads begun and neither completed nor aborted (s3rver has no ListMultipartUploads). */
+  multipartUploads(): Promise<string[]>;
   stop(): Promise<void>;
 }> {
   const directory = mkdtempSync(path.join(tmpdir(), "koala-s3-"));
   const bucket = "koala-test";
   const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
   const { port: backendPort } = (await server.run()) as { port: number };
+  // Where s3rver keeps the parts of a multipart upload: <bucket>/._S3rver_uploads/<uploadId>/ (with a `key` file).
+  const uploadsDir = path.join(directory, bucket, "._S3rver_uploads");
+  const requests: S3Request[] = [];
 
-  const front = http.createServer((req, res) => {
-    const refusal = checkPresigned(req);
-    if (refusal) {
-      req.resume();
-      res.writeHead(403, { "Content-Type": "application/xml" });
-      res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${refusal}</Code></Error>`);
-      return;
-    }
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const upstream = http.request(
       { host: "127.0.0.1", port: backendPort, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -48,6 +62,93 @@ export async function startS3(): Promise<{
     );
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
+  };
+  const backend = (method: string, objectPath: string) =>
+    new Promise<{ status: number; etag?: string; body: Buffer }>((resolve, reject) => {
+      const r = http.request({ host: "127.0.0.1", port: backendPort, method, path: objectPath }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (c: Buffer) => chunks.push(c));
+        answer.on("end", () => resolve({ status: answer.statusCode ?? 502, etag: answer.headers.etag, body: Buffer.concat(chunks) }));
+      });
+      r.on("error", reject);
+      r.end();
+    });
+  const fail = (res: http.ServerResponse, status: number, code: string) => {
+    res.writeHead(status, { "Content-Type": "application/xml" });
+    res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code></Error>`);
+  };
+  const unquote = (etag = "") => etag.replace(/^W\//, "").replace(/"/g, "");
+
+  /** What S3 does and s3rver does not; true when the request was answered here. */
+  async function amend(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<boolean> {
+    const uploadId = url.searchParams.get("uploadId");
+    if (req.method === "DELETE" && uploadId) {
+      req.resume();
+      const dir = path.join(uploadsDir, path.basename(uploadId));
+      if (!existsSync(dir)) fail(res, 404, "NoSuchUpload");
+      else {
+        await rm(dir, { recursive: true, force: true });
+        res.writeHead(204).end();
+      }
+      return true;
+    }
+    const copySource = req.headers["x-amz-copy-source"];
+    if (req.method !== "PUT" || typeof copySource !== "string" || uploadId) return false;
+    const source = `/${decodeURIComponent(copySource).replace(/^\//, "")}`;
+    const ifMatch = req.headers["x-amz-copy-source-if-match"];
+    if (typeof ifMatch === "string") {
+      const head = await backend("HEAD", source);
+      if (head.status === 200 && unquote(head.etag) !== unquote(ifMatch)) {
+        req.resume();
+        fail(res, 412, "PreconditionFailed");
+        return true;
+      }
+    }
+    if (req.headers["x-amz-checksum-algorithm"] !== "SHA256") return false;
+    const copied = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const r = http.request({ host: "127.0.0.1", port: backendPort, method: "PUT", path: req.url, headers: req.headers }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (c: Buffer) => chunks.push(c));
+        answer.on("end", () => resolve({ status: answer.statusCode ?? 502, body: Buffer.concat(chunks).toString() }));
+      });
+      r.on("error", reject);
+      req.pipe(r);
+    });
+    let body = copied.body;
+    if (copied.status === 200) {
+      const object = await backend("GET", url.pathname);
+      const sum = createHash("sha256").update(object.body).digest("base64");
+      body = body.replace(
+        "</CopyObjectResult>",
+        `<ChecksumSHA256>${sum}</ChecksumSHA256><ChecksumType>FULL_OBJECT</ChecksumType></CopyObjectResult>`,
+      );
+    }
+    res.writeHead(copied.status, { "Content-Type": "application/xml" });
+    res.end(body);
+    return true;
+  }
+
+  const front = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://front");
+    const copySource = req.headers["x-amz-copy-source"];
+    const entry: S3Request = {
+      method: req.method ?? "",
+      path: decodeURIComponent(url.pathname),
+      query: url.searchParams,
+      copySource: typeof copySource === "string" ? decodeURIComponent(copySource) : undefined,
+    };
+    requests.push(entry);
+    res.on("finish", () => (entry.status = res.statusCode));
+    const refusal = checkPresigned(req);
+    if (refusal) {
+      req.resume();
+      fail(res, 403, refusal);
+      return;
+    }
+    amend(req, res, url).then(
+      (answered) => answered || forward(req, res),
+      () => res.destroy(),
+    );
   });
   await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
   const endpoint = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
@@ -63,6 +164,11 @@ export async function startS3(): Promise<{
     endpoint,
     bucket,
     env,
+    requests,
+    async multipartUploads() {
+      const ids = await readdir(uploadsDir).catch(() => [] as string[]);
+      return Promise.all(ids.map((id) => readFile(path.join(uploadsDir, id, "key"), "utf8")));
+    },
     storage() {
       const s = new S3Storage({
         bucket,
