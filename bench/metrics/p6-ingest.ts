@@ -3,7 +3,7 @@ import path from "node:path";
 import { interleave } from "../lib/interleave";
 import { assertPortFree, run, start, waitForHttp } from "../lib/proc";
 import { median } from "../lib/stats";
-import type { Context, Metric } from "../lib/types";
+import type { Context, Metric, MetricResult } from "../lib/types";
 
 const FILES = 12;
 /** The browser uploader's concurrency (app/lib/uploads.ts), used by both sides. */
@@ -107,6 +107,28 @@ export async function ingestFiles(ctx: Context) {
   return { files, megabytes };
 }
 
+/** P6's and P6-s3's result: the app's rate and peak RSS against the baseline's, per round, and their medians. */
+export function ingestResult(rounds: { a: Side[]; b: Side[] }, notes: string[]): MetricResult {
+  const rate = rounds.a.map((a, i) => a.imagesPerSecond / rounds.b[i]!.imagesPerSecond);
+  const memory = rounds.a.map((a, i) => a.peakRssMiB / rounds.b[i]!.peakRssMiB);
+  const rateRatio = median(rate);
+  const memoryRatio = median(memory);
+  return {
+    figure: rateRatio,
+    unit: "×",
+    absolute: { name: "app images/s", value: median(rounds.a.map((a) => a.imagesPerSecond)), unit: "img/s" },
+    checks: [
+      { name: "rate ratio", value: rateRatio, unit: "×", goal: "≥ 0.85", pass: rateRatio >= 0.85 },
+      { name: "memory ratio", value: memoryRatio, unit: "×", goal: "≤ 1.5", pass: memoryRatio <= 1.5 },
+    ],
+    subject: { "images/s": median(rounds.a.map((a) => a.imagesPerSecond)), "peak RSS MiB": median(rounds.a.map((a) => a.peakRssMiB)) },
+    baseline: { "images/s": median(rounds.b.map((b) => b.imagesPerSecond)), "peak RSS MiB": median(rounds.b.map((b) => b.peakRssMiB)) },
+    rounds: rate.length,
+    perRound: { rate, memory },
+    notes,
+  };
+}
+
 /**
  * P6: ingest of 12-megapixel JPEGs through the running production server (signed URL, PUT, registration with
  * its checks, hashing, content-addressed storage, WebP thumb and preview, the database transaction), against a
@@ -130,23 +152,8 @@ export const p6: Metric = {
           `    round ${r + 1}: app ${a.imagesPerSecond.toFixed(2)} img/s, ${a.peakRssMiB.toFixed(0)} MiB; sharp ${b.imagesPerSecond.toFixed(2)} img/s, ${b.peakRssMiB.toFixed(0)} MiB`,
         ),
     );
-    const rate = rounds.a.map((a, i) => a.imagesPerSecond / rounds.b[i]!.imagesPerSecond);
-    const memory = rounds.a.map((a, i) => a.peakRssMiB / rounds.b[i]!.peakRssMiB);
-    const rateRatio = median(rate);
-    const memoryRatio = median(memory);
-    return {
-      figure: rateRatio,
-      unit: "×",
-      absolute: { name: "app images/s", value: median(rounds.a.map((a) => a.imagesPerSecond)), unit: "img/s" },
-      checks: [
-        { name: "rate ratio", value: rateRatio, unit: "×", goal: "≥ 0.85", pass: rateRatio >= 0.85 },
-        { name: "memory ratio", value: memoryRatio, unit: "×", goal: "≤ 1.5", pass: memoryRatio <= 1.5 },
-      ],
-      subject: { "images/s": median(rounds.a.map((a) => a.imagesPerSecond)), "peak RSS MiB": median(rounds.a.map((a) => a.peakRssMiB)) },
-      baseline: { "images/s": median(rounds.b.map((b) => b.imagesPerSecond)), "peak RSS MiB": median(rounds.b.map((b) => b.peakRssMiB)) },
-      rounds: rate.length,
-      perRound: { rate, memory },
-      notes: [`${files.length} JPEGs of 4000×3000, ${megabytes.toFixed(1)} MB each on average; ${CONCURRENCY} at a time on both sides.`],
-    };
+    return ingestResult(rounds, [
+      `${files.length} JPEGs of 4000×3000, ${megabytes.toFixed(1)} MB each on average; ${CONCURRENCY} at a time on both sides.`,
+    ]);
   },
 };

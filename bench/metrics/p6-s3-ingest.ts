@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { interleave } from "../lib/interleave";
 import { assertPortFree, start, waitForHttp } from "../lib/proc";
-import { median } from "../lib/stats";
 import type { Context, Metric } from "../lib/types";
-import { appRound, CONCURRENCY, ingestFiles, sharpRound, type Side } from "./p6-ingest";
+import { appRound, CONCURRENCY, ingestFiles, ingestResult, sharpRound, type Side } from "./p6-ingest";
 
 const S3_PORT = 3955;
 const BUCKET = "koala-bench";
@@ -63,26 +62,9 @@ export const p6S3: Metric = {
           `    round ${r + 1}: app ${a.imagesPerSecond.toFixed(2)} img/s, ${a.peakRssMiB.toFixed(0)} MiB; sharp + PUT ${b.imagesPerSecond.toFixed(2)} img/s, ${b.peakRssMiB.toFixed(0)} MiB`,
         ),
     );
-    const rate = rounds.a.map((a, i) => a.imagesPerSecond / rounds.b[i]!.imagesPerSecond);
-    const memory = rounds.a.map((a, i) => a.peakRssMiB / rounds.b[i]!.peakRssMiB);
-    const rateRatio = median(rate);
-    const memoryRatio = median(memory);
-    return {
-      figure: rateRatio,
-      unit: "×",
-      absolute: { name: "app images/s", value: median(rounds.a.map((a) => a.imagesPerSecond)), unit: "img/s" },
-      checks: [
-        { name: "rate ratio", value: rateRatio, unit: "×", goal: "≥ 0.85", pass: rateRatio >= 0.85 },
-        { name: "memory ratio", value: memoryRatio, unit: "×", goal: "≤ 1.5", pass: memoryRatio <= 1.5 },
-      ],
-      subject: { "images/s": median(rounds.a.map((a) => a.imagesPerSecond)), "peak RSS MiB": median(rounds.a.map((a) => a.peakRssMiB)) },
-      baseline: { "images/s": median(rounds.b.map((b) => b.imagesPerSecond)), "peak RSS MiB": median(rounds.b.map((b) => b.peakRssMiB)) },
-      rounds: rate.length,
-      perRound: { rate, memory },
-      notes: [
-        `${files.length} JPEGs of 4000×3000, ${megabytes.toFixed(1)} MB each on average; ${CONCURRENCY} at a time on both sides.`,
-        "s3rver (one per round, on the load core) stands in for S3; files under one 8 MiB part go as one PutObject.",
-      ],
-    };
+    return ingestResult(rounds, [
+      `${files.length} JPEGs of 4000×3000, ${megabytes.toFixed(1)} MB each on average; ${CONCURRENCY} at a time on both sides.`,
+      "s3rver (one per round, on the load core) stands in for S3; files under one 8 MiB part go as one PutObject.",
+    ]);
   },
 };
