@@ -81,9 +81,12 @@ export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize
     ...pgPoolConfig(cfg, opts.poolSize),
     ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
   });
-  // An idle connection the server or the network ended (a restart, a failover, a cut line) is reported on the
-  // pool; pg drops it and opens a new one when next needed. Unheard, the 'error' event would end the process.
+  // A connection the server or the network ended (a restart, a failover, a cut line) emits 'error', which unheard
+  // would end the process. An idle one is reported on the pool, which drops it (a new one is opened when needed).
+  // One checked out between two statements has no listener of the pool's: its own keeps the process up, and the
+  // statement it was to run fails instead, after which the pool drops it as unusable.
   pool.on("error", (error) => log.warn("database connection lost while idle; a new one will be opened", { error: error.message }));
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   return { db, dialect: "postgres", close: () => db.destroy(), poolStats };

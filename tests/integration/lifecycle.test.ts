@@ -188,7 +188,7 @@ describe.each(dialects)("an instance's readiness and shutdown (%s)", (dialect) =
     app.child.kill("SIGTERM");
     expect(await exit).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(app.output()).toMatch(/"msg":"request cut by shutdown","method":"POST","path":"\/upload\/\d+\/files"/);
+    expect(app.output()).toMatch(/"msg":"request cut by shutdown","method":"POST","path":"\/upload\/\d+\/files","requestId":"[\w-]{36}"/);
     stuck.destroy();
   }, 60_000);
 });

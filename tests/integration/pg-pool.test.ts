@@ -48,7 +48,7 @@ describe.skipIf(!PG_URL)("the PostgreSQL pool", () => {
     expect((await sql<{ ok: number }>`select 1 as ok`.execute(connection.db)).rows[0]!.ok).toBe(1);
   });
 
-  it("survives its idle connections being ended by the server (a restart, a failover): nothing uncaught, the next query opens a new one", async () => {
+  it("survives its connections being ended by the server (a restart, a failover), idle or held between two statements: nothing uncaught, the next query opens a new one", async () => {
     await Promise.all([1, 2, 3].map(() => sql`select pg_sleep(0.05)`.execute(connection.db)));
     expect(connection.poolStats!().idle).toBe(3);
     const uncaught: unknown[] = [];
@@ -64,6 +64,20 @@ describe.skipIf(!PG_URL)("the PostgreSQL pool", () => {
       await admin.end();
       expect(ended.rows).toHaveLength(3);
       await expect.poll(() => connection.poolStats!().total, { timeout: 5_000 }).toBe(0);
+      expect((await sql<{ ok: number }>`select 1 as ok`.execute(connection.db)).rows[0]!.ok).toBe(1);
+      // One held between two statements (a transaction's, a migration's) when its backend is ended: the next
+      // statement fails, the process stays up, and the pool opens a good connection afterwards.
+      await expect(
+        connection.db.connection().execute(async (held) => {
+          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(held);
+          const killer = new pg.Client({ connectionString: PG_URL });
+          await killer.connect();
+          await killer.query("select pg_terminate_backend($1)", [rows[0]!.pid]);
+          await killer.end();
+          await new Promise((r) => setTimeout(r, 200));
+          await sql`select 1`.execute(held);
+        }),
+      ).rejects.toThrow();
       expect((await sql<{ ok: number }>`select 1 as ok`.execute(connection.db)).rows[0]!.ok).toBe(1);
     } finally {
       process.off("uncaughtException", listener);
