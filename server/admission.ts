@@ -16,6 +16,7 @@
 // accepted. Starting from the loop's check phase keeps a turn to about one request's work.
 
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { loggedPath, requestIdOf } from "./observe";
 
 const RETRY_AFTER_SECONDS = 2;
 
@@ -35,7 +36,7 @@ type Refusal = "queue_full" | "waited" | "timeout";
 function busy(req: Request, res: Response, log: WarnLog, reason: string, refused?: () => void) {
   if (res.headersSent) return;
   refused?.();
-  log.warn("request refused", { method: req.method, path: req.path, status: 503, reason });
+  log.warn("request refused", { method: req.method, path: loggedPath(req.path), requestId: requestIdOf(req), status: 503, reason });
   res
     .status(503)
     .set({ "Retry-After": String(RETRY_AFTER_SECONDS), "Cache-Control": "no-store" })

@@ -3,6 +3,7 @@
 // connections close at once, and the requests in flight (a large upload, a ZIP on its way out) get the grace period
 // to finish. What is still open then is cut, and each request cut is logged.
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { loggedPath, requestIdOf } from "./observe";
 
 export interface Drain {
   /** Counts a request in flight until its response ends. */
@@ -11,16 +12,17 @@ export interface Drain {
   /** Requests received and not yet answered to their end. */
   readonly inFlight: number;
   /** Stops taking connections and waits for those in flight, at most `graceMs`; resolves with the requests it cut. */
-  drain(server: Server, graceMs: number): Promise<{ method: string; path: string }[]>;
+  drain(server: Server, graceMs: number): Promise<{ method: string; path: string; requestId?: string }[]>;
 }
 
 export function drainer(): Drain {
-  const open = new Map<ServerResponse, { method: string; path: string }>();
+  const open = new Map<ServerResponse, { method: string; path: string; requestId?: string }>();
   let draining = false;
   let emptied: (() => void) | null = null;
   return {
     track(req, res) {
-      open.set(res, { method: req.method ?? "", path: (req.url ?? "").split("?")[0]! });
+      // As the access log names it: the token segment of a share link's path masked, its request id beside it.
+      open.set(res, { method: req.method ?? "", path: loggedPath(req.url ?? ""), requestId: requestIdOf(req) });
       if (draining) res.setHeader("Connection", "close");
       const done = () => {
         open.delete(res);

@@ -7,6 +7,7 @@ import { createReadableStreamFromReadable, createRequestHandler, type AppLoadCon
 import busboy from "busboy";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { WarnLog } from "./admission";
+import { loggedPath, requestIdOf } from "./observe";
 
 /** What the checks add to Express's request: the body they read, and the shared-page front's pending answer. */
 declare module "express-serve-static-core" {
@@ -97,7 +98,7 @@ export const streamsItsBody = (req: Request) =>
   (req.method === "PUT" && req.path === "/storage/upload") || (req.method === "POST" && /^\/upload\/\d+\/(files|import)$/.test(req.path));
 
 function refuse(req: Request, res: Response, log: WarnLog, status: number, message: string, headers: Record<string, string> = {}) {
-  log.warn("request refused", { method: req.method, path: req.path, status, reason: message });
+  log.warn("request refused", { method: req.method, path: loggedPath(req.path), requestId: requestIdOf(req), status, reason: message });
   res.set({ "Cache-Control": "no-store", ...headers });
   if (!res.headersSent) res.status(status);
   const wantsJson = req.path.startsWith("/api/") || JSON_TYPE.test(req.get("content-type") ?? "") || /json/.test(req.get("accept") ?? "");
