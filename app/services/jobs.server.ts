@@ -88,6 +88,9 @@ export async function runOnce(
   opts: { shortOnly?: boolean; running?: Set<Lease> } = {},
 ): Promise<boolean> {
   const types = Object.keys(registry).filter((t) => !(opts.shortOnly && registry[t]!.long));
+  // No kind for this slot (a registry of long jobs only, in a short slot): nothing to claim. claimJob without types
+  // would take a job of any kind, one this registry has no handler for.
+  if (!types.length) return false;
   const job = await claimJob(workerId, types);
   if (!job) return false;
   const handler = registry[job.type]!.run;

@@ -190,6 +190,13 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     expect(await getJob(stranger)).toMatchObject({ status: "queued", attempts: 0 });
   });
 
+  it("a runner slot with no kind of job of its own (long kinds only, in a short slot) claims nothing", async () => {
+    const other = await enqueueJob(`other-${dialect}`, {});
+    const registry = { [`long-only-${dialect}`]: defineJob(async () => {}, { long: true }) };
+    expect(await runOnce(registry, "w", { shortOnly: true })).toBe(false);
+    expect(await getJob(other)).toMatchObject({ status: "queued", attempts: 0 });
+  });
+
   it("lets only the lease holder finish a job: a worker whose lease ran out, its job taken by another, changes nothing", async () => {
     const type = `fenced-${dialect}`;
     const id = await enqueueJob(type, {});
