@@ -134,9 +134,23 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
   const workerId = `${hostname()}:${process.pid}:${randomToken(4)}`;
   const pollMs = opts.pollMs ?? 1000;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let sleeping: (() => void) | undefined;
-  const wake = () => sleeping?.();
+  // Every slot asleep, each with its own timer: a wake-up (or the stop) must reach them all, not the last to sleep.
+  const sleepers = new Set<() => void>();
+  let wakes = 0;
+  const wake = () => {
+    wakes += 1;
+    for (const sleeper of sleepers) sleeper();
+  };
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, pollMs);
+      sleepers.add(done);
+    });
   wakers.add(wake);
   const running = new Set<Lease>();
   let stopping: Promise<void> | undefined;
@@ -144,17 +158,15 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
   // The first slot takes any job; the others only short ones (see JobDefinition's `long`).
   const loop = async (_: unknown, slot: number) => {
     while (!stopped) {
+      const seen = wakes;
       let worked = false;
       try {
         worked = await runOnce(registry, workerId, { shortOnly: slot > 0, running });
       } catch (err) {
         log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
       }
-      if (!worked && !stopped)
-        await new Promise<void>((resolve) => {
-          sleeping = resolve;
-          timer = setTimeout(resolve, pollMs);
-        });
+      // A job queued while this slot was finding none (just after its look) is taken now, not a poll later.
+      if (!worked && !stopped && wakes === seen) await sleep();
     }
   };
   const loops = Array.from({ length: opts.concurrency ?? 2 }, loop);
@@ -171,7 +183,6 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
   async function stopRunning({ graceMs = Infinity }: { graceMs?: number }) {
     stopped = true;
     wakers.delete(wake);
-    clearTimeout(timer);
     wake();
     const finished = Promise.allSettled(loops).then(() => true);
     let timeout: NodeJS.Timeout | undefined;

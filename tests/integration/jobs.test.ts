@@ -162,6 +162,14 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     }
   });
 
+  it("stops a runner's idle slots at once, however long their poll, all of them", async () => {
+    const runner = startRunner({ [`idle-${dialect}`]: defineJob(async () => {}) }, { pollMs: 60_000, concurrency: 3 });
+    await new Promise((r) => setTimeout(r, 300));
+    const stopping = Date.now();
+    await runner.stop();
+    expect(Date.now() - stopping).toBeLessThan(5_000);
+  });
+
   it("runs queued work in the background runner and clears the payload when done", async () => {
     const seen: unknown[] = [];
     const registry = { [`ok-${dialect}`]: defineJob(async (p: unknown) => void seen.push(p)) };
