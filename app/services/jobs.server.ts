@@ -4,6 +4,7 @@ import { log } from "~/lib/log.server";
 import { metrics } from "~/lib/metrics.server";
 import type { Job } from "~/db/schema";
 import type { JobType } from "~/lib/job-types";
+import { onWake, wakeRunners } from "./job-wakeups.server";
 import {
   claimJob,
   completeJob,
@@ -16,6 +17,8 @@ import {
   renewJobLease,
   type Lease,
 } from "~/models/jobs.server";
+
+export { wakeRunners };
 
 /**
  * A kind of job: its work (what it returns is kept as the job's result, for the person who started it), and whether
@@ -59,9 +62,10 @@ const enqueueDaily = (type: string) => {
   return enqueueJobOnce(type, `${type}@${new Date(runAt).toISOString().slice(0, 10)}`, {}, { runAt });
 };
 
-const wakers = new Set<() => void>();
-
-/** Queues durable work; a runner in this process is woken at once instead of at its next poll. */
+/**
+ * Queues durable work; a runner in this process is woken at once instead of at its next poll (on PostgreSQL, those of
+ * other instances too: the job is announced).
+ */
 export async function queue(
   type: JobType,
   payload: unknown,
@@ -70,11 +74,6 @@ export async function queue(
   const id = await enqueueJob(type, payload, opts);
   wakeRunners();
   return id;
-}
-
-/** After a model queued a job inside its own transaction: run it now rather than at the next poll. */
-export function wakeRunners() {
-  for (const wake of wakers) wake();
 }
 
 /**
@@ -129,7 +128,10 @@ export interface Runner {
   drain(): Promise<void>;
 }
 
-/** Polls for due jobs of the registry's kinds, `concurrency` at a time, until stopped. */
+/**
+ * Polls for due jobs of the registry's kinds, `concurrency` at a time, until stopped; an idle slot is woken at once by
+ * a job queued in this process or, on PostgreSQL, announced by any instance (job-wakeups.server.ts).
+ */
 export function startRunner(registry: JobRegistry, opts: { pollMs?: number; concurrency?: number } = {}): Runner {
   const workerId = `${hostname()}:${process.pid}:${randomToken(4)}`;
   const pollMs = opts.pollMs ?? 1000;
@@ -151,7 +153,7 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
       const timer = setTimeout(done, pollMs);
       sleepers.add(done);
     });
-  wakers.add(wake);
+  const stopWaking = onWake(wake);
   const running = new Set<Lease>();
   let stopping: Promise<void> | undefined;
 
@@ -165,7 +167,7 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
       } catch (err) {
         log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
       }
-      // A job queued while this slot was finding none (just after its look) is taken now, not a poll later.
+      // A job announced while this slot was finding none (queued just after its look) is taken now, not a poll later.
       if (!worked && !stopped && wakes === seen) await sleep();
     }
   };
@@ -182,7 +184,8 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
 
   async function stopRunning({ graceMs = Infinity }: { graceMs?: number }) {
     stopped = true;
-    wakers.delete(wake);
+    // The process's LISTEN session closes with its last runner.
+    const unlistened = stopWaking().catch((err: unknown) => log.warn("job wake-up session not closed", { error: String(err) }));
     wake();
     const finished = Promise.allSettled(loops).then(() => true);
     let timeout: NodeJS.Timeout | undefined;
@@ -190,10 +193,11 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
       ? await Promise.race([finished, new Promise<boolean>((r) => (timeout = setTimeout(() => r(false), graceMs)))])
       : await finished;
     clearTimeout(timeout);
-    if (inTime) return;
-    for (const lease of running) {
-      const back = await releaseJob(lease).catch(() => false);
-      log.warn("job handed back unfinished", { id: lease.id, handedBack: back });
-    }
+    if (!inTime)
+      for (const lease of running) {
+        const back = await releaseJob(lease).catch(() => false);
+        log.warn("job handed back unfinished", { id: lease.id, handedBack: back });
+      }
+    await unlistened;
   }
 }
