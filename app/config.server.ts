@@ -50,7 +50,7 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   /**
    * PostgreSQL behind a pooler in transaction mode (PgBouncer): the database's direct address, for what needs a
-   * session of its own (migrations, with their advisory lock). Unset: DATABASE_URL.
+   * session of its own (migrations, with their advisory lock; the job runners' LISTEN). Unset: DATABASE_URL.
    */
   DATABASE_DIRECT_URL: z.string().optional(),
   SESSION_SECRET: z.string().min(32, "SESSION_SECRET must be at least 32 characters").optional(),
@@ -215,7 +215,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appUrl: (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
     dataDir,
     database: databaseFrom(e.DATABASE_URL, dataDir, e.SQLITE_CACHE_MB, pgPool),
-    /** Where migrations run: DATABASE_DIRECT_URL's server, with the same pool settings; null: `database`. */
+    /**
+     * Where migrations run, and the job runners' LISTEN session: DATABASE_DIRECT_URL's server, with the same pool
+     * settings; null: `database`.
+     */
     migrationDatabase: e.DATABASE_DIRECT_URL ? databaseFrom(e.DATABASE_DIRECT_URL, dataDir, e.SQLITE_CACHE_MB, pgPool) : null,
     sessionSecret: e.SESSION_SECRET ?? devSecret(dataDir),
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,

@@ -6,6 +6,7 @@ import SQLite from "better-sqlite3";
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection } from "kysely";
 import pg from "pg";
 import { PG_POOL_DEFAULTS, SQLITE_CACHE_MB, type DatabaseConfig } from "~/config.server";
+import { listenOn, type Listener } from "./listener.server";
 import type { Database } from "./schema";
 
 export type Dialect = "sqlite" | "postgres";
@@ -67,9 +68,22 @@ export interface Connection {
   close(): Promise<void>;
   /** PostgreSQL: the pool's connections open, idle, and the queries waiting for one (/metrics); SQLite has no pool. */
   poolStats?: () => { total: number; idle: number; waiting: number };
+  /**
+   * PostgreSQL: LISTENs on `channel` on a session of its own, outside the pool (listener.server.ts: `onNotice` gets a
+   * notification's payload, or null once the session is up); `close()` ends the ones still open. SQLite has no
+   * notifications (its runners poll).
+   */
+  listen?: (channel: string, onNotice: (payload: string | null) => void) => Listener;
 }
 
-export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize?: number } = {}): Connection {
+/**
+ * `direct`: the database's own address when `cfg` goes through a pooler in transaction mode (DATABASE_DIRECT_URL),
+ * for the sessions that must stay one session: a LISTEN through such a pooler is lost with its transaction.
+ */
+export function connect(
+  cfg: DatabaseConfig,
+  opts: { pgSchema?: string; poolSize?: number; direct?: DatabaseConfig | null } = {},
+): Connection {
   if (cfg.dialect === "sqlite") {
     mkdirSync(path.dirname(cfg.file), { recursive: true });
     const database = new SQLite(cfg.file);
@@ -89,7 +103,24 @@ export function connect(cfg: DatabaseConfig, opts: { pgSchema?: string; poolSize
   pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { db, dialect: "postgres", close: () => db.destroy(), poolStats };
+  const listeners = new Set<Listener>();
+  const listenAt = opts.direct?.dialect === "postgres" ? opts.direct : cfg;
+  const listen = (channel: string, onNotice: (payload: string | null) => void): Listener => {
+    const listener = listenOn(pgSessionConfig(listenAt), channel, onNotice);
+    listeners.add(listener);
+    return {
+      close() {
+        listeners.delete(listener);
+        return listener.close();
+      },
+    };
+  };
+  const close = async () => {
+    await Promise.all([...listeners].map((l) => l.close()));
+    listeners.clear();
+    await db.destroy();
+  };
+  return { db, dialect: "postgres", close, poolStats, listen };
 }
 
 /**
@@ -109,6 +140,15 @@ export function pgPoolConfig(cfg: Extract<DatabaseConfig, { dialect: "postgres" 
     idleTimeoutMillis: settings.idleTimeoutMs,
     connectionTimeoutMillis: settings.connectTimeoutMs,
   };
+}
+
+/**
+ * A session of its own (a LISTEN): the pool's address, name and connect timeout, no statement timeout (it runs no
+ * statements), and TCP keepalive, so that a peer gone without a word (a failover, a cut network) is noticed.
+ */
+function pgSessionConfig(cfg: Extract<DatabaseConfig, { dialect: "postgres" }>): pg.ClientConfig {
+  const { connectionString, application_name, connectionTimeoutMillis } = pgPoolConfig(cfg);
+  return { connectionString, application_name, connectionTimeoutMillis, keepAlive: true, keepAliveInitialDelayMillis: 30_000 };
 }
 
 // Kept on globalThis so that the dev server's module reloads keep using the one open connection.

@@ -1,6 +1,7 @@
 import { sql, type UpdateQueryBuilder, type UpdateResult } from "kysely";
 import { config } from "~/config.server";
-import { db, dialect, type DB } from "~/db/connection.server";
+import { conn, db, dialect, type DB } from "~/db/connection.server";
+import type { Listener } from "~/db/listener.server";
 import type { Database, Job } from "~/db/schema";
 import { metrics } from "~/lib/metrics.server";
 
@@ -41,12 +42,14 @@ function queuedRow(type: string, payload: unknown, opts: JobOptions, uniqueKey: 
  * already, so two instances queueing the same run at the same moment make one.
  */
 export async function enqueueJobOnce(type: string, uniqueKey: string, payload: unknown, opts: { runAt?: number } = {}): Promise<boolean> {
+  const values = queuedRow(type, payload, opts, uniqueKey);
   const row = await db()
     .insertInto("jobs")
-    .values(queuedRow(type, payload, opts, uniqueKey))
+    .values(values)
     .onConflict((oc) => oc.column("unique_key").doNothing())
     .returning("id")
     .executeTakeFirst();
+  if (row) await announceDue(values.run_at);
   return row !== undefined;
 }
 
@@ -54,15 +57,44 @@ export async function enqueueJob(
   type: string,
   payload: unknown,
   opts: JobOptions = {},
-  /** A transaction, so that the job is queued exactly when the change that needs it commits. */
-  executor: Pick<DB, "insertInto"> = db(),
+  /** A transaction, so that the job is queued (and announced) exactly when the change that needs it commits. */
+  executor: DB = db(),
 ): Promise<number> {
-  const row = await executor
-    .insertInto("jobs")
-    .values(queuedRow(type, payload, opts, null))
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  const values = queuedRow(type, payload, opts, null);
+  const row = await executor.insertInto("jobs").values(values).returning("id").executeTakeFirstOrThrow();
+  await announceDue(values.run_at, executor);
   return row.id;
+}
+
+/** PostgreSQL's channel on which queued work is announced, and which each process with a runner LISTENs to. */
+const JOBS_CHANNEL = "koala_jobs";
+
+/**
+ * PostgreSQL: wakes the idle runners of every instance (NOTIFY), for a job due now; a job due later waits for their
+ * polls. Sent inside `executor`'s transaction, a notification goes out when it commits, so no runner is woken
+ * before it can see the job (and several in one transaction are delivered as one). Its payload is the jobs table's
+ * schema: channels are the database's, and another Koala in another schema of it announces on the same one.
+ * SQLite: nothing; runners poll.
+ */
+async function announceDue(runAt: number, executor: DB = db()) {
+  if (dialect() === "postgres" && runAt <= Date.now()) await sql`select pg_notify(${JOBS_CHANNEL}, current_schema())`.execute(executor);
+}
+
+/**
+ * Calls `onQueued` whenever work is announced in this database's schema, and whenever the session that hears it is
+ * (re-)established (PostgreSQL: a session LISTENing on the jobs' channel, apart from the pool); null on SQLite,
+ * whose runners poll.
+ */
+export function listenForJobs(onQueued: () => void): Listener | null {
+  const { db: pool, listen } = conn();
+  if (!listen) return null;
+  let schema: string | undefined;
+  void sql<{ schema: string }>`select current_schema() as schema`.execute(pool).then(
+    (r) => (schema = r.rows[0]?.schema),
+    () => {},
+  );
+  // Until the schema is known, every announcement wakes: a look too many costs a query, one too few a poll.
+  return listen(JOBS_CHANNEL, (payload) => (payload === null || schema === undefined || payload === schema) && onQueued());
 }
 
 /**
@@ -146,7 +178,8 @@ function heldBy<Q extends UpdateQueryBuilder<Database, "jobs", "jobs", UpdateRes
 
 /**
  * Hands a running job back, unfinished, for another worker to take at once (a runner stopping before its job is
- * done): queued again, due now, the attempt not counted. Only while `lease` still holds it.
+ * done): queued again, due now, the attempt not counted, and announced to the other instances' runners. Only while
+ * `lease` still holds it.
  */
 export async function releaseJob(lease: Lease): Promise<boolean> {
   const now = Date.now();
@@ -156,7 +189,9 @@ export async function releaseJob(lease: Lease): Promise<boolean> {
       .updateTable("jobs")
       .set({ status: "queued", run_at: now, locked_at: null, locked_by: null, attempts: sql`attempts - 1`, updated_at: now }),
   ).executeTakeFirst();
-  return numUpdatedRows > 0n;
+  if (numUpdatedRows === 0n) return false;
+  await announceDue(now);
+  return true;
 }
 
 /**

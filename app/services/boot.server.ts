@@ -21,9 +21,10 @@ export interface Services {
 /** Opens the database (migrating it), seeds the demo library on a fresh install, starts background work. */
 export async function openDatabase(): Promise<Connection> {
   const cfg = config();
-  const connection = connect(cfg.database);
+  // Behind a pooler in transaction mode, migrations and the runners' LISTEN session go to the database's direct
+  // address (DATABASE_DIRECT_URL).
+  const connection = connect(cfg.database, { direct: cfg.migrationDatabase });
   setConnection(connection);
-  // Behind a pooler in transaction mode, migrations go to the database's direct address (DATABASE_DIRECT_URL).
   const direct = cfg.migrationDatabase && connect(cfg.migrationDatabase, { poolSize: 1 });
   const migrating = direct ?? connection;
   const applied = await migrateToLatest(migrating.db, migrating.dialect).finally(() => direct?.close());

@@ -4,6 +4,7 @@ import { log } from "~/lib/log.server";
 import { metrics } from "~/lib/metrics.server";
 import type { Job } from "~/db/schema";
 import type { JobType } from "~/lib/job-types";
+import { onWake, wakeRunners } from "./job-wakeups.server";
 import {
   claimJob,
   completeJob,
@@ -16,6 +17,8 @@ import {
   renewJobLease,
   type Lease,
 } from "~/models/jobs.server";
+
+export { wakeRunners };
 
 /**
  * A kind of job: its work (what it returns is kept as the job's result, for the person who started it), and whether
@@ -59,9 +62,10 @@ const enqueueDaily = (type: string) => {
   return enqueueJobOnce(type, `${type}@${new Date(runAt).toISOString().slice(0, 10)}`, {}, { runAt });
 };
 
-const wakers = new Set<() => void>();
-
-/** Queues durable work; a runner in this process is woken at once instead of at its next poll. */
+/**
+ * Queues durable work; a runner in this process is woken at once instead of at its next poll (on PostgreSQL, those of
+ * other instances too: the job is announced).
+ */
 export async function queue(
   type: JobType,
   payload: unknown,
@@ -70,11 +74,6 @@ export async function queue(
   const id = await enqueueJob(type, payload, opts);
   wakeRunners();
   return id;
-}
-
-/** After a model queued a job inside its own transaction: run it now rather than at the next poll. */
-export function wakeRunners() {
-  for (const wake of wakers) wake();
 }
 
 /**
@@ -88,6 +87,9 @@ export async function runOnce(
   opts: { shortOnly?: boolean; running?: Set<Lease> } = {},
 ): Promise<boolean> {
   const types = Object.keys(registry).filter((t) => !(opts.shortOnly && registry[t]!.long));
+  // No kind for this slot (a registry of long jobs only, in a short slot): nothing to claim. claimJob without types
+  // would take a job of any kind, one this registry has no handler for.
+  if (!types.length) return false;
   const job = await claimJob(workerId, types);
   if (!job) return false;
   const handler = registry[job.type]!.run;
@@ -126,32 +128,47 @@ export interface Runner {
   drain(): Promise<void>;
 }
 
-/** Polls for due jobs of the registry's kinds, `concurrency` at a time, until stopped. */
+/**
+ * Polls for due jobs of the registry's kinds, `concurrency` at a time, until stopped; an idle slot is woken at once by
+ * a job queued in this process or, on PostgreSQL, announced by any instance (job-wakeups.server.ts).
+ */
 export function startRunner(registry: JobRegistry, opts: { pollMs?: number; concurrency?: number } = {}): Runner {
   const workerId = `${hostname()}:${process.pid}:${randomToken(4)}`;
   const pollMs = opts.pollMs ?? 1000;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let sleeping: (() => void) | undefined;
-  const wake = () => sleeping?.();
-  wakers.add(wake);
+  // Every slot asleep, each with its own timer: a wake-up (or the stop) must reach them all, not the last to sleep.
+  const sleepers = new Set<() => void>();
+  let wakes = 0;
+  const wake = () => {
+    wakes += 1;
+    for (const sleeper of sleepers) sleeper();
+  };
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, pollMs);
+      sleepers.add(done);
+    });
+  const stopWaking = onWake(wake);
   const running = new Set<Lease>();
   let stopping: Promise<void> | undefined;
 
   // The first slot takes any job; the others only short ones (see JobDefinition's `long`).
   const loop = async (_: unknown, slot: number) => {
     while (!stopped) {
+      const seen = wakes;
       let worked = false;
       try {
         worked = await runOnce(registry, workerId, { shortOnly: slot > 0, running });
       } catch (err) {
         log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
       }
-      if (!worked && !stopped)
-        await new Promise<void>((resolve) => {
-          sleeping = resolve;
-          timer = setTimeout(resolve, pollMs);
-        });
+      // A job announced while this slot was finding none (queued just after its look) is taken now, not a poll later.
+      if (!worked && !stopped && wakes === seen) await sleep();
     }
   };
   const loops = Array.from({ length: opts.concurrency ?? 2 }, loop);
@@ -167,8 +184,8 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
 
   async function stopRunning({ graceMs = Infinity }: { graceMs?: number }) {
     stopped = true;
-    wakers.delete(wake);
-    clearTimeout(timer);
+    // The process's LISTEN session closes with its last runner.
+    const unlistened = stopWaking().catch((err: unknown) => log.warn("job wake-up session not closed", { error: String(err) }));
     wake();
     const finished = Promise.allSettled(loops).then(() => true);
     let timeout: NodeJS.Timeout | undefined;
@@ -176,10 +193,11 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
       ? await Promise.race([finished, new Promise<boolean>((r) => (timeout = setTimeout(() => r(false), graceMs)))])
       : await finished;
     clearTimeout(timeout);
-    if (inTime) return;
-    for (const lease of running) {
-      const back = await releaseJob(lease).catch(() => false);
-      log.warn("job handed back unfinished", { id: lease.id, handedBack: back });
-    }
+    if (!inTime)
+      for (const lease of running) {
+        const back = await releaseJob(lease).catch(() => false);
+        log.warn("job handed back unfinished", { id: lease.id, handedBack: back });
+      }
+    await unlistened;
   }
 }

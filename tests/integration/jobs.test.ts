@@ -162,6 +162,14 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     }
   });
 
+  it("stops a runner's idle slots at once, however long their poll, all of them", async () => {
+    const runner = startRunner({ [`idle-${dialect}`]: defineJob(async () => {}) }, { pollMs: 60_000, concurrency: 3 });
+    await new Promise((r) => setTimeout(r, 300));
+    const stopping = Date.now();
+    await runner.stop();
+    expect(Date.now() - stopping).toBeLessThan(5_000);
+  });
+
   it("runs queued work in the background runner and clears the payload when done", async () => {
     const seen: unknown[] = [];
     const registry = { [`ok-${dialect}`]: defineJob(async (p: unknown) => void seen.push(p)) };
@@ -188,6 +196,13 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     expect((await getJob(mine))!.status).toBe("done");
     // Left for a runner that knows it (another version of the app, say), not failed.
     expect(await getJob(stranger)).toMatchObject({ status: "queued", attempts: 0 });
+  });
+
+  it("a runner slot with no kind of job of its own (long kinds only, in a short slot) claims nothing", async () => {
+    const other = await enqueueJob(`other-${dialect}`, {});
+    const registry = { [`long-only-${dialect}`]: defineJob(async () => {}, { long: true }) };
+    expect(await runOnce(registry, "w", { shortOnly: true })).toBe(false);
+    expect(await getJob(other)).toMatchObject({ status: "queued", attempts: 0 });
   });
 
   it("lets only the lease holder finish a job: a worker whose lease ran out, its job taken by another, changes nothing", async () => {
