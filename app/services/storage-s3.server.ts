@@ -122,7 +122,8 @@ export class S3Storage implements Storage {
   /**
    * A server-side copy: the bytes do not pass through the app. Conditional on the version read (CopySourceIfMatch),
    * and, since an ETag is an MD5 (for which collisions can be made), checked against the SHA-256 the store computes
-   * for the copy where it reports one (S3 does; s3rver and some others do not, and then the ETag alone holds).
+   * for the copy where it reports one (S3 does; s3rver and some others do not, and then the copy's ETag must be the
+   * one read).
    */
   async copy(fromKey: string, toKey: string, opts: { ifMatch: string; sha256: string }) {
     let result;
@@ -144,8 +145,12 @@ export class S3Storage implements Storage {
       if (missing(err) || status(err) === 412) throw new SourceChanged(fromKey);
       throw err;
     }
+    // What was copied must be what was read: by its SHA-256 where the store reports one, else by the copy's ETag
+    // (the MD5 of a single-part object), for a store that ignores the copy's condition (s3rver does). Neither
+    // reported: nothing shows what landed, so it is not kept.
     const reported = result?.ChecksumType === "COMPOSITE" ? undefined : result?.ChecksumSHA256;
-    if (reported && reported !== Buffer.from(opts.sha256, "hex").toString("base64")) {
+    const same = reported ? reported === Buffer.from(opts.sha256, "hex").toString("base64") : result?.ETag === opts.ifMatch;
+    if (!same) {
       await this.delete(toKey);
       throw new SourceChanged(fromKey);
     }

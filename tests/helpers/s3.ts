@@ -42,6 +42,11 @@ export async function startS3(): Promise<{
   requests: S3Request[];
   /** The keys of multipart uploads begun and neither completed nor aborted (s3rver has no ListMultipartUploads). */
   multipartUploads(): Promise<string[]>;
+  /**
+   * True (the default): copies are answered as S3 does (their condition, their SHA-256). False: as s3rver and some
+   * other stores do, the condition ignored and no checksum reported.
+   */
+  copiesLikeS3: boolean;
   stop(): Promise<void>;
 }> {
   const directory = mkdtempSync(path.join(tmpdir(), "koala-s3-"));
@@ -51,6 +56,7 @@ export async function startS3(): Promise<{
   // Where s3rver keeps the parts of a multipart upload: <bucket>/._S3rver_uploads/<uploadId>/ (with a `key` file).
   const uploadsDir = path.join(directory, bucket, "._S3rver_uploads");
   const requests: S3Request[] = [];
+  const settings = { copiesLikeS3: true };
 
   const forward = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const upstream = http.request(
@@ -95,6 +101,7 @@ export async function startS3(): Promise<{
     const copySource = req.headers["x-amz-copy-source"];
     if (req.method !== "PUT" || typeof copySource !== "string" || uploadId) return false;
     const source = `/${decodeURIComponent(copySource).replace(/^\//, "")}`;
+    if (!settings.copiesLikeS3) return false;
     const ifMatch = req.headers["x-amz-copy-source-if-match"];
     if (typeof ifMatch === "string") {
       const head = await backend("HEAD", source);
@@ -165,6 +172,12 @@ export async function startS3(): Promise<{
     bucket,
     env,
     requests,
+    get copiesLikeS3() {
+      return settings.copiesLikeS3;
+    },
+    set copiesLikeS3(value: boolean) {
+      settings.copiesLikeS3 = value;
+    },
     async multipartUploads() {
       const ids = await readdir(uploadsDir).catch(() => [] as string[]);
       return Promise.all(ids.map((id) => readFile(path.join(uploadsDir, id, "key"), "utf8")));

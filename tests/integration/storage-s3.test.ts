@@ -134,6 +134,25 @@ describe("S3 driver (s3rver)", () => {
       );
       expect(await store.size(to)).toBeNull();
     });
+
+    // A store that ignores the condition and reports no checksum (s3rver, some S3-compatible servers): the copy's
+    // own ETag must then be the one read, or what landed is not kept.
+    it("on a store that ignores the copy's condition, refuses and removes a copy of rewritten bytes by the copy's ETag", async () => {
+      const rewritten = await upload();
+      await store.put(rewritten.from, randomBytes(100_000));
+      const unchanged = await upload();
+      s3.copiesLikeS3 = false;
+      try {
+        await expect(
+          store.copy(rewritten.from, rewritten.to, { ifMatch: rewritten.etag, sha256: sha256(rewritten.body) }),
+        ).rejects.toBeInstanceOf(SourceChanged);
+        expect(await store.size(rewritten.to)).toBeNull();
+        await store.copy(unchanged.from, unchanged.to, { ifMatch: unchanged.etag, sha256: sha256(unchanged.body) });
+        expect((await readObject(store, unchanged.to, unchanged.body.length))!.bytes.equals(unchanged.body)).toBe(true);
+      } finally {
+        s3.copiesLikeS3 = true;
+      }
+    });
   });
 
   // The old driver buffered the whole body: memory grew by the file's size (twice, with the final concat). Each
