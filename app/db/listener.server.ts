@@ -64,7 +64,16 @@ export function listenOn(clientConfig: pg.ClientConfig, channel: string, onNotic
       clearTimeout(retry);
       const client = current;
       current = null;
-      await client?.end().catch(() => {});
+      if (!client) return;
+      // end() waits for the server to close the socket: a database host gone silent would hold a shutdown for
+      // minutes. A second, then the socket is cut.
+      const ended = client.end().then(
+        () => true,
+        () => true,
+      );
+      const late = new Promise<false>((r) => setTimeout(() => r(false), 1000).unref());
+      if (!(await Promise.race([ended, late])))
+        (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
     },
   };
 }

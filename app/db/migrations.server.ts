@@ -61,25 +61,38 @@ async function migrate(db: Kysely<any>, dialect: Dialect, schema?: string) {
   // Kysely looks for its own tables in every schema unless told which: on PostgreSQL, always the connection's own
   // (a search_path schema in a database whose other schemas hold Koala tables would otherwise be skipped).
   if (dialect === "postgres" && !schema) schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s;
-  const known = Object.keys(migrationsFor(dialect)).sort();
-  const executed = await executedMigrations(db, schema);
-  const ahead = executed.filter((name) => !known.includes(name));
-  if (ahead.length) {
-    // A database ahead of this code: an older instance during a rolling upgrade, or a rollback. Migrations only
-    // add what the release before them does not use (expand now, contract a release later: docs/deploy/README.md),
-    // so this version serves on it as it is. Kysely would refuse ("previously executed migration … is missing").
-    const newest = known.at(-1)!;
-    if (ahead.every((name) => name > newest) && known.every((name) => executed.includes(name))) {
-      log.warn("the database is ahead of this version: serving without migrating", { unknownMigrations: ahead });
-      return [];
-    }
-    throw new Error(`The database has migrations this version does not know, among its own: ${ahead.join(", ")}`);
-  }
+  if (await servesAhead(db, dialect, schema)) return [];
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
+  // A newer version may have migrated between the check above and Kysely's lock (a rolling upgrade): look again.
+  if (
+    error instanceof Error &&
+    /previously executed migration .* is missing/.test(error.message) &&
+    (await servesAhead(db, dialect, schema))
+  )
+    return [];
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/**
+ * A database ahead of this code: an older instance during a rolling upgrade, or a rollback. Migrations only add
+ * what the release before them does not use (expand now, contract a release later: docs/deploy/README.md), so this
+ * version serves on it as it is (true). A history it cannot place is refused. Kysely would refuse both
+ * ("previously executed migration … is missing").
+ */
+async function servesAhead(db: Kysely<any>, dialect: Dialect, schema?: string): Promise<boolean> {
+  const known = Object.keys(migrationsFor(dialect)).sort();
+  const executed = await executedMigrations(db, schema);
+  const ahead = executed.filter((name) => !known.includes(name));
+  if (!ahead.length) return false;
+  const newest = known.at(-1)!;
+  if (ahead.every((name) => name > newest) && known.every((name) => executed.includes(name))) {
+    log.warn("the database is ahead of this version: serving without migrating", { unknownMigrations: ahead });
+    return true;
+  }
+  throw new Error(`The database has migrations this version does not know, among its own: ${ahead.join(", ")}`);
 }
 
 /** The names of the migrations the database has run (none when Kysely's table is not there yet). */
