@@ -126,7 +126,7 @@ const EnvSchema = z.object({
     .regex(/^\/[\w\-/]*\/$/, "MEDIA_ACCEL_PREFIX must be a path that starts and ends with /")
     .default("/_koala-objects/"),
   /** `presigned`: how long a media URL stays valid; it is the same URL for half that time, so browsers can cache it. */
-  MEDIA_URL_SECONDS: int(600, 60),
+  MEDIA_URL_SECONDS: int(600, 60).pipe(z.number().max(604_800, "at most 604800 (a week: the longest a presigned URL may live)")),
   /** Smart search: `local` (offline, the default) or `openai` (an OpenAI-compatible chat API, the local one as fallback). */
   SMART_SEARCH_PROVIDER: z.enum(["local", "openai"]).default("local"),
   /** The local provider's sentence encoder (≈150 MB once loaded); off: the lexical and WordNet stages alone. */

@@ -36,7 +36,7 @@ type Refusal = "queue_full" | "waited" | "timeout";
 function busy(req: Request, res: Response, log: WarnLog, reason: string, refused?: () => void) {
   if (res.headersSent) return;
   refused?.();
-  log.warn("request refused", { method: req.method, path: loggedPath(req.path), requestId: requestIdOf(req), status: 503, reason });
+  log.warn("request refused", { method: req.method, path: loggedPath(req.originalUrl), requestId: requestIdOf(req), status: 503, reason });
   res
     .status(503)
     .set({ "Retry-After": String(RETRY_AFTER_SECONDS), "Cache-Control": "no-store" })

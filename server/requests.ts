@@ -98,7 +98,13 @@ export const streamsItsBody = (req: Request) =>
   (req.method === "PUT" && req.path === "/storage/upload") || (req.method === "POST" && /^\/upload\/\d+\/(files|import)$/.test(req.path));
 
 function refuse(req: Request, res: Response, log: WarnLog, status: number, message: string, headers: Record<string, string> = {}) {
-  log.warn("request refused", { method: req.method, path: loggedPath(req.path), requestId: requestIdOf(req), status, reason: message });
+  log.warn("request refused", {
+    method: req.method,
+    path: loggedPath(req.originalUrl),
+    requestId: requestIdOf(req),
+    status,
+    reason: message,
+  });
   res.set({ "Cache-Control": "no-store", ...headers });
   if (!res.headersSent) res.status(status);
   const wantsJson = req.path.startsWith("/api/") || JSON_TYPE.test(req.get("content-type") ?? "") || /json/.test(req.get("accept") ?? "");

@@ -35,7 +35,7 @@ function create() {
   const jobsRunning = gauge("koala_jobs_running", "Jobs running (on any instance), by type", ["type"]);
   const inFlight = gauge(
     "koala_http_requests_in_flight",
-    "Requests received and not yet answered to their end (uploads and downloads included; a scrape counts itself)",
+    "Requests received and not yet answered to their end (uploads and downloads included; a scrape on PORT counts itself)",
   );
   const admissionRunning = gauge("koala_admission_running", "Requests running under admission control");
   const admissionWaiting = gauge("koala_admission_queue_depth", "Requests waiting in admission control's queue");
