@@ -9,8 +9,9 @@ export async function startTcpProxy(targetPort: number) {
   const port = await freePort();
   const sockets = new Set<Socket>();
   let server: Server | undefined;
+  // Opened again on the same port: should another test have taken it meanwhile, the error says so.
   const open = () =>
-    new Promise<void>((resolve) => {
+    new Promise<void>((resolve, reject) => {
       server = createServer((client) => {
         const upstream = connect(targetPort, "127.0.0.1");
         for (const s of [client, upstream]) {
@@ -20,6 +21,7 @@ export async function startTcpProxy(targetPort: number) {
         }
         client.pipe(upstream).pipe(client);
       });
+      server.once("error", reject);
       server.listen(port, "127.0.0.1", () => resolve());
     });
   // The open connections are cut first: the server's close waits for every one of them to end.

@@ -273,7 +273,10 @@ describe.skipIf(!PG_URL)("two instances behind nginx, on PostgreSQL and S3", () 
     expect(Buffer.from(await fromBucket.arrayBuffer()).length).toBe(thumb!.size);
     thumb!.stream.destroy();
     // The same URL for half its life: asked again, the redirect is the same, so the browser's copy stays good.
-    expect((await viaProxy(`/media/${insertID}/${thumb_key.replaceAll("/", "~")}`, { cookie })).headers.get("location")).toBe(location);
+    // (Asked twice more if the first two straddled the moment the URL is signed anew, once every 300 s.)
+    const again = async () => (await viaProxy(`/media/${insertID}/${thumb_key.replaceAll("/", "~")}`, { cookie })).headers.get("location");
+    const [second, third] = [await again(), await again()];
+    expect([location, third]).toContain(second);
     // A share link's image is redirected too, but the redirect is never kept: the link is checked on every view.
     const token = shareZip.split("/").at(-2)!;
     const sharedThumb = await db()
@@ -475,7 +478,8 @@ describe.skipIf(!PG_URL)("two instances behind nginx, on PostgreSQL and S3", () 
     expect(outcome, "the job was caught running mid-way").not.toBeNull();
     expect(outcome!.waitedMs).toBeLessThanOrEqual((LEASE_SECONDS + 5) * 1000);
     await expect.poll(async () => (await job(jobId)).status, { timeout: 120_000, interval: 200 }).toBe("done");
-    expect((await job(jobId)).attempts).toBe(2);
+    // Taken over once (a loaded machine may miss a renewal of the short test lease and count one more).
+    expect((await job(jobId)).attempts).toBeGreaterThanOrEqual(2);
     // Each image has the keyword once, in exactly one new version.
     const versions = await sql<{ n: number | string; images: number | string }>`select count(*) as n, count(distinct v.image_id) as images
       from image_versions v join images i on i.id = v.image_id
@@ -504,8 +508,8 @@ describe.skipIf(!PG_URL)("two instances behind nginx, on PostgreSQL and S3", () 
     expect(outcome, "the import was caught running mid-way").not.toBeNull();
     expect(outcome!.waitedMs).toBeLessThanOrEqual((LEASE_SECONDS + 5) * 1000);
     await expect.poll(async () => (await job(jobId)).status, { timeout: 120_000, interval: 200 }).toBe("done");
-    const done = await job(jobId);
-    expect(done.attempts).toBe(2);
+    // Taken over once (a loaded machine may miss a renewal of the short test lease and count one more).
+    expect((await job(jobId)).attempts).toBeGreaterThanOrEqual(2);
     const last = round - 1;
     const values = await sql<{ n: number | string }>`select count(*) as n from image_attribute_values v join images i on i.id = v.image_id
       where i.project_id = ${bigProjectId} and v.value like ${`R${last}-%`}`.execute(db());
