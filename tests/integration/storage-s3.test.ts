@@ -178,7 +178,6 @@ describe("S3 driver (s3rver)", () => {
     }
     expect(await store.size(key)).toBe(total);
     const growth = { rss: (peak.rss - before.rss) / MiB, arrayBuffers: (peak.arrayBuffers - before.arrayBuffers) / MiB };
-    console.log(`putStream of 200 MB: peak growth rss ${growth.rss.toFixed(0)} MiB, arrayBuffers ${growth.arrayBuffers.toFixed(0)} MiB`);
     // Parts in flight are (2 + 1) × 8 MiB, plus their concatenation and s3rver's own buffers in this process: 40–55 MiB
     // of buffers and 60–110 MiB of RSS here. The bounds are loose, so a busy machine cannot fail them, and still far
     // below the 400 MB that buffering held (the chunks, then their concatenation).
