@@ -117,15 +117,19 @@ const EnvSchema = z.object({
   S3_FORCE_PATH_STYLE: bool(true),
   /**
    * Who sends an image's bytes once the app has checked access: `off` (the app streams them), `x-accel` (files:
-   * an `X-Accel-Redirect` to nginx's internal location MEDIA_ACCEL_PREFIX) or `presigned` (S3: a redirect to a
-   * short-lived presigned GET URL). Downloads (`?download`) stay on the app's path, where their limits hold.
+   * an `X-Accel-Redirect` to nginx's internal location MEDIA_ACCEL_PREFIX), `signed` (files: x-accel, and the
+   * thumbnails and previews a page shows carry a signature nginx checks itself, so it sends them without asking the
+   * app; docs/decisions/0007) or `presigned` (S3: a redirect to a short-lived presigned GET URL). Downloads
+   * (`?download`) stay on the app's path, where their limits hold.
    */
-  MEDIA_OFFLOAD: z.enum(["off", "x-accel", "presigned"]).default("off"),
+  MEDIA_OFFLOAD: z.enum(["off", "x-accel", "signed", "presigned"]).default("off"),
+  /** `signed`: the secret shared with nginx's secure_link check (docs/deploy/nginx-signed-media.conf). */
+  MEDIA_URL_SECRET: z.string().min(32, "MEDIA_URL_SECRET must be at least 32 characters").optional(),
   MEDIA_ACCEL_PREFIX: z
     .string()
     .regex(/^\/[\w\-/]*\/$/, "MEDIA_ACCEL_PREFIX must be a path that starts and ends with /")
     .default("/_koala-objects/"),
-  /** `presigned`: how long a media URL stays valid; it is the same URL for half that time, so browsers can cache it. */
+  /** `signed`, `presigned`: how long a media URL stays valid; it is the same URL for half that time, so browsers can cache it. */
   MEDIA_URL_SECONDS: int(600, 60).pipe(z.number().max(604_800, "at most 604800 (a week: the longest a presigned URL may live)")),
   /** Smart search: `local` (offline, the default) or `openai` (an OpenAI-compatible chat API, the local one as fallback). */
   SMART_SEARCH_PROVIDER: z.enum(["local", "openai"]).default("local"),
@@ -187,8 +191,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   if (e.METRICS_PORT === e.PORT)
     throw new Error("Invalid configuration:\n  METRICS_PORT: must differ from PORT (it is a listener of its own)");
-  if (e.MEDIA_OFFLOAD === "x-accel" && e.S3_BUCKET)
-    throw new Error("Invalid configuration:\n  MEDIA_OFFLOAD: x-accel serves files from DATA_DIR; with S3_BUCKET use presigned");
+  if ((e.MEDIA_OFFLOAD === "x-accel" || e.MEDIA_OFFLOAD === "signed") && e.S3_BUCKET)
+    throw new Error(`Invalid configuration:\n  MEDIA_OFFLOAD: ${e.MEDIA_OFFLOAD} serves files from DATA_DIR; with S3_BUCKET use presigned`);
+  if (e.MEDIA_OFFLOAD === "signed" && !e.MEDIA_URL_SECRET)
+    throw new Error(
+      "Invalid configuration:\n  MEDIA_URL_SECRET: required with MEDIA_OFFLOAD=signed (the secret nginx checks signatures with)",
+    );
   if (e.MEDIA_OFFLOAD === "presigned" && !e.S3_BUCKET)
     throw new Error("Invalid configuration:\n  MEDIA_OFFLOAD: presigned needs S3_BUCKET; with files under DATA_DIR use x-accel");
   const production = (e.KOALA_ENV ?? (e.NODE_ENV === "production" ? "production" : "development")) === "production";
@@ -262,7 +270,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         }
       : undefined,
     /** Media offload (web/media.server.ts): the app checks access, nginx or S3 sends the bytes. */
-    media: { offload: e.MEDIA_OFFLOAD, accelPrefix: e.MEDIA_ACCEL_PREFIX, urlMs: e.MEDIA_URL_SECONDS * 1000 },
+    media: {
+      offload: e.MEDIA_OFFLOAD,
+      accelPrefix: e.MEDIA_ACCEL_PREFIX,
+      urlMs: e.MEDIA_URL_SECONDS * 1000,
+      urlSecret: e.MEDIA_URL_SECRET ?? null,
+    },
     smartSearch: {
       provider: e.SMART_SEARCH_PROVIDER,
       embeddings: e.SMART_SEARCH_EMBEDDINGS,

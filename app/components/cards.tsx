@@ -2,7 +2,10 @@ import { Link } from "@remix-run/react";
 import { initialsOf } from "~/lib/initials";
 import { logoUrl, mediaUrl } from "~/lib/media";
 import { Icon } from "./icons";
-import type { BoardCard as BoardCardData } from "~/models/boards.server";
+import type { BoardCard as BoardCardModel } from "~/models/boards.server";
+
+/** A board card's data: the cover's thumbnail URL as the loader made it (signed where MEDIA_OFFLOAD=signed). */
+type BoardCardData = Omit<BoardCardModel, "cover"> & { cover: (NonNullable<BoardCardModel["cover"]> & { thumbUrl?: string }) | null };
 
 /** A project ("client") card: its initials in a circle (or its logo) and its name. */
 export function ProjectCard({ id, name, logoKey }: { id: number; name: string; logoKey: string | null }) {
@@ -45,7 +48,13 @@ function BoardCardLink({ board }: { board: BoardCardData }) {
   return (
     <Link to={`/${board.projectId}/board/${board.id}`} className="card board-card">
       {board.cover ? (
-        <img src={mediaUrl(board.cover.imageId, board.cover.thumbKey)} alt="" loading="lazy" width={240} height={160} />
+        <img
+          src={board.cover.thumbUrl ?? mediaUrl(board.cover.imageId, board.cover.thumbKey)}
+          alt=""
+          loading="lazy"
+          width={240}
+          height={160}
+        />
       ) : (
         <span className="board-cover-empty" aria-hidden="true" />
       )}

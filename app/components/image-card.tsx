@@ -6,6 +6,8 @@ export interface CardData {
   title: string;
   keywords: string[];
   thumbKey: string;
+  /** The thumbnail's URL as the loader made it (signed where MEDIA_OFFLOAD=signed); otherwise made from the key. */
+  thumbUrl?: string;
   /** On a shared board, from its JSON pages: the visitor's own mark. */
   mark?: string | null;
 }
@@ -55,7 +57,13 @@ export function ImageCard({
   const titleId = `card-${card.id}-title`;
   return (
     <article className="image-card" aria-labelledby={titleId} data-image-id={card.id}>
-      <img src={(links?.media ?? mediaUrl)(card.id, card.thumbKey)} alt="" loading="lazy" decoding="async" className="image-card-thumb" />
+      <img
+        src={links ? links.media(card.id, card.thumbKey) : (card.thumbUrl ?? mediaUrl(card.id, card.thumbKey))}
+        alt=""
+        loading="lazy"
+        decoding="async"
+        className="image-card-thumb"
+      />
       <div className="image-card-info">
         <h3 id={titleId} className="image-card-title">
           {card.title || "Untitled"}

@@ -4,6 +4,7 @@ import { decodeCursor, gridPage, gridTotal, idsInScope } from "~/models/grid.ser
 import { scopeKey, scopeVersion, type GridScope } from "~/models/scope.server";
 import { MAX_PICKED, readSelection, selectionCookie, type Selection } from "~/web/selection.server";
 import { flashToast } from "~/web/toast.server";
+import { withThumbUrls } from "./media-links.server";
 import { readForm } from "./http.server";
 
 import { isBulkOp } from "../lib/bulk-ops";
@@ -30,6 +31,7 @@ export async function loadGrid(request: Request, scope: GridScope) {
   const selected = selection ? Math.max(0, selection.all ? total - selection.ids.length : selection.ids.length) : 0;
   return {
     ...page,
+    cards: withThumbUrls(page.cards),
     total,
     pos,
     version: String(scopeVersion(scope)),

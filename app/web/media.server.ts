@@ -5,6 +5,7 @@ import { HttpError, NotFoundError } from "~/lib/errors";
 import { findImageObject } from "~/models/images.server";
 import { findSharedObject, recordDownload, resolveSharedUrl, sharedImage } from "~/models/share-access.server";
 import { storage } from "~/services/storage.server";
+import { signingWindow } from "./media-links.server";
 import { actorOf } from "~/models/actor";
 import { userFromCookie } from "~/sessions.server";
 
@@ -100,19 +101,19 @@ async function offloaded(
   shared: boolean,
 ): Promise<MediaAnswer | null> {
   const { offload, accelPrefix, urlMs } = config().media;
-  if (offload === "x-accel") return { status: 200, headers: { ...headers, "X-Accel-Redirect": `${accelPrefix}${key}` } };
+  // `signed`: a thumbnail URL without a valid signature reaches the app through the same nginx.
+  if (offload === "x-accel" || offload === "signed")
+    return { status: 200, headers: { ...headers, "X-Accel-Redirect": `${accelPrefix}${key}` } };
   const store = storage();
   if (offload !== "presigned" || !store.presignedGet) return null;
-  const half = urlMs / 2;
-  const now = Date.now();
-  const signedAt = Math.floor(now / half) * half;
+  const { signedAt, leftMs } = signingWindow(urlMs);
   const url = await store.presignedGet(key, {
     signedAt: new Date(signedAt),
     expiresInSeconds: urlMs / 1000,
     contentType: object.mimeType,
     cacheControl: headers["Cache-Control"]!,
   });
-  const left = Math.floor((signedAt + half - now) / 1000);
+  const left = Math.floor(leftMs / 1000);
   return { status: 302, headers: { Location: url, "Cache-Control": shared ? "no-store" : `private, max-age=${left}` } };
 }
 

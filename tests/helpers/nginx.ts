@@ -6,6 +6,7 @@ import { freePort } from "./server";
 
 export const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
 const DEPLOY_CONF = path.resolve("docs/deploy/nginx.conf");
+const SIGNED_MEDIA_CONF = path.resolve("docs/deploy/nginx-signed-media.conf");
 const TEMP_DIRS = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"];
 
 export interface RunningNginx {
@@ -19,7 +20,7 @@ export interface RunningNginx {
  * docs/deploy/nginx.conf with only the upstream servers, the listen address and the objects folder swapped for
  * the caller's (the multi-instance test's, the P4 bench's): what the operator copies is what they run.
  */
-export function deploySite(opts: { upstreamPorts: number[]; listen: string; objectsDir: string }): string {
+export function deploySite(opts: { upstreamPorts: number[]; listen: string; objectsDir: string; signedMediaSecret?: string }): string {
   let site = readFileSync(DEPLOY_CONF, "utf8");
   const swap = (pattern: RegExp, by: string) => {
     if (!pattern.test(site)) throw new Error(`docs/deploy/nginx.conf no longer has ${pattern}`);
@@ -29,7 +30,25 @@ export function deploySite(opts: { upstreamPorts: number[]; listen: string; obje
   swap(/(?:^ {4}server 127\.0\.0\.1:\d+ [^\n]*\n)+/m, `${servers}\n`);
   swap(/^ {4}listen 8080;$/m, `    listen ${opts.listen};`);
   swap(/^( {8}alias )\/var\/lib\/koala\/objects\/;$/m, `$1${opts.objectsDir.replace(/\/?$/, "/")};`);
+  if (opts.signedMediaSecret)
+    swap(/^ {4}# include \/etc\/nginx\/koala-signed-media\.conf;$/m, signedMediaSite(opts.objectsDir, opts.signedMediaSecret));
   return site;
+}
+
+/** docs/deploy/nginx-signed-media.conf with the secret and the objects folder swapped in, indented for the server block. */
+function signedMediaSite(objectsDir: string, secret: string): string {
+  let conf = readFileSync(SIGNED_MEDIA_CONF, "utf8");
+  for (const [pattern, by] of [
+    [/^( {4}set \$koala_media_secret )"MEDIA_URL_SECRET";$/m, `$1"${secret}";`],
+    [/^( {4}alias )\/var\/lib\/koala\/objects\/;$/m, `$1${objectsDir.replace(/\/?$/, "/")};`],
+  ] as const) {
+    if (!pattern.test(conf)) throw new Error(`docs/deploy/nginx-signed-media.conf no longer has ${pattern}`);
+    conf = conf.replace(pattern, by);
+  }
+  return conf
+    .split("\n")
+    .map((line) => (line ? `    ${line}` : line))
+    .join("\n");
 }
 
 /**
@@ -51,12 +70,12 @@ export function mainConf(dir: string, site: string, errorLog: string): string {
  * The documented site configuration, run by a real nginx on loopback in front of the given instances. nginx
  * missing is a failure, not a skip (`.ci/run` installs it).
  */
-export async function startNginx(opts: { upstreamPorts: number[]; objectsDir: string }): Promise<RunningNginx> {
+export async function startNginx(opts: { upstreamPorts: number[]; objectsDir: string; signedMediaSecret?: string }): Promise<RunningNginx> {
   if (!NGINX) throw new Error("nginx is not installed: apt-get install nginx-light (.ci/run installs it)");
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), "koala-nginx-"));
   const errorLog = path.join(dir, "error.log");
-  const site = deploySite({ upstreamPorts: opts.upstreamPorts, listen: `127.0.0.1:${port}`, objectsDir: opts.objectsDir });
+  const site = deploySite({ ...opts, listen: `127.0.0.1:${port}` });
   writeFileSync(path.join(dir, "nginx.conf"), mainConf(dir, site, errorLog));
   const child = spawn(NGINX, ["-p", dir, "-c", path.join(dir, "nginx.conf"), "-e", errorLog], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,5 +110,115 @@ describe("media sent by nginx once the app has checked access (MEDIA_OFFLOAD=x-a
     expect(Buffer.from(await seen.arrayBuffer()).equals(stored(thumbKey))).toBe(true);
     await revokeShareLink(shared.board, shared.id);
     expect((await get(nginx.base, url, "")).status).toBe(404);
+  });
+});
+
+/**
+ * MEDIA_OFFLOAD=signed behind the documented nginx configuration with docs/deploy/nginx-signed-media.conf: the
+ * thumbnails a page shows carry an expiry and a signature made when the loader checked access; nginx checks them
+ * itself and sends the file without asking the app. Anything else under /media goes to the app as before.
+ */
+describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=signed)", () => {
+  const secret = randomBytes(24).toString("base64url");
+  let t: TestDatabase;
+  let app: AppServer;
+  let nginx: RunningNginx;
+  let cookie: string;
+  let stranger: string;
+  let projectId: number;
+  let imageId: number;
+  let thumb: string;
+  let thumbKey: string;
+  let otherThumb: string;
+
+  beforeAll(async () => {
+    t = await freshDatabase("sqlite");
+    const editor = await makeUser();
+    const other = await makeUser();
+    const project = await makeProject([{ actor: editor.actor }]);
+    projectId = project.id;
+    await makeProject([{ actor: other.actor }]);
+    const scope = await projectScope(editor.actor, project.id);
+    const second = await addImageFile(scope, await jpeg(320, 240, "#225588"), meta("Shelf"));
+    imageId = await addImageFile(scope, await jpeg(640, 480, "#885522"), meta("Aisle"));
+    const keyOf = async (id: number) =>
+      (await db().selectFrom("images").select("thumb_key").where("id", "=", id).executeTakeFirstOrThrow()).thumb_key;
+    thumbKey = await keyOf(imageId);
+    thumb = `/media/${imageId}/${thumbKey.replaceAll("/", "~")}`;
+    otherThumb = `/media/${second}/${(await keyOf(second)).replaceAll("/", "~")}`;
+    cookie = await sessionCookie(editor.user.id);
+    stranger = await sessionCookie(other.user.id);
+    app = await startAppServer(t, { MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: secret, MEDIA_URL_SECONDS: "600", TRUST_PROXY: "loopback" });
+    nginx = await startNginx({ upstreamPorts: [app.port], objectsDir: path.join(t.dataDir, "objects"), signedMediaSecret: secret });
+  }, 60_000);
+  afterAll(async () => {
+    await nginx?.stop();
+    await app?.stop();
+    await t?.drop();
+  });
+
+  const get = (url: string, who = "") => fetch(`${nginx.base}${url}`, { headers: who ? { Cookie: who } : {}, redirect: "manual" });
+  /** nginx's secure_link check, made by hand: what a forger would need the secret for. */
+  const signature = (expires: number, url: string, key = secret) => createHash("md5").update(`${expires}${url} ${key}`).digest("base64url");
+  const signedThumbs = async () => {
+    const grid = (await (await get(`/api/grid?project=${projectId}&limit=10`, cookie)).json()) as {
+      cards: { id: number; thumbUrl: string }[];
+    };
+    return new Map(grid.cards.map((c) => [c.id, c.thumbUrl]));
+  };
+
+  it("gives the grid signed thumbnail URLs, in its JSON and in the page without JavaScript, valid for at least half of MEDIA_URL_SECONDS", async () => {
+    const url = (await signedThumbs()).get(imageId)!;
+    const match = /^(\/media\/\d+\/[^?]+)\?e=(\d+)&s=([\w-]{22})$/.exec(url);
+    expect(match?.[1]).toBe(thumb);
+    const expires = Number(match![2]) * 1000;
+    expect(expires - Date.now()).toBeGreaterThanOrEqual(300_000 - 2_000);
+    expect(expires - Date.now()).toBeLessThanOrEqual(600_000);
+    const page = await (await get(`/client/${projectId}`, cookie)).text();
+    expect(page).toContain(`src="${url.replaceAll("&", "&amp;")}"`);
+  });
+
+  it("sends a signed thumbnail from nginx without asking the app: no cookie needed, the file's bytes, immutable, sandboxed", async () => {
+    const url = (await signedThumbs()).get(imageId)!;
+    const res = await get(url);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(path.join(t.dataDir, "objects", thumbKey)))).toBe(true);
+    expect(res.headers.get("content-type")).toBe("image/webp");
+    expect(res.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
+    expect(res.headers.get("content-security-policy")).toContain("sandbox");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    // The same path without its signature is the app's: sign-in first.
+    expect((await get(thumb)).status).toBe(302);
+  });
+
+  it("hands a wrong, borrowed or expired signature to the app, which checks the session and access as always", async () => {
+    const signed = await signedThumbs();
+    const [, query] = signed.get(imageId)!.split("?");
+    const expires = Number(/e=(\d+)/.exec(query!)![1]);
+    const forged = [
+      `${thumb}?e=${expires}&s=${"A".repeat(22)}`,
+      `${otherThumb}?${query}`, // another image's path with this one's signature
+      `${thumb}?e=${expires + 3600}&s=${/s=([\w-]+)/.exec(query!)![1]}`, // a later expiry, the same signature
+      `${thumb}?e=${expires}&s=${signature(expires, thumb, "not-the-secret-not-the-secret-00")}`,
+    ];
+    const past = Math.floor(Date.now() / 1000) - 60;
+    const expired = `${thumb}?e=${past}&s=${signature(past, thumb)}`;
+    for (const url of [...forged, expired]) {
+      const anonymous = await get(url);
+      expect(anonymous.status, url).toBe(302);
+      expect(anonymous.headers.get("location"), url).toMatch(/^\/login\?redirectTo=/);
+      expect((await get(url, stranger)).status, url).toBe(404);
+      const member = await get(url, cookie);
+      expect(member.status, url).toBe(200);
+      expect(member.headers.get("content-type"), url).toBe("image/webp");
+    }
+    // A signature made with the right secret is taken as it is: the check is nginx's, the test's hand-made one agrees.
+    const fresh = Math.floor(Date.now() / 1000) + 120;
+    expect((await get(`${thumb}?e=${fresh}&s=${signature(fresh, thumb)}`)).status).toBe(200);
+  });
+
+  it("never signs for the internal location: /_koala-signed/ is unreachable from outside", async () => {
+    const [, query] = (await signedThumbs()).get(imageId)!.split("?");
+    expect((await get(`/_koala-signed/${thumbKey}?${query}`, cookie)).status).toBe(404);
   });
 });

@@ -25,9 +25,19 @@ describe("configuration", () => {
     );
     expect(() => loadConfig({ PORT: "abc", DATA_DIR: "/tmp/koala-cfg" })).toThrow(/PORT/);
   });
-  it("offloads media only where the store allows it: x-accel with files, presigned with S3, and says which otherwise", () => {
+  it("offloads media only where the store allows it: x-accel and signed with files, presigned with S3, and says which otherwise", () => {
     const base = { DATA_DIR: "/tmp/koala-cfg" };
-    expect(loadConfig(base).media).toEqual({ offload: "off", accelPrefix: "/_koala-objects/", urlMs: 600_000 });
+    expect(loadConfig(base).media).toEqual({ offload: "off", accelPrefix: "/_koala-objects/", urlMs: 600_000, urlSecret: null });
+    const secret = "s".repeat(32);
+    expect(loadConfig({ ...base, MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: secret }).media).toMatchObject({
+      offload: "signed",
+      urlSecret: secret,
+    });
+    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "signed" })).toThrow(/MEDIA_URL_SECRET: required with MEDIA_OFFLOAD=signed/);
+    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: "short" })).toThrow(/at least 32 characters/);
+    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: secret, S3_BUCKET: "b" })).toThrow(
+      /signed serves files from DATA_DIR/,
+    );
     expect(loadConfig({ ...base, MEDIA_OFFLOAD: "x-accel", MEDIA_ACCEL_PREFIX: "/files/" }).media.accelPrefix).toBe("/files/");
     expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "x-accel", S3_BUCKET: "b" })).toThrow(/x-accel serves files from DATA_DIR/);
     expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "presigned" })).toThrow(/presigned needs S3_BUCKET/);

@@ -10,7 +10,7 @@ import { ConflictError, getErrorMessage, HttpError } from "~/lib/errors";
 import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { log } from "~/lib/log.server";
-import { mediaUrl } from "~/lib/media";
+import { thumbUrl } from "~/web/media-links.server";
 import { assignableAttribute, assignableAttributes, assignAttribute, NotAssignable } from "~/models/attributes.server";
 import { imageAttributes } from "~/models/images.server";
 import { imageScope, requireEdit } from "~/models/scope.server";
@@ -27,7 +27,7 @@ async function editable(request: Request, id: string | undefined) {
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const { scope, image } = await editable(request, params.id);
   return {
-    image: { id: image.id, title: image.title, thumb: mediaUrl(image.id, image.thumb_key) },
+    image: { id: image.id, title: image.title, thumb: thumbUrl(image.id, image.thumb_key) },
     projectId: scope.project.id,
     choices: await assignableAttributes(scope),
     values: await imageAttributes(image.id),

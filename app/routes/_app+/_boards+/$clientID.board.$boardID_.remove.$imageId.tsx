@@ -9,7 +9,7 @@ import { getErrorMessage } from "~/lib/errors";
 import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { log } from "~/lib/log.server";
-import { mediaUrl } from "~/lib/media";
+import { thumbUrl } from "~/web/media-links.server";
 import { REMOVE_WORD, RemoveImagesSchema } from "~/lib/schemas";
 import { isOnBoard, removeFromBoard } from "~/models/boards.server";
 import { imagesByIds } from "~/models/images.server";
@@ -26,7 +26,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
   return {
     board: { id: scope.board.id, title: scope.board.title, clientBoard: scope.board.clientBoard },
     back: `/${scope.project.id}/board/${scope.board.id}`,
-    image: image ? { id: image.id, title: image.title, thumb: mediaUrl(image.id, image.thumb_key) } : null,
+    image: image ? { id: image.id, title: image.title, thumb: thumbUrl(image.id, image.thumb_key) } : null,
     header: headerOf(scope),
   };
 });

@@ -7,7 +7,7 @@ import { getErrorMessage, HttpError } from "~/lib/errors";
 import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { log } from "~/lib/log.server";
-import { mediaUrl } from "~/lib/media";
+import { thumbUrl } from "~/web/media-links.server";
 import { safeRedirect } from "~/lib/redirect";
 import { boardsOfProject, pinImage } from "~/models/boards.server";
 import { imageScope, requireEdit } from "~/models/scope.server";
@@ -28,7 +28,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const { scope, image } = await pinnable(request, params.id);
   const back = safeRedirect(new URL(request.url).searchParams.get("from"), `/client/${scope.project.id}`);
   return {
-    image: { id: image.id, title: image.title, thumb: mediaUrl(image.id, image.thumb_key) },
+    image: { id: image.id, title: image.title, thumb: thumbUrl(image.id, image.thumb_key) },
     boards: await boardsOfProject(scope, { pinnable: true }),
     back,
     projectId: scope.project.id,

@@ -4,6 +4,7 @@ import { useEffect, useRef } from "react";
 import { z } from "zod";
 import { BoardCard } from "~/components/cards";
 import { searchBoards } from "~/models/boards.server";
+import { withCoverUrls } from "~/web/media-links.server";
 import { listProjects } from "~/models/projects.server";
 import { requireActor } from "~/sessions.server";
 
@@ -28,6 +29,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   ]);
   return {
     ...result,
+    boards: withCoverUrls(result.boards),
     projects: projects.map((p) => ({ id: p.id, name: p.name })),
     q: params.q ?? "",
     project: params.project ?? null,

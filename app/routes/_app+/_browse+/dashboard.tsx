@@ -5,6 +5,7 @@ import { z } from "zod";
 import { BoardCard, ProjectCard } from "~/components/cards";
 import { page, readForm } from "~/web/http.server";
 import { searchBoards } from "~/models/boards.server";
+import { withCoverUrls } from "~/web/media-links.server";
 import { listProjects } from "~/models/projects.server";
 import { requireActor } from "~/sessions.server";
 import { preference } from "~/web/cookies.server";
@@ -22,7 +23,7 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
   const layout = viewLayout.read(request);
   const [projects, boards] = await Promise.all([
     view === "clients" ? listProjects(actor) : Promise.resolve([]),
-    view === "boards" ? searchBoards(actor, { limit: 60 }).then((r) => r.boards) : Promise.resolve([]),
+    view === "boards" ? searchBoards(actor, { limit: 60 }).then((r) => withCoverUrls(r.boards)) : Promise.resolve([]),
   ]);
   return { view, layout, projects, boards };
 });

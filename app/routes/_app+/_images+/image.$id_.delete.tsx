@@ -7,7 +7,7 @@ import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { getErrorMessage } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { log } from "~/lib/log.server";
-import { mediaUrl } from "~/lib/media";
+import { thumbUrl } from "~/web/media-links.server";
 import { DeleteImageSchema } from "~/lib/schemas";
 import { imageScope, requireEdit } from "~/models/scope.server";
 import { removeImage } from "~/services/ingest.server";
@@ -25,7 +25,7 @@ async function deletable(request: Request, id: string | undefined, context?: { c
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const { image } = await deletable(request, params.id);
   const step = new URL(request.url).searchParams.get("step") === "2" ? 2 : 1;
-  return { image: { id: image.id, title: image.title, thumb: mediaUrl(image.id, image.thumb_key) }, step };
+  return { image: { id: image.id, title: image.title, thumb: thumbUrl(image.id, image.thumb_key) }, step };
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { sha256 } from "~/lib/crypto.server";
 import { InvalidError } from "~/lib/errors";
 import { api } from "~/web/http.server";
+import { thumbUrlEpoch, withThumbUrls } from "~/web/media-links.server";
 import { attributeFacets, facetsFingerprint } from "~/models/facets.server";
 import { cursorBefore, decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
 import { REVIEW_FILTERS } from "~/lib/schemas";
@@ -53,12 +54,12 @@ export const loader = api(async ({ request }: LoaderFunctionArgs) => {
     return Response.json({ version, filters }, { headers: { "Cache-Control": "no-store" } });
   }
   // Across projects the version does not follow the person's memberships: never revalidated from a cache.
-  const etag = scope.kind === "all" ? null : `W/"${sha256(`${version}|${url.search}`).slice(0, 24)}"`;
+  const etag = scope.kind === "all" ? null : `W/"${sha256(`${version}|${url.search}|${thumbUrlEpoch()}`).slice(0, 24)}"`;
   const headers: Record<string, string> = etag
     ? { ETag: etag, "Cache-Control": "private, no-cache" }
     : { "Cache-Control": "private, no-store" };
   if (etag && request.headers.get("If-None-Match") === etag) return new Response(null, { status: 304, headers });
   const after = q.after ? decodeCursor(q.after) : q.at ? await cursorBefore(scope, q.at) : null;
   const [page, total] = await Promise.all([gridPage(scope, { after, limit: q.limit }), gridTotal(scope)]);
-  return Response.json({ cards: page.cards, next: page.next, total, version }, { headers });
+  return Response.json({ cards: withThumbUrls(page.cards), next: page.next, total, version }, { headers });
 });

@@ -10,7 +10,7 @@ import { config } from "~/config.server";
 import { NotFoundError } from "~/lib/errors";
 import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
-import { mediaUrl } from "~/lib/media";
+import { thumbUrl } from "~/web/media-links.server";
 import { ImageEditSchema } from "~/lib/schemas";
 import { MAX_BATCH, uploadUrl } from "~/lib/uploads";
 import { StaleEdit } from "~/models/image-edits.server";
@@ -51,7 +51,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   return {
     project: { id: project.id, name: project.name, canManage: scope.can.manage },
     view: query.view,
-    pending: pending.map((i) => ({ id: i.id, title: i.title, thumb: mediaUrl(i.id, i.thumb_key) })),
+    pending: pending.map((i) => ({ id: i.id, title: i.title, thumb: thumbUrl(i.id, i.thumb_key) })),
     current,
     maxBytes: config().maxImageBytes,
     header: headerOf(scope),

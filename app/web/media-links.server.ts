@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import { config } from "~/config.server";
+import { mediaUrl } from "~/lib/media";
+
+/**
+ * The signing window of a media URL that lives `urlMs`: signed at the start of the current half of its lifetime,
+ * so the URL is the same (and the browser's cached copy good) for half its life, and valid at least that long.
+ * Shared by the presigned redirects (S3) and the signed thumbnail URLs (nginx).
+ */
+export function signingWindow(urlMs: number, now = Date.now()) {
+  const half = urlMs / 2;
+  const signedAt = Math.floor(now / half) * half;
+  return { signedAt, expiresAt: signedAt + urlMs, leftMs: signedAt + half - now };
+}
+
+/**
+ * The URL a page shows for a thumbnail the loader has just checked the person may see. With MEDIA_OFFLOAD=signed it
+ * carries an expiry and a signature nginx's secure_link module checks on its own (MD5 of the expiry, the path and
+ * the shared MEDIA_URL_SECRET, base64url: docs/deploy/nginx-signed-media.conf), so nginx sends the file without
+ * asking the app. A signature past its time or wrong sends the request on to the app, which checks the session and
+ * access as for any /media URL; without nginx the app ignores the two parameters. docs/decisions/0007.
+ */
+export function thumbUrl(imageId: number, key: string, now = Date.now()): string {
+  const url = mediaUrl(imageId, key);
+  const { offload, urlMs, urlSecret } = config().media;
+  if (offload !== "signed" || !urlSecret) return url;
+  const expires = Math.floor(signingWindow(urlMs, now).expiresAt / 1000);
+  const signature = createHash("md5").update(`${expires}${url} ${urlSecret}`).digest("base64url");
+  return `${url}?e=${expires}&s=${signature}`;
+}
+
+/** Cards as a page shows them: each with its thumbnail's URL (signed where MEDIA_OFFLOAD=signed). */
+export const withThumbUrls = <T extends { id: number; thumbKey: string }>(cards: T[]) =>
+  cards.map((card) => ({ ...card, thumbUrl: thumbUrl(card.id, card.thumbKey) }));
+
+/** Board cards as a page shows them: the cover with its thumbnail's URL. */
+export const withCoverUrls = <T extends { cover: { imageId: number; thumbKey: string } | null }>(boards: T[]) =>
+  boards.map((board) => ({
+    ...board,
+    cover: board.cover && { ...board.cover, thumbUrl: thumbUrl(board.cover.imageId, board.cover.thumbKey) },
+  }));
+
+/** What changes a page's signed URLs: part of a validator (ETag) of an answer that carries them. */
+export const thumbUrlEpoch = () => {
+  const { offload, urlMs } = config().media;
+  return offload === "signed" ? String(signingWindow(urlMs).signedAt) : "";
+};
