@@ -109,14 +109,21 @@ ${extra}
 
 /**
  * nginx with the documented site configuration (docs/deploy/nginx.conf) in front of app instances, as an operator
- * runs it (P4's offload side, P10-2, P12): pinned to the server core with the apps, files under `objectsDir`.
+ * runs it (P4's offload side, P10-2, P12): pinned to the server core with the apps, files under `objectsDir`; with
+ * `signedMediaSecret`, docs/deploy/nginx-signed-media.conf included (MEDIA_OFFLOAD=signed).
  */
-export async function startNginxSite(ctx: Context, port: number, upstreams: number | number[], objectsDir: string): Promise<Server> {
+export async function startNginxSite(
+  ctx: Context,
+  port: number,
+  upstreams: number | number[],
+  objectsDir: string,
+  signedMediaSecret?: string,
+): Promise<Server> {
   await assertPortFree(port);
   const dir = path.join(ctx.cache, "nginx-site");
   mkdirSync(dir, { recursive: true });
   const errorLog = path.join(dir, "error.log");
-  const site = deploySite({ upstreamPorts: [upstreams].flat(), listen: `127.0.0.1:${port}`, objectsDir });
+  const site = deploySite({ upstreamPorts: [upstreams].flat(), listen: `127.0.0.1:${port}`, objectsDir, signedMediaSecret });
   const confFile = path.join(dir, "nginx.conf");
   writeFileSync(confFile, mainConf(dir, site, errorLog));
   const proc = start(ctx.cores.server, "nginx", ["-p", dir, "-c", confFile, "-e", errorLog]);
