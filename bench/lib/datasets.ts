@@ -91,6 +91,30 @@ export async function postgresProblem(): Promise<string | null> {
   }
 }
 
+/**
+ * A throwaway copy of a PostgreSQL dataset's database (CREATE DATABASE … TEMPLATE), for a metric that writes to it;
+ * `drop()` removes it. The dataset's own database must have no open connection while it is copied.
+ */
+export async function copyPgDataset(ds: Dataset, suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!ds.databaseUrl) throw new Error(`${ds.name} is not a PostgreSQL dataset`);
+  const source = decodeURIComponent(new URL(ds.databaseUrl).pathname.slice(1));
+  const name = `${source}_${suffix}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: maintenanceUrl() });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`drop database if exists "${name}" with (force)`);
+  await admin(`create database "${name}" template "${source}"`);
+  const url = new URL(ds.databaseUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
+}
+
 async function recreateBenchDatabase() {
   const name = benchDbName();
   const client = new pg.Client({ connectionString: maintenanceUrl() });

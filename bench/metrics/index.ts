@@ -17,6 +17,7 @@ import { p9 } from "./p9-attribute-import";
 import { p9b } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
 import { p10two, p12 } from "./p10-2-instances";
+import { p11 } from "./p11-takeover";
 
 /** Every metric `npm run bench` runs, in this order. */
 export const metrics: Metric[] = [
@@ -44,5 +45,6 @@ export const metrics: Metric[] = [
   p9b,
   p10,
   p10two,
+  p11,
   p12,
 ];
