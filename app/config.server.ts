@@ -118,13 +118,16 @@ const EnvSchema = z.object({
   /**
    * Who sends an image's bytes once the app has checked access: `off` (the app streams them), `x-accel` (files:
    * an `X-Accel-Redirect` to nginx's internal location MEDIA_ACCEL_PREFIX), `signed` (files: x-accel, and the
-   * thumbnails and previews a page shows carry a signature nginx checks itself, so it sends them without asking the
-   * app; docs/decisions/0007) or `presigned` (S3: a redirect to a short-lived presigned GET URL). Downloads
+   * thumbnails a signed-in person's pages show carry a signature nginx checks itself, so it sends them without
+   * asking the app; docs/decisions/0007) or `presigned` (S3: a redirect to a short-lived presigned GET URL). Downloads
    * (`?download`) stay on the app's path, where their limits hold.
    */
   MEDIA_OFFLOAD: z.enum(["off", "x-accel", "signed", "presigned"]).default("off"),
   /** `signed`: the secret shared with nginx's secure_link check (docs/deploy/nginx-signed-media.conf). */
-  MEDIA_URL_SECRET: z.string().min(32, "MEDIA_URL_SECRET must be at least 32 characters").optional(),
+  MEDIA_URL_SECRET: z
+    .string()
+    .regex(/^[\w-]{32,}$/, "MEDIA_URL_SECRET must be at least 32 letters, digits, - or _ (nginx reads it in a quoted string)")
+    .optional(),
   MEDIA_ACCEL_PREFIX: z
     .string()
     .regex(/^\/[\w\-/]*\/$/, "MEDIA_ACCEL_PREFIX must be a path that starts and ends with /")

@@ -39,7 +39,8 @@ export function deploySite(opts: { upstreamPorts: number[]; listen: string; obje
 function signedMediaSite(objectsDir: string, secret: string): string {
   let conf = readFileSync(SIGNED_MEDIA_CONF, "utf8");
   for (const [pattern, by] of [
-    [/^( {4}set \$koala_media_secret )"MEDIA_URL_SECRET";$/m, `$1"${secret}";`],
+    // The secret file's one line, in place of its include.
+    [/^ {4}include \/etc\/nginx\/koala-media-secret\.conf;$/m, `    set $koala_media_secret "${secret}";`],
     [/^( {4}alias )\/var\/lib\/koala\/objects\/;$/m, `$1${objectsDir.replace(/\/?$/, "/")};`],
   ] as const) {
     if (!pattern.test(conf)) throw new Error(`docs/deploy/nginx-signed-media.conf no longer has ${pattern}`);

@@ -130,6 +130,8 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
   let thumb: string;
   let thumbKey: string;
   let otherThumb: string;
+  let others: string[];
+  let sharedPage: string;
 
   beforeAll(async () => {
     t = await freshDatabase("sqlite");
@@ -141,11 +143,17 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
     const scope = await projectScope(editor.actor, project.id);
     const second = await addImageFile(scope, await jpeg(320, 240, "#225588"), meta("Shelf"));
     imageId = await addImageFile(scope, await jpeg(640, 480, "#885522"), meta("Aisle"));
-    const keyOf = async (id: number) =>
-      (await db().selectFrom("images").select("thumb_key").where("id", "=", id).executeTakeFirstOrThrow()).thumb_key;
-    thumbKey = await keyOf(imageId);
-    thumb = `/media/${imageId}/${thumbKey.replaceAll("/", "~")}`;
-    otherThumb = `/media/${second}/${(await keyOf(second)).replaceAll("/", "~")}`;
+    const keysOf = (id: number) =>
+      db().selectFrom("images").select(["thumb_key", "preview_key", "storage_key"]).where("id", "=", id).executeTakeFirstOrThrow();
+    const keys = await keysOf(imageId);
+    const at = (id: number, key: string) => `/media/${id}/${key.replaceAll("/", "~")}`;
+    thumbKey = keys.thumb_key;
+    thumb = at(imageId, thumbKey);
+    otherThumb = at(second, (await keysOf(second)).thumb_key);
+    others = [at(imageId, keys.preview_key), at(imageId, keys.storage_key)];
+    const board = await boardScope(editor.actor, (await createBoard(scope, { title: "Aisles", imageIds: [imageId, second] })).id);
+    const [link] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "signed");
+    sharedPage = link!.path;
     cookie = await sessionCookie(editor.user.id);
     stranger = await sessionCookie(other.user.id);
     app = await startAppServer(t, { MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: secret, MEDIA_URL_SECONDS: "600", TRUST_PROXY: "loopback" });
@@ -187,6 +195,7 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
     expect(res.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
     expect(res.headers.get("content-security-policy")).toContain("sandbox");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
     // The same path without its signature is the app's: sign-in first.
     expect((await get(thumb)).status).toBe(302);
   });
@@ -215,6 +224,24 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
     // A signature made with the right secret is taken as it is: the check is nginx's, the test's hand-made one agrees.
     const fresh = Math.floor(Date.now() / 1000) + 120;
     expect((await get(`${thumb}?e=${fresh}&s=${signature(fresh, thumb)}`)).status).toBe(200);
+  });
+
+  it("signs thumbnails alone: a preview or an original signed with the right secret still goes to the app", async () => {
+    const expires = Math.floor(Date.now() / 1000) + 120;
+    for (const url of others) {
+      const res = await get(`${url}?e=${expires}&s=${signature(expires, url)}`);
+      expect(res.status, url).toBe(302);
+      expect(res.headers.get("location"), url).toMatch(/^\/login\?redirectTo=/);
+    }
+  });
+
+  it("never puts a signed URL on a share link's page: its visitors are checked on every image, so a revoked link ends at once", async () => {
+    const page = await get(sharedPage);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`/shared-media/`);
+    expect(html).not.toMatch(/\/media\/\d+\//);
+    expect(html).not.toContain("?e=");
   });
 
   it("never signs for the internal location: /_koala-signed/ is unreachable from outside", async () => {

@@ -34,7 +34,8 @@ describe("configuration", () => {
       urlSecret: secret,
     });
     expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "signed" })).toThrow(/MEDIA_URL_SECRET: required with MEDIA_OFFLOAD=signed/);
-    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: "short" })).toThrow(/at least 32 characters/);
+    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: "short" })).toThrow(/at least 32 letters/);
+    expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: `$arg_s${"x".repeat(32)}` })).toThrow(/MEDIA_URL_SECRET/);
     expect(() => loadConfig({ ...base, MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: secret, S3_BUCKET: "b" })).toThrow(
       /signed serves files from DATA_DIR/,
     );
