@@ -64,7 +64,9 @@ export const p10two: Metric = {
       const options = { connections: CONNECTIONS, seconds: SECONDS, headers: { Cookie: cookie }, paths, countNon2xx: true };
       const twoRun = () => load(ctx, pair.proxy.url, options);
       const oneRun = () => load(ctx, pair.servers.a.url, options);
-      await load(ctx, pair.proxy.url, { ...options, seconds: 3 });
+      // Warm: both instances through the proxy, then the one measured alone (JIT, memoized renders, pools).
+      await load(ctx, pair.proxy.url, { ...options, seconds: 10 });
+      await load(ctx, pair.servers.a.url, { ...options, seconds: 5 });
       const rounds = await interleave(ctx.rounds(ROUNDS), twoRun, oneRun, (r, a, b) =>
         ctx.log(
           `    round ${r + 1}: two instances ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms, ${failures(a)} failed), ` +
