@@ -18,9 +18,12 @@ const mixOf = (ds: Dataset) => [
   `/api/grid?project=${ds.projectId}&limit=100`,
   `/media/${ds.firstImage.id}/${ds.firstImage.thumbKey.replaceAll("/", "~")}`,
 ];
-/** An instance as an operator runs one behind the proxy (its own id; the proxy trusted for client addresses). */
+/**
+ * An instance as an operator runs one behind the proxy (its own id; the proxy trusted for client addresses), with
+ * one V8 helper thread as docs/deploy advises where instances share cores (here both share the server core).
+ */
 const instance = (ctx: Context, ds: Dataset, port: number, id: string) =>
-  startApp(ctx, ds, port, { TRUST_PROXY: "loopback", INSTANCE_ID: id, SHUTDOWN_GRACE_SECONDS: "30" });
+  startApp(ctx, ds, port, { TRUST_PROXY: "loopback", INSTANCE_ID: id, SHUTDOWN_GRACE_SECONDS: "30", NODE_OPTIONS: "--v8-pool-size=1" });
 
 /** SIGTERM and wait for the drained exit (the bench's own stop would SIGKILL after 5 s). */
 async function drainStop(server: Server) {
@@ -100,7 +103,7 @@ export const p10two: Metric = {
         perRound: { twoRps: rounds.a.map((a) => a.rps), twoP99: rounds.a.map((a) => a.p99), oneRps: rounds.b.map((b) => b.rps) },
         notes: [
           `${CONNECTIONS} connections, each cycling through ${paths.length} paths; ${ROUNDS} rounds of ${SECONDS} s per side.`,
-          "Both instances, nginx and PostgreSQL share the server core: on this 2-core machine a second instance cannot add CPU.",
+          "Both instances (each with NODE_OPTIONS=--v8-pool-size=1, as docs/deploy advises where instances share cores), nginx and PostgreSQL share the server core: on this 2-core machine a second instance cannot add CPU.",
         ],
       };
     } finally {
