@@ -100,6 +100,8 @@ const EnvSchema = z.object({
   DOWNLOADS_PER_CLIENT: int(4, 1),
   DOWNLOADS_PER_LINK: int(8, 1),
   RENDER_CACHE_MB: int(32, 0),
+  /** MiB of small stored objects (thumbnails, previews: content-addressed, never stale) kept in memory once sent; 0: none. */
+  MEDIA_CACHE_MB: int(64, 0),
   SQLITE_CACHE_MB: int(SQLITE_CACHE_MB, 2),
   /** PostgreSQL: the pool's connections at most, per process (PgPoolSettings). */
   PG_POOL_MAX: int(PG_POOL_DEFAULTS.max, 1),
@@ -261,6 +263,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     downloads: { total: e.MAX_CONCURRENT_DOWNLOADS, perClient: e.DOWNLOADS_PER_CLIENT, perLink: e.DOWNLOADS_PER_LINK },
     /** Memoized page renders (web/render-memo.server.ts): MiB of HTML kept; 0 turns them off. */
     renderCacheMb: e.RENDER_CACHE_MB,
+    mediaCacheMb: e.MEDIA_CACHE_MB,
     /** S3-compatible object storage when S3_BUCKET is set; files under DATA_DIR/objects otherwise. */
     s3: e.S3_BUCKET
       ? {

@@ -133,7 +133,7 @@ app.get("/terms.pdf", (_req, res, next) => {
  */
 function sendMedia(answer: MediaAnswer, res: Response, next: NextFunction) {
   res.status(answer.status).set(answer.headers);
-  if (!answer.body) return void res.end(answer.text);
+  if (!answer.body) return void res.end(answer.bytes ?? answer.text);
   pipeline(answer.body as Readable, res, (err) => {
     if (err && (err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") next(err);
   });

@@ -1,3 +1,5 @@
+import { ByteBoundedCache } from "./bounded-cache";
+
 /**
  * Rendered pages kept in memory: the share links' public pages (shared-page-cache.server.ts) and the memoized
  * renders of signed-in pages (render-memo.server.ts). A page is kept split around its CSP nonce, so that every
@@ -41,45 +43,28 @@ export function withNonce(parts: Buffer[], nonce: string): { body: Buffer[]; len
   };
 }
 
-/** Least recently used first out, bounded by entries and by bytes. */
+/** Pages kept least recently used first out, bounded by entries and by bytes; each entry checked against its version. */
 export class PageCache {
-  private entries = new Map<string, Entry>();
-  private bytes = 0;
-  constructor(
-    private readonly maxEntries: number,
-    private readonly maxBytes: number,
-  ) {}
+  private readonly cache: ByteBoundedCache<Entry>;
+  constructor(maxEntries: number, maxBytes: number) {
+    this.cache = new ByteBoundedCache(maxEntries, maxBytes);
+  }
 
   /** The entry for this version; an entry of another version is dropped (what it was rendered from changed). */
   get(key: string, version: string): Entry | null {
-    const entry = this.entries.get(key);
-    if (!entry) return null;
-    this.entries.delete(key);
-    if (entry.version !== version) {
-      this.bytes -= entry.bytes;
+    const entry = this.cache.get(key);
+    if (entry && entry.version !== version) {
+      this.cache.delete(key);
       return null;
     }
-    this.entries.set(key, entry); // most recently used now
     return entry;
   }
 
   set(key: string, entry: Entry) {
-    const old = this.entries.get(key);
-    if (old) {
-      this.entries.delete(key);
-      this.bytes -= old.bytes;
-    }
-    if (entry.bytes > this.maxBytes) return;
-    this.entries.set(key, entry);
-    this.bytes += entry.bytes;
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      this.bytes -= this.entries.get(oldest)!.bytes;
-      this.entries.delete(oldest);
-    }
+    this.cache.set(key, entry);
   }
 
   get size() {
-    return { entries: this.entries.size, bytes: this.bytes };
+    return this.cache.size;
   }
 }

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { config } from "~/config.server";
+import { ByteBoundedCache } from "~/lib/bounded-cache";
 import { releasingNodeStream, takeDownloadSlot, type DownloadOwner } from "~/lib/download-slots.server";
 import { HttpError, NotFoundError } from "~/lib/errors";
 import { findImageObject } from "~/models/images.server";
@@ -13,8 +14,32 @@ export interface MediaAnswer {
   status: number;
   headers: Record<string, string>;
   body?: Readable;
+  /** The whole body, from memory (a small object sent before). */
+  bytes?: Buffer;
   /** The plain-text answer of a refusal. */
   text?: string;
+}
+
+/** The largest object kept in memory: thumbnails (~10 KiB) and previews, not originals. */
+const KEPT_OBJECT_MAX_BYTES = 512 * 1024;
+let kept: ByteBoundedCache<{ bytes: number; data: Buffer }> | null | undefined;
+/**
+ * Small objects once sent, by key (MEDIA_CACHE_MB; null when 0). A key names the same bytes forever, so an entry is
+ * never stale; access is still checked on every request before it is used. Saves the file system (or the bucket)
+ * four round trips per thumbnail: bench P4's Node path.
+ */
+function keptObjects() {
+  if (kept === undefined) {
+    const mb = config().mediaCacheMb;
+    kept = mb > 0 ? new ByteBoundedCache(100_000, mb * 1024 * 1024) : null;
+  }
+  return kept;
+}
+
+async function wholeBody(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 interface MediaRequest {
@@ -59,6 +84,9 @@ async function objectAnswer(
     const handedOff = await offloaded(key, object, headers, shared);
     if (handedOff) return handedOff;
   }
+  const memory = req.download ? null : keptObjects();
+  const inMemory = memory?.get(key);
+  if (inMemory) return { status: 200, headers: { ...headers, "Content-Length": String(inMemory.data.length) }, bytes: inMemory.data };
   let release = () => {};
   if (req.download) {
     try {
@@ -79,6 +107,11 @@ async function objectAnswer(
     return notFound();
   }
   headers["Content-Length"] = String(found.size);
+  if (memory && found.size <= KEPT_OBJECT_MAX_BYTES) {
+    const data = await wholeBody(found.stream);
+    memory.set(key, { bytes: data.length + key.length, data });
+    return { status: 200, headers, bytes: data };
+  }
   if (req.download)
     headers["Content-Disposition"] =
       `attachment; filename="${object.fileName.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(object.fileName)}`;
