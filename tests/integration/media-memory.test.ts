@@ -1,13 +1,12 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/db/connection.server";
-import { projectScope } from "~/models/scope.server";
 import { addImageFile } from "~/services/ingest.server";
 import { freshDatabase, type TestDatabase } from "../helpers/db";
-import { makeProject, makeUser, meta } from "../helpers/fixtures";
+import { meta } from "../helpers/fixtures";
 import { jpeg } from "../helpers/images";
-import { sessionCookie, startAppServer, type AppServer } from "../helpers/server";
+import { startAppServer, type AppServer } from "../helpers/server";
+import { mediaOf, memberAndStranger } from "../helpers/media";
 
 /**
  * MEDIA_CACHE_MB: a thumbnail or preview the app has sent is kept in memory by its content-addressed key, and sent
@@ -28,18 +27,12 @@ describe.each([
 
   beforeAll(async () => {
     t = await freshDatabase("sqlite");
-    const editor = await makeUser();
-    const other = await makeUser();
-    const project = await makeProject([{ actor: editor.actor }]);
-    await makeProject([{ actor: other.actor }]);
-    const id = await addImageFile(await projectScope(editor.actor, project.id), await jpeg(640, 480, "#446688"), meta("Till"));
-    const row = await db().selectFrom("images").select(["thumb_key", "storage_key"]).where("id", "=", id).executeTakeFirstOrThrow();
-    thumb = `/media/${id}/${row.thumb_key.replaceAll("/", "~")}`;
-    thumbFile = path.join(t.dataDir, "objects", row.thumb_key);
-    original = `/media/${id}/${row.storage_key.replaceAll("/", "~")}`;
-    originalFile = path.join(t.dataDir, "objects", row.storage_key);
-    cookie = await sessionCookie(editor.user.id);
-    stranger = await sessionCookie(other.user.id);
+    const { scope, ...people } = await memberAndStranger();
+    ({ cookie, stranger } = people);
+    const media = await mediaOf(await addImageFile(scope, await jpeg(640, 480, "#446688"), meta("Till")));
+    ({ thumb, original } = media);
+    thumbFile = path.join(t.dataDir, "objects", media.keys.thumb_key);
+    originalFile = path.join(t.dataDir, "objects", media.keys.storage_key);
     app = await startAppServer(t, { MEDIA_CACHE_MB: cacheMb });
   }, 60_000);
   afterAll(async () => {

@@ -3,15 +3,15 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBoard } from "~/models/boards.server";
-import { boardScope, projectScope } from "~/models/scope.server";
+import { boardScope } from "~/models/scope.server";
 import { createShareLinks, revokeShareLink } from "~/models/share-links.server";
 import { addImageFile } from "~/services/ingest.server";
 import { freshDatabase, type TestDatabase } from "../helpers/db";
-import { makeProject, makeUser, meta } from "../helpers/fixtures";
+import { meta } from "../helpers/fixtures";
 import { jpeg } from "../helpers/images";
 import { startNginx, type RunningNginx } from "../helpers/nginx";
-import { sessionCookie, startAppServer, type AppServer } from "../helpers/server";
-import { db } from "~/db/connection.server";
+import { startAppServer, type AppServer } from "../helpers/server";
+import { mediaOf, memberAndStranger } from "../helpers/media";
 
 /**
  * MEDIA_OFFLOAD=x-accel behind the documented nginx configuration (docs/deploy/nginx.conf): the app checks access
@@ -33,22 +33,16 @@ describe("media sent by nginx once the app has checked access (MEDIA_OFFLOAD=x-a
 
   beforeAll(async () => {
     t = await freshDatabase("sqlite");
-    const editor = await makeUser();
-    const other = await makeUser();
-    const project = await makeProject([{ actor: editor.actor }]);
-    await makeProject([{ actor: other.actor }]);
-    const scope = await projectScope(editor.actor, project.id);
+    const { editor, scope, ...people } = await memberAndStranger();
+    ({ cookie, stranger } = people);
     imageId = await addImageFile(scope, await jpeg(640, 480, "#885522"), meta("Aisle"));
-    const row = await db().selectFrom("images").select(["thumb_key", "storage_key"]).where("id", "=", imageId).executeTakeFirstOrThrow();
-    thumbKey = row.thumb_key;
-    originalKey = row.storage_key;
-    thumb = `/media/${imageId}/${thumbKey.replaceAll("/", "~")}`;
-    original = `/media/${imageId}/${originalKey.replaceAll("/", "~")}`;
+    const media = await mediaOf(imageId);
+    ({ thumb, original } = media);
+    thumbKey = media.keys.thumb_key;
+    originalKey = media.keys.storage_key;
     const board = await boardScope(editor.actor, (await createBoard(scope, { title: "Aisles", imageIds: [imageId] })).id);
     const [link] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "offload");
     shared = { path: link!.path, id: link!.id, board };
-    cookie = await sessionCookie(editor.user.id);
-    stranger = await sessionCookie(other.user.id);
     app = await startAppServer(t, { MEDIA_OFFLOAD: "x-accel", TRUST_PROXY: "loopback" });
     nginx = await startNginx({ upstreamPorts: [app.port], objectsDir: path.join(t.dataDir, "objects") });
   }, 60_000);
@@ -135,27 +129,19 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
 
   beforeAll(async () => {
     t = await freshDatabase("sqlite");
-    const editor = await makeUser();
-    const other = await makeUser();
-    const project = await makeProject([{ actor: editor.actor }]);
+    const { editor, scope, project, ...people } = await memberAndStranger();
+    ({ cookie, stranger } = people);
     projectId = project.id;
-    await makeProject([{ actor: other.actor }]);
-    const scope = await projectScope(editor.actor, project.id);
     const second = await addImageFile(scope, await jpeg(320, 240, "#225588"), meta("Shelf"));
     imageId = await addImageFile(scope, await jpeg(640, 480, "#885522"), meta("Aisle"));
-    const keysOf = (id: number) =>
-      db().selectFrom("images").select(["thumb_key", "preview_key", "storage_key"]).where("id", "=", id).executeTakeFirstOrThrow();
-    const keys = await keysOf(imageId);
-    const at = (id: number, key: string) => `/media/${id}/${key.replaceAll("/", "~")}`;
-    thumbKey = keys.thumb_key;
-    thumb = at(imageId, thumbKey);
-    otherThumb = at(second, (await keysOf(second)).thumb_key);
-    others = [at(imageId, keys.preview_key), at(imageId, keys.storage_key)];
+    const media = await mediaOf(imageId);
+    thumbKey = media.keys.thumb_key;
+    thumb = media.thumb;
+    otherThumb = (await mediaOf(second)).thumb;
+    others = [media.preview, media.original];
     const board = await boardScope(editor.actor, (await createBoard(scope, { title: "Aisles", imageIds: [imageId, second] })).id);
     const [link] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "signed");
     sharedPage = link!.path;
-    cookie = await sessionCookie(editor.user.id);
-    stranger = await sessionCookie(other.user.id);
     app = await startAppServer(t, { MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: secret, MEDIA_URL_SECONDS: "600", TRUST_PROXY: "loopback" });
     nginx = await startNginx({ upstreamPorts: [app.port], objectsDir: path.join(t.dataDir, "objects"), signedMediaSecret: secret });
   }, 60_000);
