@@ -38,6 +38,12 @@ function create() {
       labelNames: ["type"] as const,
       registers: [registry],
     }),
+    listenHeard: new client.Gauge({
+      name: "koala_listen_heard",
+      help: "1 while a LISTEN session (by channel) has heard its own probe since it was (re)established; 0 while it is down or hears nothing (a transaction pooler between it and PostgreSQL)",
+      labelNames: ["channel"] as const,
+      registers: [registry],
+    }),
     renderMemo: new client.Counter({
       name: "koala_render_memo_lookups_total",
       help: "Memoized-render look-ups (docs/decisions/0018), by result: hit or miss",

@@ -6,6 +6,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
 import { connect, setConnection, type Connection } from "~/db/connection.server";
+import { listenOn } from "~/db/listener.server";
+import { metrics } from "~/lib/metrics.server";
 import { PG_URL } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
 import { jpeg } from "../helpers/images";
@@ -169,4 +171,19 @@ describe.skipIf(!PG_URL)("behind PgBouncer in transaction pooling mode", () => {
     }
     expect(readFileSync(path.join(dir, "pgbouncer.log"), "utf8")).not.toMatch(/unsupported startup parameter/);
   }, 60_000);
+
+  it("shows a LISTEN session behind the pooler as hearing nothing (its probe never arrives), and one on PostgreSQL itself as heard", async () => {
+    const heard = async (channel: string) => (await metrics().listenHeard.get()).values.find((v) => v.labels.channel === channel)?.value;
+    const user = server.username || "postgres";
+    const bounced = listenOn({ host: "127.0.0.1", port: bouncerPort, user, database: "koala" }, "pgb_test_bounced", () => {});
+    const straight = listenOn({ connectionString: direct() }, "pgb_test_direct", () => {});
+    try {
+      await expect.poll(() => heard("pgb_test_direct"), { timeout: 10_000, interval: 100 }).toBe(1);
+      // The probe is sent as soon as each session has LISTENed: the direct one heard its own well within this.
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(await heard("pgb_test_bounced")).not.toBe(1);
+    } finally {
+      await Promise.all([bounced.close(), straight.close()]);
+    }
+  }, 30_000);
 });
