@@ -99,17 +99,23 @@ export function listenForJobs(onQueued: () => void): Listener | null {
 
 /**
  * Claims the next due job for a worker. PostgreSQL: FOR UPDATE SKIP LOCKED, so workers never
- * wait on each other. SQLite: the immediate transaction serialises claimers.
+ * wait on each other. SQLite: the immediate transaction serialises claimers. A job whose worker died on its last
+ * attempt is failed for good on the way, and `onAbandoned` told of it (its kind may have something to clean up).
  */
-export async function claimJob(workerId: string, types?: string[]): Promise<Job | null> {
+export async function claimJob(
+  workerId: string,
+  types?: string[],
+  onAbandoned?: (job: Pick<Job, "id" | "type" | "payload">) => Promise<void>,
+): Promise<Job | null> {
   const now = Date.now();
-  return db()
+  const abandoned: Pick<Job, "id" | "type" | "payload">[] = [];
+  const claimed = await db()
     .transaction()
     .execute(async (trx) => {
       for (;;) {
         let q = trx
           .selectFrom("jobs")
-          .select(["id", "type", "status", "attempts", "max_attempts"])
+          .select(["id", "type", "status", "attempts", "max_attempts", "payload"])
           .where((eb) =>
             eb.or([
               eb.and([eb("status", "=", "queued"), eb("run_at", "<=", now)]),
@@ -131,6 +137,7 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
             .where("id", "=", next.id)
             .execute();
           metrics().jobFailures.inc({ type: next.type });
+          abandoned.push({ id: next.id, type: next.type, payload: next.payload });
           continue;
         }
         return trx
@@ -141,6 +148,9 @@ export async function claimJob(workerId: string, types?: string[]): Promise<Job 
           .executeTakeFirstOrThrow();
       }
     });
+  // Told once the transaction has committed: the job is failed for good by then, whatever its handler does.
+  for (const job of abandoned) await onAbandoned?.(job);
+  return claimed;
 }
 
 /**

@@ -13,6 +13,7 @@ import { idsInScope } from "~/models/grid.server";
 import { attributesOf } from "~/models/attributes.server";
 import { byActor, recordAudit } from "~/models/audit.server";
 import { saveJobCheckpoint, setJobProgress } from "~/models/jobs.server";
+import type { Job } from "~/db/schema";
 import type { Trx } from "~/models/write.server";
 import type { ProjectScope } from "~/models/scope.server";
 import { IMPORT_JOB } from "~/lib/job-types";
@@ -347,7 +348,25 @@ function reportText(report: ImportReport): string {
  * tried again, up to `importSettings.jobAttempts`, and resumes after the last batch committed, so every row is
  * written once. The stored upload is kept until the last attempt; the e-mail goes once the import is over.
  */
-export const importJob = defineJob(async (payload: ImportJob, job) => {
+export const importJob = defineJob(runImport, { abandoned: importAbandoned });
+
+/** What an import says when its worker died on its last attempt: what was written stays, the rest is not. */
+export const IMPORT_ABANDONED =
+  "The import stopped before it finished: the server running it stopped during its last attempt. The rows of the batches it had " +
+  "completed were written; the rest were not. Import the file again to complete it (values already written are written the same).";
+
+/** Its worker died on the last attempt: the stored upload goes, and the person who imported is told. */
+async function importAbandoned(payload: ImportJob) {
+  await storage().delete(payload.key);
+  const { user, scope } = await resumeProjectScope(payload.userId, payload.projectId, payload.ip ?? null);
+  await deliver({
+    to: user.email,
+    subject: `Attribute import failed: ${payload.fileName}`,
+    text: `${payload.fileName} → ${scope.project.name}\n\n${IMPORT_ABANDONED}\n`,
+  });
+}
+
+async function runImport(payload: ImportJob, job: Job) {
   const last = job.attempts >= job.max_attempts;
   // Whether the stored upload is done with: the import over (applied or refused), or nothing left to retry.
   let over = last;
@@ -397,4 +416,4 @@ export const importJob = defineJob(async (payload: ImportJob, job) => {
         .delete(payload.key)
         .catch(() => {});
   }
-});
+}

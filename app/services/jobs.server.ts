@@ -28,10 +28,18 @@ export { wakeRunners };
 export interface JobDefinition<P = any> {
   run: (payload: P, job: Job) => Promise<unknown>;
   long?: boolean;
+  /**
+   * Its worker died on the job's last attempt, so it is failed for good without a handler to finish it: what the
+   * handler would have cleaned up or told on its way out (stored uploads, the owner's e-mail) is done here.
+   */
+  abandoned?: (payload: P, jobId: number) => Promise<void>;
 }
 export type JobRegistry = Readonly<Record<string, JobDefinition>>;
 
-export const defineJob = <P>(run: JobDefinition<P>["run"], opts: { long?: boolean } = {}): JobDefinition<P> => ({ run, ...opts });
+export const defineJob = <P>(
+  run: JobDefinition<P>["run"],
+  opts: { long?: boolean; abandoned?: JobDefinition<P>["abandoned"] } = {},
+): JobDefinition<P> => ({ run, ...opts });
 
 /** A job's lease ran out and another worker took it: this one stops, and leaves the job (and what it holds) alone. */
 export class LeaseLost extends Error {
@@ -90,7 +98,13 @@ export async function runOnce(
   // No kind for this slot (a registry of long jobs only, in a short slot): nothing to claim. claimJob without types
   // would take a job of any kind, one this registry has no handler for.
   if (!types.length) return false;
-  const job = await claimJob(workerId, types);
+  const job = await claimJob(workerId, types, async (dead) => {
+    await registry[dead.type]
+      ?.abandoned?.(JSON.parse(dead.payload), dead.id)
+      .catch((err: unknown) =>
+        log.warn("abandoned job not cleaned up", { id: dead.id, type: dead.type, error: err instanceof Error ? err.message : String(err) }),
+      );
+  });
   if (!job) return false;
   const handler = registry[job.type]!.run;
   opts.running?.add(job);

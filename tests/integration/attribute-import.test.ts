@@ -12,7 +12,14 @@ import { createAttribute, setAttributeValues } from "~/models/attributes.server"
 import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
 import { writeAttributesCsv } from "~/services/attribute-export.server";
-import { checkCsv, ERROR_CAP, importCsvFile, importSettings, importUploadedCsv } from "~/services/attribute-import.server";
+import {
+  checkCsv,
+  ERROR_CAP,
+  IMPORT_ABANDONED,
+  importCsvFile,
+  importSettings,
+  importUploadedCsv,
+} from "~/services/attribute-import.server";
 import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { listMailbox } from "~/services/mail.server";
@@ -353,6 +360,23 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
       );
       expect(mails).toHaveLength(1);
       expect(await storage().size(key)).toBeNull();
+    });
+
+    it("abandoned when its worker dies on the last attempt: failed for good, the stored upload removed, the importer told by e-mail", async () => {
+      const file = csvFile(`Image ID,Region\n${images.map((id, i) => `${id},A${i}`).join("\n")}\n`);
+      const id = ((await importUploadedCsv(await scope(), file, "abandoned.csv")) as { jobId: number }).jobId;
+      await db().updateTable("jobs").set({ max_attempts: 1 }).where("id", "=", id).execute();
+      expect((await claimJob("dead-worker", [IMPORT_JOB]))?.id).toBe(id); // its one attempt, then the process is gone
+      const key = (JSON.parse((await getJob(id))!.payload) as { key: string }).key;
+      expect(await storage().size(key)).toBeGreaterThan(0);
+      await db().updateTable("jobs").set({ locked_at: 0 }).where("id", "=", id).execute(); // its lease ran out
+
+      expect(await runOnce(jobRegistry, "survivor")).toBe(false);
+      expect(await getJob(id)).toMatchObject({ status: "failed", attempts: 1, last_error: "The worker running it stopped." });
+      expect(await storage().size(key)).toBeNull();
+      const mails = (await listMailbox()).filter((m) => m.subject === "Attribute import failed: abandoned.csv");
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.text).toContain(IMPORT_ABANDONED);
     });
 
     it("stops a worker whose lease was taken over: its next batch is not written, and the new holder resumes after the last batch committed", async () => {
