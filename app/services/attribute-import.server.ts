@@ -14,7 +14,7 @@ import { attributesOf } from "~/models/attributes.server";
 import { byActor, recordAudit } from "~/models/audit.server";
 import { saveJobCheckpoint, setJobProgress } from "~/models/jobs.server";
 import type { Job } from "~/db/schema";
-import type { Trx } from "~/models/write.server";
+import { write, type Trx } from "~/models/write.server";
 import type { ProjectScope } from "~/models/scope.server";
 import { IMPORT_JOB } from "~/lib/job-types";
 import { resumeProjectScope } from "./bulk.server";
@@ -235,6 +235,10 @@ export interface ImportCheckpoint {
   rows: number;
   written: number;
   skipped: number;
+  /** Every batch written: the import's report, saved in the transaction of its audit entry (written once). */
+  finished?: ImportReport;
+  /** Its e-mail sent. */
+  mailed?: boolean;
 }
 
 /** A job's part in an import: the checkpoint an earlier attempt left (or null), and how to save the next one. */
@@ -261,6 +265,7 @@ export async function importCsvFile(
   resume?: ImportResume,
 ) {
   let at = resume?.checkpoint;
+  if (at?.finished) return at.finished; // an earlier attempt wrote it all, and its audit entry
   if (!at) {
     const size = (await stat(file)).size;
     // A file read as UTF-8 from another encoding has more bytes than on disk: its progress stops at the whole.
@@ -271,8 +276,9 @@ export async function importCsvFile(
     await resume?.save(at);
   }
   const { report, columns, encoding } = at;
-  let { skipped, written } = at;
+  let { skipped, written, rows: rowsDone } = at;
   for await (const { batch, rows } of valueBatches(file, columns, encoding, at.rows)) {
+    rowsDone = rows;
     const next = (skippedHere: number): ImportCheckpoint => ({
       report,
       columns,
@@ -288,13 +294,20 @@ export async function importCsvFile(
   }
   // Values of images deleted between the check and the write are not set (they have nowhere to go).
   const done = { ...report, values: report.values - skipped };
-  // One entry for the file, once it is written (its transactions are many: none is the import's own).
-  await recordAudit({
-    action: "attributes.imported",
+  // One entry for the file, once it is written (its transactions are many: none is the import's own). A job's
+  // commits with its finished checkpoint, so an attempt after a crash here neither writes nor audits it again.
+  const audit = {
+    action: "attributes.imported" as const,
     ...byActor(scope.actor),
     subject: `project:${scope.project.id}`,
     detail: { file: fileName, rows: done.rows, values: done.values },
-  });
+  };
+  if (!resume) await recordAudit(audit);
+  else
+    await write(async (trx) => {
+      await recordAudit(audit, trx);
+      await resume.save({ report, columns, encoding, rows: rowsDone, written, skipped, finished: done }, trx);
+    });
   return done;
 }
 
@@ -373,41 +386,53 @@ async function runImport(payload: ImportJob, job: Job) {
   const file = await tempCsvPath(job.id);
   try {
     const { user, scope: project } = await resumeProjectScope(payload.userId, payload.projectId, payload.ip ?? null);
-    const object = await storage().get(payload.key);
-    if (!object) {
-      over = true;
-      throw new Error("The uploaded file is gone");
-    }
-    await pipeline(object.stream, createWriteStream(file, { mode: 0o600 }));
+    let saved = job.checkpoint ? (JSON.parse(job.checkpoint) as ImportCheckpoint) : null;
     const resume: ImportResume = {
-      checkpoint: job.checkpoint ? (JSON.parse(job.checkpoint) as ImportCheckpoint) : null,
+      checkpoint: saved,
       async save(checkpoint, trx) {
         if (!(await saveJobCheckpoint(job, checkpoint, trx))) throw new LeaseLost(job.id);
+        saved = checkpoint;
       },
     };
     let report: ImportReport;
-    try {
-      // Progress: the check's share of the bar is the file's bytes, the write's the values (half each).
-      report = await importCsvFile(
-        project,
-        file,
-        (phase, done, total) => setJobProgress(job.id, Math.floor(((phase === "check" ? 0 : 1) + done / Math.max(total, 1)) * 500), 1000),
-        payload.fileName,
-        resume,
-      );
-    } catch (err) {
-      log.error("attribute import failed", { projectId: payload.projectId, attempt: job.attempts, error: getErrorMessage(err) });
-      // Another worker holds it now; or an attempt is left, which resumes from the checkpoint.
-      if (err instanceof LeaseLost) over = false;
-      if (err instanceof LeaseLost || !last) throw err;
-      report = { outcome: "errors", rows: 0, values: 0, errors: [{ line: 0, message: CSV_MESSAGES.failed }], errorCount: 1 };
+    if (saved?.finished)
+      report = saved.finished; // written and audited by an attempt that died before its e-mail
+    else {
+      const object = await storage().get(payload.key);
+      if (!object) {
+        over = true;
+        throw new Error("The uploaded file is gone");
+      }
+      await pipeline(object.stream, createWriteStream(file, { mode: 0o600 }));
+      try {
+        // Progress: the check's share of the bar is the file's bytes, the write's the values (half each).
+        report = await importCsvFile(
+          project,
+          file,
+          (phase, done, total) => setJobProgress(job.id, Math.floor(((phase === "check" ? 0 : 1) + done / Math.max(total, 1)) * 500), 1000),
+          payload.fileName,
+          resume,
+        );
+      } catch (err) {
+        log.error("attribute import failed", { projectId: payload.projectId, attempt: job.attempts, error: getErrorMessage(err) });
+        // Another worker holds it now; or an attempt is left, which resumes from the checkpoint.
+        if (err instanceof LeaseLost) over = false;
+        if (err instanceof LeaseLost || !last) throw err;
+        report = { outcome: "errors", rows: 0, values: 0, errors: [{ line: 0, message: CSV_MESSAGES.failed }], errorCount: 1 };
+      }
     }
+    // Once: an attempt after a crash between the e-mail and the job's end finds it noted (a crash between the SMTP
+    // server's acceptance and the note is the one way it goes twice).
+    if (!saved?.mailed) {
+      await deliver({
+        to: user.email,
+        subject: `Attribute import ${report.outcome === "success" ? "done" : "failed"}: ${payload.fileName}`,
+        text: `${payload.fileName} → ${project.project.name}\n\n${reportText(report)}\n`,
+      });
+      if (saved?.finished) await resume.save({ ...saved, mailed: true });
+    }
+    // The upload is done with once the e-mail went: a failed e-mail is retried, and a refused file checked again.
     over = true;
-    await deliver({
-      to: user.email,
-      subject: `Attribute import ${report.outcome === "success" ? "done" : "failed"}: ${payload.fileName}`,
-      text: `${payload.fileName} → ${project.project.name}\n\n${reportText(report)}\n`,
-    });
     return { action: "import", report, back: `/upload/${payload.projectId}/import` };
   } finally {
     await rm(file, { force: true });

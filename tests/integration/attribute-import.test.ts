@@ -22,6 +22,7 @@ import {
 } from "~/services/attribute-import.server";
 import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
+import * as mailService from "~/services/mail.server";
 import { listMailbox } from "~/services/mail.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -377,6 +378,24 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
       const mails = (await listMailbox()).filter((m) => m.subject === "Attribute import failed: abandoned.csv");
       expect(mails).toHaveLength(1);
       expect(mails[0]!.text).toContain(IMPORT_ABANDONED);
+    });
+
+    it("audits and mails once when an attempt dies between its last batch and its e-mail: the next finds the import finished", async () => {
+      const send = vi.spyOn(mailService, "deliver").mockRejectedValueOnce(new Error("the process died here"));
+      spyOnWrites(async () => {});
+      const id = await queueImport();
+      const file = (JSON.parse((await getJob(id))!.payload) as { fileName: string }).fileName;
+      await runOnce(jobRegistry, "import-test");
+      expect(await getJob(id)).toMatchObject({ status: "queued", attempts: 1 });
+      expect(JSON.parse((await getJob(id))!.checkpoint!)).toMatchObject({ finished: { outcome: "success", values: 6 } });
+      await db().updateTable("jobs").set({ run_at: 0 }).where("id", "=", id).execute();
+      await runOnce(jobRegistry, "import-test");
+      expect(await getJob(id)).toMatchObject({ status: "done", attempts: 2, last_error: null });
+      expect(written).toEqual(images.map((i) => [i, i])); // every batch once
+      const audits = await db().selectFrom("audit_log").select("detail").where("action", "=", "attributes.imported").execute();
+      expect(audits.filter((a) => a.detail.includes(file))).toHaveLength(1);
+      expect(send).toHaveBeenCalledTimes(2); // the attempt that died, and the one that finished
+      expect((await listMailbox()).filter((m) => m.subject === `Attribute import done: ${file}`)).toHaveLength(1);
     });
 
     it("stops a worker whose lease was taken over: its next batch is not written, and the new holder resumes after the last batch committed", async () => {
