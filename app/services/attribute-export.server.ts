@@ -9,7 +9,7 @@ import { randomToken } from "~/lib/crypto.server";
 import { InvalidError } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { expiredExports, forgetExport, recordExport } from "~/models/attribute-exports.server";
-import { setJobProgress } from "~/models/jobs.server";
+import { saveJobCheckpoint, setJobProgress } from "~/models/jobs.server";
 import { attributeColumns, attributeValuesByImage, countSelection, selectionRows, type Picked } from "~/models/bulk.server";
 import type { MemberScope } from "~/models/scope.server";
 import { resumeScope, selectionJobRef, spreadsheetCsv, type SelectionJobRef } from "./bulk.server";
@@ -90,6 +90,10 @@ const plural = (n: number) => `${n.toLocaleString("en")} image${n === 1 ? "" : "
 
 /** The export's job (EXPORT_JOB): the CSV written 1,000 rows at a time, then mailed. */
 export const exportJob = defineJob(async (payload: ExportJob, job) => {
+  // Its e-mail went before an attempt died: done, not sent again (a crash between the SMTP server's acceptance and
+  // this note is the one way it goes twice). Otherwise it starts over: an export only reads.
+  const sent = job.checkpoint ? (JSON.parse(job.checkpoint) as { mailed: { rows: number; size: number } }).mailed : null;
+  if (sent) return sent;
   const { scope, user } = await resumeScope(payload);
   const cfg = config();
   const file = await tempPath("export", "csv", job.id);
@@ -133,6 +137,7 @@ export const exportJob = defineJob(async (payload: ExportJob, job) => {
         text: `${intro}\n\nIt is too large to attach (${Math.ceil(size / 1024).toLocaleString("en")} KB). Download it, signed in as yourself, until ${new Date(expiresAt).toUTCString()}:\n${link}\n`,
       });
     }
+    await saveJobCheckpoint(job, { mailed: { rows, size } });
     return { rows, size };
   } finally {
     await rm(file, { force: true });

@@ -1,8 +1,11 @@
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
 import { db } from "~/db/connection.server";
+import { EXPORT_JOB } from "~/lib/job-types";
 import { exportFor } from "~/models/attribute-exports.server";
+import * as jobsModel from "~/models/jobs.server";
+import { getJob } from "~/models/jobs.server";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
@@ -97,6 +100,25 @@ describe.each(dialects)("attribute export by e-mail (%s)", (dialect) => {
       [String(images[1]), "Zoë's kiosk", "", "Kiosk", "'+SUM(A1:A9)"],
       [String(images[2]), "'=cmd|' /C calc'!A0", "", "", ""],
     ]);
+  });
+
+  it("mails an export once when its attempt dies after the e-mail went: the next attempt finds it sent", async () => {
+    configure(1_000_000);
+    const since = received.length;
+    const died = vi.spyOn(jobsModel, "completeJob").mockRejectedValueOnce(new Error("the process died here"));
+    try {
+      await requestAttributeExport(await projectScope(owner.actor, projectId), { all: false, ids: [images[1]!] });
+      const job = await db().selectFrom("jobs").select("id").where("type", "=", EXPORT_JOB).orderBy("id", "desc").executeTakeFirstOrThrow();
+      await runOnce(jobRegistry, "export-test"); // mails, then dies before the job is marked done
+      expect(await getJob(job.id)).toMatchObject({ status: "queued", attempts: 1 });
+      await db().updateTable("jobs").set({ run_at: 0 }).where("id", "=", job.id).execute();
+      while (await runOnce(jobRegistry, "export-test"));
+      expect(await getJob(job.id)).toMatchObject({ status: "done", attempts: 2 });
+      expect(JSON.parse((await getJob(job.id))!.result!)).toEqual({ rows: 1, size: expect.any(Number) });
+      expect(received.slice(since).filter((m) => m.includes(owner.user.email) && m.includes("Subject: Image attributes:"))).toHaveLength(1);
+    } finally {
+      died.mockRestore();
+    }
   });
 
   it("sends a large export as a link that opens only for its owner, and only until it expires; then the file is swept", async () => {
