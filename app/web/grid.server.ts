@@ -31,9 +31,7 @@ export async function loadGrid(request: Request, scope: GridScope) {
   const selected = selection ? Math.max(0, selection.all ? total - selection.ids.length : selection.ids.length) : 0;
   return {
     ...page,
-    // A share link's visitor is checked on every image request (/shared-media), so a revoked link is cut off at once:
-    // never a signed URL, which would outlive it.
-    cards: scope.kind === "shared" ? page.cards : withThumbUrls(page.cards),
+    cards: withThumbUrls(scope, page.cards),
     total,
     pos,
     version: String(scopeVersion(scope)),

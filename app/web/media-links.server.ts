@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { config } from "~/config.server";
 import { mediaUrl } from "~/lib/media";
+import type { GridScope } from "~/models/scope.server";
 
 /**
  * The signing window of a media URL that lives `urlMs`: signed at the start of the current half of its lifetime,
@@ -29,9 +30,13 @@ export function thumbUrl(imageId: number, key: string, now = Date.now()): string
   return `${url}?e=${expires}&s=${signature}`;
 }
 
-/** Cards as a page shows them: each with its thumbnail's URL (signed where MEDIA_OFFLOAD=signed). */
-export const withThumbUrls = <T extends { id: number; thumbKey: string }>(cards: T[]) =>
-  cards.map((card) => ({ ...card, thumbUrl: thumbUrl(card.id, card.thumbKey) }));
+/**
+ * A grid's cards as its page shows them: each with its thumbnail's URL (signed where MEDIA_OFFLOAD=signed). Never
+ * signed for a share link's visitor, who is checked on every image (/shared-media) so that a revoked link is cut off
+ * at once: a signed URL would outlive it.
+ */
+export const withThumbUrls = <T extends { id: number; thumbKey: string }>(scope: GridScope, cards: T[]): (T & { thumbUrl?: string })[] =>
+  scope.kind === "shared" ? cards : cards.map((card) => ({ ...card, thumbUrl: thumbUrl(card.id, card.thumbKey) }));
 
 /** Board cards as a page shows them: the cover with its thumbnail's URL. */
 export const withCoverUrls = <T extends { cover: { imageId: number; thumbKey: string } | null }>(boards: T[]) =>

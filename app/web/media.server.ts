@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { buffer } from "node:stream/consumers";
 import { config } from "~/config.server";
 import { ByteBoundedCache } from "~/lib/bounded-cache";
 import { releasingNodeStream, takeDownloadSlot, type DownloadOwner } from "~/lib/download-slots.server";
@@ -34,12 +35,6 @@ function keptObjects() {
     kept = mb > 0 ? new ByteBoundedCache(100_000, mb * 1024 * 1024) : null;
   }
   return kept;
-}
-
-async function wholeBody(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 interface MediaRequest {
@@ -108,7 +103,7 @@ async function objectAnswer(
   }
   headers["Content-Length"] = String(found.size);
   if (memory && found.size <= KEPT_OBJECT_MAX_BYTES) {
-    const data = await wholeBody(found.stream);
+    const data = await buffer(found.stream);
     memory.set(key, { bytes: data.length + key.length, data });
     return { status: 200, headers, bytes: data };
   }

@@ -44,11 +44,14 @@ describe("thumbnail URLs as pages show them", () => {
   it("differ with the secret and the path, so one image's signature opens no other", () => {
     use({ MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: SECRET });
     const now = Date.now();
-    const [a, b] = withThumbUrls([
+    const project = { kind: "project" } as Parameters<typeof withThumbUrls>[0];
+    const [a, b] = withThumbUrls(project, [
       { id: 7, thumbKey: KEY },
       { id: 8, thumbKey: KEY },
-    ]).map((c) => c.thumbUrl.split("&s=")[1]);
+    ]).map((c) => c.thumbUrl!.split("&s=")[1]);
     expect(a).not.toBe(b);
+    const shared = { kind: "shared" } as Parameters<typeof withThumbUrls>[0];
+    expect(withThumbUrls(shared, [{ id: 7, thumbKey: KEY }])[0]).not.toHaveProperty("thumbUrl");
     const mine = thumbUrl(7, KEY, now);
     use({ MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: "m".repeat(40) });
     expect(thumbUrl(7, KEY, now)).not.toBe(mine);

@@ -61,5 +61,5 @@ export const loader = api(async ({ request }: LoaderFunctionArgs) => {
   if (etag && request.headers.get("If-None-Match") === etag) return new Response(null, { status: 304, headers });
   const after = q.after ? decodeCursor(q.after) : q.at ? await cursorBefore(scope, q.at) : null;
   const [page, total] = await Promise.all([gridPage(scope, { after, limit: q.limit }), gridTotal(scope)]);
-  return Response.json({ cards: withThumbUrls(page.cards), next: page.next, total, version }, { headers });
+  return Response.json({ cards: withThumbUrls(scope, page.cards), next: page.next, total, version }, { headers });
 });
