@@ -26,7 +26,7 @@ try {
     { op: "keywords", keywords: [args.keyword] },
   );
   if (!("jobId" in queued)) throw new Error(`runBulk ran ${queued.count} images inline; expected a job`);
-  console.log(JSON.stringify({ jobId: queued.jobId, count: queued.count }));
+  process.stdout.write(`${JSON.stringify({ jobId: queued.jobId, count: queued.count })}\n`);
 } finally {
   await connection.close();
 }
