@@ -17,6 +17,7 @@ import { currentZoneNames } from "./migrations/015-current-zone-names.server";
 import { jobKeys } from "./migrations/016-job-keys.server";
 import { dropUnusedColumns } from "./migrations/017-drop-unused-columns.server";
 import { jobCheckpoints } from "./migrations/018-job-checkpoints.server";
+import { searchDocument } from "./migrations/019-search-document.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -37,6 +38,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "016-job-keys": jobKeys(),
     "017-drop-unused-columns": dropUnusedColumns(),
     "018-job-checkpoints": jobCheckpoints(),
+    "019-search-document": searchDocument(dialect),
   };
 }
 

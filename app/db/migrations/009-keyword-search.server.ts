@@ -56,7 +56,7 @@ const fold = (text: string) =>
     .normalize("NFC")
     .toLowerCase();
 
-function foldTable() {
+export function foldTable() {
   let from = "";
   let to = "";
   for (let cp = 0xc0; cp <= 0x24f; cp++) {
