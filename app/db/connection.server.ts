@@ -74,6 +74,8 @@ export interface Connection {
    * notifications (its runners poll).
    */
   listen?: (channel: string, onNotice: (payload: string | null) => void) => Listener;
+  /** PostgreSQL: a client checked out of the pool, for what Kysely cannot send (COPY, pg-copy.server.ts); release it. */
+  client?: () => Promise<pg.PoolClient>;
 }
 
 /**
@@ -120,7 +122,7 @@ export function connect(
     listeners.clear();
     await db.destroy();
   };
-  return { db, dialect: "postgres", close, poolStats, listen };
+  return { db, dialect: "postgres", close, poolStats, listen, client: () => pool.connect() };
 }
 
 /**

@@ -35,7 +35,13 @@ export const parseImage = (row: ImageLike): ImageRecord =>
   typeof row.keywords === "string" ? { ...row, keywords: JSON.parse(row.keywords) as string[] } : (row as ImageRecord);
 
 /** The images row of a newly stored file: version 1, unrotated. */
-function newImageRow(actor: Actor, projectId: number, file: StoredImageFile, meta: ImageMetadata, at: number): Insertable<ImagesTable> {
+export function newImageRow(
+  actor: Actor,
+  projectId: number,
+  file: StoredImageFile,
+  meta: ImageMetadata,
+  at: number,
+): Insertable<ImagesTable> {
   return {
     project_id: projectId,
     title: meta.title,

@@ -9,15 +9,17 @@ import { run } from "./proc";
  * and cached under bench/.cache/datasets/<name>; a change to the generator bumps GENERATOR_VERSION, which
  * rebuilds them.
  */
-export type DatasetName = "sqlite-100k" | "sqlite-1m" | "pg-100k" | "sqlite-100x5mb";
+export type DatasetName = "sqlite-100k" | "sqlite-1m" | "pg-100k" | "pg-1m" | "sqlite-100x5mb";
 /**
  * `originalBytes`: every image gets an original of its own of about that size (a seeded noise PNG, which does not
  * compress), instead of the 8 small drawn files the rows share; for the ZIP download (P7).
  */
-export const DATASETS: Record<DatasetName, { count: number; postgres: boolean; originalBytes?: number }> = {
+/** `databaseSuffix`: a PostgreSQL dataset's database is BENCH_PG_URL's with this after its name (each its own). */
+export const DATASETS: Record<DatasetName, { count: number; postgres: boolean; originalBytes?: number; databaseSuffix?: string }> = {
   "sqlite-100k": { count: 100_000, postgres: false },
   "sqlite-1m": { count: 1_000_000, postgres: false },
   "pg-100k": { count: 100_000, postgres: true },
+  "pg-1m": { count: 1_000_000, postgres: true, databaseSuffix: "_1m" },
   "sqlite-100x5mb": { count: 100, postgres: false, originalBytes: 5_000_000 },
 };
 export const isDatasetName = (s: string): s is DatasetName => s in DATASETS;
@@ -70,12 +72,15 @@ const maintenanceUrl = () => {
   url.pathname = "/postgres";
   return url.toString();
 };
-const benchDbName = () => {
-  const name = decodeURIComponent(new URL(PG_URL).pathname.slice(1));
-  if (!name || ["test", "postgres", "template0", "template1"].includes(name))
-    throw new Error(`Refusing to use database "${name}" for the bench`);
-  return name;
-};
+/** The address of a PostgreSQL dataset's own database. */
+function datasetUrl(name: DatasetName): string {
+  const base = decodeURIComponent(new URL(PG_URL).pathname.slice(1));
+  if (!base || ["test", "postgres", "template0", "template1"].includes(base))
+    throw new Error(`Refusing to use database "${base}" for the bench`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${base}${DATASETS[name].databaseSuffix ?? ""}`;
+  return url.toString();
+}
 
 /** Whether PostgreSQL answers at BENCH_PG_URL's server; the reason when it does not. */
 export async function postgresProblem(): Promise<string | null> {
@@ -115,8 +120,8 @@ export async function copyPgDataset(ds: Dataset, suffix: string): Promise<{ url:
   return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 
-async function recreateBenchDatabase() {
-  const name = benchDbName();
+async function recreateBenchDatabase(url: string) {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
   const client = new pg.Client({ connectionString: maintenanceUrl() });
   await client.connect();
   try {
@@ -154,11 +159,12 @@ export async function ensureDataset(root: string, cache: string, name: DatasetNa
   }
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  if (spec.postgres) await recreateBenchDatabase();
+  const databaseUrl = spec.postgres ? datasetUrl(name) : null;
+  if (databaseUrl) await recreateBenchDatabase(databaseUrl);
   log(`  dataset ${name}: building ${spec.count.toLocaleString("en")} images (seeded; cached afterwards)`);
   const env = {
     ...process.env,
-    ...appEnv({ dataDir, databaseUrl: spec.postgres ? PG_URL : null }),
+    ...appEnv({ dataDir, databaseUrl }),
     BENCH_DATASET: JSON.stringify({
       name,
       count: spec.count,
