@@ -26,4 +26,9 @@ export async function runGridWorker(
 }
 
 export const datasetLabel = (name: string) =>
-  ({ "sqlite-100k": "100k project, SQLite", "pg-100k": "100k project, PostgreSQL", "sqlite-1m": "1M project, SQLite" })[name] ?? name;
+  ({
+    "sqlite-100k": "100k project, SQLite",
+    "pg-100k": "100k project, PostgreSQL",
+    "sqlite-1m": "1M project, SQLite",
+    "pg-1m": "1M project, PostgreSQL",
+  })[name] ?? name;

@@ -1,11 +1,11 @@
 import type { Metric } from "../lib/types";
-import { p1, p1Pg } from "./p1-grid-loader";
-import { p1b, p1b1m, p1bPg } from "./p1b-deep-page";
+import { p1, p1Pg, p1Pg1m } from "./p1-grid-loader";
+import { p1b, p1b1m, p1bPg, p1bPg1m } from "./p1b-deep-page";
 import { p2, p2First } from "./p2-project-page";
 import { p3 } from "./p3-shared-page";
 import { p4 } from "./p4-thumbnail";
-import { p5, p51m, p5Pg } from "./p5-search-loader";
-import { p5b } from "./p5b-facets";
+import { p5, p51m, p5Pg, p5Pg1m } from "./p5-search-loader";
+import { p5b, p5bPg } from "./p5b-facets";
 import { p5c } from "./p5c-smart-search";
 import { p6 } from "./p6-ingest";
 import { p6S3 } from "./p6-s3-ingest";
@@ -23,9 +23,11 @@ import { p11 } from "./p11-takeover";
 export const metrics: Metric[] = [
   p1,
   p1Pg,
+  p1Pg1m,
   p1b,
   p1bPg,
   p1b1m,
+  p1bPg1m,
   p2,
   p2First,
   p3,
@@ -33,7 +35,9 @@ export const metrics: Metric[] = [
   p5,
   p5Pg,
   p51m,
+  p5Pg1m,
   p5b,
+  p5bPg,
   p5c,
   p6,
   p6S3,

@@ -43,3 +43,4 @@ function gridLoaderDeepPage(id: string, dataset: DatasetName, opts: { rounds: nu
 export const p1b = gridLoaderDeepPage("P1b", "sqlite-100k", { rounds: 9, batch: 1000 });
 export const p1bPg = gridLoaderDeepPage("P1b-pg", "pg-100k", { rounds: 9, batch: 1000 });
 export const p1b1m = gridLoaderDeepPage("P1b-1m", "sqlite-1m", { rounds: 9, batch: 1000 });
+export const p1bPg1m = gridLoaderDeepPage("P1b-pg-1m", "pg-1m", { rounds: 9, batch: 1000 });

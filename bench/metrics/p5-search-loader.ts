@@ -11,11 +11,11 @@ import { datasetLabel, runGridWorker } from "./grid-worker";
  */
 export const TERM = "london";
 
-function searchLoader(id: string, dataset: DatasetName): Metric {
+function searchLoader(id: string, dataset: DatasetName, p99Ms?: number): Metric {
   return {
     id,
     title: `Search loader p99, "${TERM}" (≈10% of images) + two attribute values, first page of 100, ${datasetLabel(dataset)}`,
-    goal: "≤ 1.5× the bare SQL of the same query",
+    goal: `≤ 1.5× the bare SQL of the same query${p99Ms ? `, loader p99 ≤ ${p99Ms} ms` : ""}`,
     needs: [dataset],
     async run(ctx) {
       const ds = await ctx.dataset(dataset);
@@ -29,7 +29,10 @@ function searchLoader(id: string, dataset: DatasetName): Metric {
         figure: ratio,
         unit: "×",
         absolute: { name: "loader p99", value: loaderP99, unit: "ms" },
-        checks: [{ name: "ratio", value: ratio, unit: "×", goal: "≤ 1.5", pass: ratio <= 1.5 }],
+        checks: [
+          { name: "ratio", value: ratio, unit: "×", goal: "≤ 1.5", pass: ratio <= 1.5 },
+          ...(p99Ms ? [{ name: "loader p99", value: loaderP99, unit: "ms", goal: `≤ ${p99Ms}`, pass: loaderP99 <= p99Ms }] : []),
+        ],
         subject: { "loader p50 ms": median(out.rounds.map((r) => r.a.p50)), "loader p99 ms": loaderP99 },
         baseline: { "bare SQL p50 ms": median(out.rounds.map((r) => r.b.p50)), "bare SQL p99 ms": bareP99 },
         rounds: out.rounds.length,
@@ -45,6 +48,7 @@ function searchLoader(id: string, dataset: DatasetName): Metric {
 
 export const p5 = searchLoader("P5", "sqlite-100k");
 export const p5Pg = searchLoader("P5-pg", "pg-100k");
+export const p5Pg1m = searchLoader("P5-pg-1m", "pg-1m", 50);
 
 /**
  * P5-1m: the same search loader on the 1M project against the 100k project (both measured in this run): how the
