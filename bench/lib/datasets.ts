@@ -102,7 +102,12 @@ export async function postgresProblem(): Promise<string | null> {
  */
 export async function copyPgDataset(ds: Dataset, suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
   if (!ds.databaseUrl) throw new Error(`${ds.name} is not a PostgreSQL dataset`);
-  const source = decodeURIComponent(new URL(ds.databaseUrl).pathname.slice(1));
+  return copyPgDatabase(ds.databaseUrl, suffix);
+}
+
+/** The same for any database of the bench's server: `<its name>_<suffix>`, made again if it was there. */
+export async function copyPgDatabase(sourceUrl: string, suffix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const source = decodeURIComponent(new URL(sourceUrl).pathname.slice(1));
   const name = `${source}_${suffix}`;
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: maintenanceUrl() });
@@ -115,7 +120,7 @@ export async function copyPgDataset(ds: Dataset, suffix: string): Promise<{ url:
   };
   await admin(`drop database if exists "${name}" with (force)`);
   await admin(`create database "${name}" template "${source}"`);
-  const url = new URL(ds.databaseUrl);
+  const url = new URL(sourceUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }

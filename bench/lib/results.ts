@@ -78,12 +78,57 @@ export function markdown(run: RunRecord): string {
         .join("; ") +
       ".",
   ];
+  const pairs = parity(run.metrics);
+  if (pairs.length)
+    lines.push(
+      "",
+      "## PostgreSQL beside SQLite",
+      "",
+      "Each metric that ran on both dialects in this run (`<id>-pg` beside `<id>`): PostgreSQL's figure ÷ SQLite's, for time (for a rate, SQLite's ÷ PostgreSQL's). Goal ≤ 3×.",
+      "",
+      "| metric | figure | SQLite | PostgreSQL | PostgreSQL ÷ SQLite |",
+      "|---|---|---|---|---|",
+      ...pairs.map(
+        (p) => `| ${p.sqlite} / ${p.pg} | ${p.name} | ${fmt(p.sqliteValue, p.unit)} | ${fmt(p.pgValue, p.unit)} | ${fmt(p.ratio, "×")} |`,
+      ),
+    );
   const noted = run.metrics.filter((x) => x.notes?.length);
   if (noted.length) {
     lines.push("", "## Notes", "");
     for (const x of noted) for (const n of x.notes!) lines.push(`- **${x.id}**: ${n}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The metrics measured on both dialects: `P5-pg` beside `P5`, `P5-pg-1m` beside `P5-1m`, `P5b-pg` beside `P5b`. The
+ * figure compared is the measured side's p99 where it reports one, else its headline absolute figure.
+ */
+export function parity(metrics: MetricRecord[]) {
+  const done = new Map(metrics.filter((m) => m.status === "pass" || m.status === "miss").map((m) => [m.id, m]));
+  const figure = (m: MetricRecord) => {
+    const p99 = Object.entries(m.subject ?? {}).find(([k, v]) => /p99/.test(k) && typeof v === "number");
+    if (p99) return { name: p99[0].replace(/ ms$/, ""), value: p99[1] as number, unit: "ms", rate: false };
+    return m.absolute ? { ...m.absolute, rate: /\/s$/.test(m.absolute.unit) } : null;
+  };
+  return [...done.values()].flatMap((pg) => {
+    if (!/-pg\b/.test(pg.id)) return [];
+    const sqlite = done.get(pg.id.replace("-pg", ""));
+    const a = sqlite && figure(sqlite);
+    const b = figure(pg);
+    if (!a || !b || a.name !== b.name || !a.value || !b.value) return [];
+    return [
+      {
+        sqlite: sqlite.id,
+        pg: pg.id,
+        name: a.name,
+        unit: a.unit,
+        sqliteValue: a.value,
+        pgValue: b.value,
+        ratio: a.rate ? a.value / b.value : b.value / a.value,
+      },
+    ];
+  });
 }
 
 /** Writes <timestamp>.json and .md, and copies the markdown to LATEST.md. */

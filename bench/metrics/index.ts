@@ -6,15 +6,15 @@ import { p3 } from "./p3-shared-page";
 import { p4 } from "./p4-thumbnail";
 import { p5, p51m, p5Pg, p5Pg1m } from "./p5-search-loader";
 import { p5b, p5bPg } from "./p5b-facets";
-import { p5c } from "./p5c-smart-search";
+import { p5c, p5cPg } from "./p5c-smart-search";
 import { p6 } from "./p6-ingest";
 import { p6S3 } from "./p6-s3-ingest";
 import { p7 } from "./p7-zip-download";
-import { p7b } from "./p7b-bulk-add";
+import { p7b, p7bPg } from "./p7b-bulk-add";
 import { p8a } from "./p8a-grid-js";
 import { p8b } from "./p8b-scroll";
 import { p9 } from "./p9-attribute-import";
-import { p9b } from "./p9b-attribute-export";
+import { p9b, p9bPg } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
 import { p10two, p12 } from "./p10-2-instances";
 import { p11 } from "./p11-takeover";
@@ -39,14 +39,17 @@ export const metrics: Metric[] = [
   p5b,
   p5bPg,
   p5c,
+  p5cPg,
   p6,
   p6S3,
   p7,
   p7b,
+  p7bPg,
   p8a,
   p8b,
   p9,
   p9b,
+  p9bPg,
   p10,
   p10two,
   p11,

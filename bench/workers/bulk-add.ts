@@ -1,7 +1,8 @@
 /**
  * P7b, in a process of its own (pinned by the harness): bulk Add of a whole project (Select all) to an empty board,
  * the product's way, against a bare INSERT … SELECT of the same rows, interleaved in rounds (A B, B A, …). Every
- * side of every round works on a fresh copy of the dataset's database with the board already made, so each starts
+ * side of every round works on a fresh copy of the dataset's database (a file, or a database made from a template)
+ * with the board already made, so each starts
  * from an empty board. Prints one JSON object.
  *
  *   A: what the bulk Add page runs: runBulk(scope, { all: true, ids: [] }, add to the board) — over BULK_INLINE_MAX,
@@ -9,7 +10,7 @@
  *      runOnce as the job runner would: the selection cut into id ranges of 2,000, per range copyToBoard (count,
  *      INSERT … SELECT … ON CONFLICT DO NOTHING, cover, versions) in a transaction of its own, and the progress.
  *   B: INSERT INTO board_images (board_id, image_id, added_by, added_at) SELECT ?, id, ?, ? FROM images
- *      WHERE project_id = ?: one better-sqlite3 statement, the app's pragmas.
+ *      WHERE project_id = ?: one better-sqlite3 statement with the app's pragmas, or one pg client's on PostgreSQL.
  *
  * Input: argv[2] JSON { rounds, projectId, email, workDir } and the app's environment for the dataset.
  */
@@ -17,8 +18,10 @@ import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
+import pg from "pg";
+import { copyPgDatabase } from "../lib/datasets";
 import { freshCopy as copyOf } from "../lib/sqlite-copy";
-import { config, loadConfig, setConfig } from "~/config.server";
+import { config, loadConfig, setConfig, type DatabaseConfig } from "~/config.server";
 import { connect, db, setConnection, sqliteSettings } from "~/db/connection.server";
 import type { Actor } from "~/models/actor";
 import { createBoard } from "~/models/boards.server";
@@ -34,16 +37,48 @@ const args = JSON.parse(process.argv[2] ?? "{}") as { rounds: number; projectId:
 
 setConfig(loadConfig(process.env));
 const source = config().database;
-if (source.dialect !== "sqlite") throw new Error("P7b runs on a SQLite dataset");
 rmSync(args.workDir, { recursive: true, force: true });
 mkdirSync(args.workDir, { recursive: true });
-const template = path.join(args.workDir, "template.sqlite");
 
-// The template: a consistent copy of the dataset (WAL included), migrated, with one empty board.
-const original = new SQLite(source.file, { readonly: true });
-await original.backup(template);
-original.close();
-setConfig({ ...config(), database: { dialect: "sqlite", file: template } });
+/**
+ * Where each side of each round works: a fresh copy of a template — the dataset with one empty board — as a file
+ * (SQLite) or a database made from it (PostgreSQL: CREATE DATABASE … TEMPLATE).
+ */
+interface Copies {
+  template: DatabaseConfig;
+  fresh(name: string): Promise<DatabaseConfig>;
+  drop(): Promise<void>;
+}
+async function templateOf(): Promise<Copies> {
+  if (source.dialect === "sqlite") {
+    const file = path.join(args.workDir, "template.sqlite");
+    // A consistent copy of the dataset (WAL included).
+    const original = new SQLite(source.file, { readonly: true });
+    await original.backup(file);
+    original.close();
+    return {
+      template: { dialect: "sqlite", file },
+      fresh: async (name) => ({ dialect: "sqlite", file: copyOf(file, args.workDir, name) }),
+      drop: async () => {},
+    };
+  }
+  const template = await copyPgDatabase(source.url, "bulk_add");
+  const copies = new Map<string, Awaited<ReturnType<typeof copyPgDatabase>>>();
+  return {
+    template: { ...source, url: template.url },
+    async fresh(name) {
+      const copy = await copyPgDatabase(template.url, name);
+      copies.set(name, copy);
+      return { ...source, url: copy.url };
+    },
+    async drop() {
+      for (const copy of copies.values()) await copy.drop();
+      await template.drop();
+    },
+  };
+}
+const copies = await templateOf();
+setConfig({ ...config(), database: copies.template });
 const setup = await openDatabase();
 const user = await findUserByEmail(args.email);
 if (!user) throw new Error(`No bench user ${args.email}`);
@@ -60,19 +95,25 @@ const count = Number(
 );
 await setup.close();
 
-const freshCopy = (name: string) => copyOf(template, args.workDir, name);
-
-const onBoard = (file: string) => {
-  const raw = new SQLite(file, { readonly: true });
-  const n = (raw.prepare("select count(*) as n from board_images where board_id = ?").get(board.id) as { n: number }).n;
-  raw.close();
-  return n;
-};
+/** The board's images in a copy, read through the app's connection. */
+async function onBoard(at: DatabaseConfig): Promise<number> {
+  const connection = connect(at);
+  try {
+    const row = await connection.db
+      .selectFrom("board_images")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("board_id", "=", board.id)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  } finally {
+    await connection.close();
+  }
+}
 
 /** A: the product's path, from the Add page's runBulk to the end of the job it queues. Returns ms. */
 async function product(): Promise<number> {
-  const file = freshCopy("product");
-  const connection = connect({ dialect: "sqlite", file });
+  const at = await copies.fresh("product");
+  const connection = connect(at);
   setConnection(connection);
   let ms: number;
   let jobId: number;
@@ -90,39 +131,62 @@ async function product(): Promise<number> {
     await connection.close();
     setConnection(undefined);
   }
-  if (onBoard(file) !== count) throw new Error(`The job put ${onBoard(file)} of ${count} images on the board`);
+  const added = await onBoard(at);
+  if (added !== count) throw new Error(`The job put ${added} of ${count} images on the board`);
   return ms;
 }
 
-/** B: the bare INSERT … SELECT of the same rows. Returns ms. */
-function bare(): number {
-  const file = freshCopy("bare");
-  const raw = new SQLite(file);
-  sqliteSettings(raw);
-  const insert = raw.prepare(
-    "insert into board_images (board_id, image_id, added_by, added_at) select ?, id, ?, ? from images where project_id = ?",
-  );
-  const started = performance.now();
-  const { changes } = insert.run(board.id, actor.id, Date.now(), args.projectId);
-  const ms = performance.now() - started;
-  raw.close();
+/** B: the bare INSERT … SELECT of the same rows (better-sqlite3, or one pg client). Returns ms. */
+async function bare(): Promise<number> {
+  const at = await copies.fresh("bare");
+  const statement = (p: (n: number) => string) =>
+    `insert into board_images (board_id, image_id, added_by, added_at) select ${p(1)}, id, ${p(2)}, ${p(3)} from images where project_id = ${p(4)}`;
+  const values = [board.id, actor.id, Date.now(), args.projectId];
+  let ms: number;
+  let changes: number;
+  if (at.dialect === "sqlite") {
+    const raw = new SQLite(at.file);
+    sqliteSettings(raw);
+    const insert = raw.prepare(statement(() => "?"));
+    const started = performance.now();
+    changes = insert.run(...values).changes;
+    ms = performance.now() - started;
+    raw.close();
+  } else {
+    const client = new pg.Client({ connectionString: at.url });
+    await client.connect();
+    try {
+      const started = performance.now();
+      changes =
+        (
+          await client.query(
+            statement((n) => `$${n}`),
+            values,
+          )
+        ).rowCount ?? 0;
+      ms = performance.now() - started;
+    } finally {
+      await client.end();
+    }
+  }
   if (changes !== count) throw new Error(`The bare INSERT added ${changes} of ${count} rows`);
   return ms;
 }
 
 // One unmeasured run per side: JIT, page cache.
 await product();
-bare();
+await bare();
 const rounds: { a: number; b: number }[] = [];
 for (let r = 0; r < args.rounds; r++) {
   // A B, then B A: the two sides alternate who goes first, so a drift in the machine's speed hits both alike.
   if (r % 2 === 0) {
     const a = await product();
-    rounds.push({ a, b: bare() });
+    rounds.push({ a, b: await bare() });
   } else {
-    const b = bare();
+    const b = await bare();
     rounds.push({ a: await product(), b });
   }
 }
+await copies.drop();
 rmSync(args.workDir, { recursive: true, force: true });
 process.stdout.write(`${JSON.stringify({ count, rounds })}\n`);
