@@ -38,11 +38,12 @@ function parseArgs(argv: string[]) {
 }
 
 function select(selectors: string[]): Metric[] {
-  if (!selectors.length) return metrics;
+  if (!selectors.length) return metrics.filter((m) => !m.byNameOnly);
   const chosen = new Set<Metric>();
   for (const s of selectors) {
     const re = new RegExp(`^${s.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`, "i");
-    const found = metrics.filter((m) => re.test(m.id));
+    // A glob never picks a metric that runs by name only; its exact id does.
+    const found = metrics.filter((m) => re.test(m.id) && (!m.byNameOnly || m.id.toLowerCase() === s.toLowerCase()));
     if (!found.length) throw new Error(`No metric matches "${s}". Metrics: ${metrics.map((m) => m.id).join(", ")}`);
     found.forEach((m) => chosen.add(m));
   }

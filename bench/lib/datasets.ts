@@ -9,7 +9,7 @@ import { run } from "./proc";
  * and cached under bench/.cache/datasets/<name>; a change to the generator bumps GENERATOR_VERSION, which
  * rebuilds them.
  */
-export type DatasetName = "sqlite-100k" | "sqlite-1m" | "pg-100k" | "pg-1m" | "sqlite-100x5mb";
+export type DatasetName = "sqlite-100k" | "sqlite-1m" | "pg-100k" | "pg-1m" | "pg-10m" | "sqlite-100x5mb";
 /**
  * `originalBytes`: every image gets an original of its own of about that size (a seeded noise PNG, which does not
  * compress), instead of the 8 small drawn files the rows share; for the ZIP download (P7).
@@ -20,6 +20,7 @@ export const DATASETS: Record<DatasetName, { count: number; postgres: boolean; o
   "sqlite-1m": { count: 1_000_000, postgres: false },
   "pg-100k": { count: 100_000, postgres: true },
   "pg-1m": { count: 1_000_000, postgres: true, databaseSuffix: "_1m" },
+  "pg-10m": { count: 10_000_000, postgres: true, databaseSuffix: "_10m" },
   "sqlite-100x5mb": { count: 100, postgres: false, originalBytes: 5_000_000 },
 };
 export const isDatasetName = (s: string): s is DatasetName => s in DATASETS;

@@ -38,6 +38,8 @@ export interface Metric {
   /** The goal as in the issue's table. */
   goal: string;
   needs: Need[];
+  /** Run only when named (`npm run bench -- P-10m`), never by a plain `npm run bench`: a measurement made once. */
+  byNameOnly?: boolean;
   run(ctx: Context): Promise<MetricResult>;
 }
 

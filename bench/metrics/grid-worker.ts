@@ -31,4 +31,5 @@ export const datasetLabel = (name: string) =>
     "pg-100k": "100k project, PostgreSQL",
     "sqlite-1m": "1M project, SQLite",
     "pg-1m": "1M project, PostgreSQL",
+    "pg-10m": "10M project, PostgreSQL",
   })[name] ?? name;

@@ -18,6 +18,7 @@ import { p9b, p9bPg } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
 import { p10two, p12 } from "./p10-2-instances";
 import { p11 } from "./p11-takeover";
+import { p10m } from "./p-10m";
 
 /** Every metric `npm run bench` runs, in this order. */
 export const metrics: Metric[] = [
@@ -54,4 +55,5 @@ export const metrics: Metric[] = [
   p10two,
   p11,
   p12,
+  p10m,
 ];
