@@ -18,6 +18,7 @@ import { jobKeys } from "./migrations/016-job-keys.server";
 import { dropUnusedColumns } from "./migrations/017-drop-unused-columns.server";
 import { jobCheckpoints } from "./migrations/018-job-checkpoints.server";
 import { searchDocument } from "./migrations/019-search-document.server";
+import { searchPendingList } from "./migrations/020-search-pending-list.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -39,6 +40,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "017-drop-unused-columns": dropUnusedColumns(),
     "018-job-checkpoints": jobCheckpoints(),
     "019-search-document": searchDocument(dialect),
+    "020-search-pending-list": searchPendingList(dialect),
   };
 }
 
