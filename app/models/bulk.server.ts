@@ -346,11 +346,20 @@ const SELECTION_COLUMNS = [
 /** The rows a download or data export reads: at most `limit`, in grid-independent id order, after `afterId`. */
 export async function selectionRows(scope: GridScope, picked: Picked, opts: { afterId?: number; limit: number }) {
   // The selection's own query walked by id (not `id IN (selection)`, which rebuilds the whole set for every page).
+  // In one project the walk goes by (project, id), the order of images_project_id: asked by id alone, PostgreSQL took
+  // the primary key and threw away every image of the projects made before this one (150,000 of them for each page
+  // in tests/integration/pg-plans.test.ts), the project's constant hiding from it which index the order came from.
+  const after = opts.afterId ?? 0;
   const rows = await pickedImages(scope, picked)
     .clearSelect()
     .select(SELECTION_COLUMNS.map((c) => sql.ref<string>(`images.${c}`).as(c)))
-    .where(sql.ref("images.id"), ">", opts.afterId ?? 0)
+    .where(
+      scope.kind === "all"
+        ? sql<boolean>`${sql.ref("images.id")} > ${after}`
+        : sql<boolean>`(${sql.ref("images.project_id")}, ${sql.ref("images.id")}) > (${scope.project.id}, ${after})`,
+    )
     .clearOrderBy()
+    .orderBy(sql.ref("images.project_id"))
     .orderBy(sql.ref("images.id"))
     .limit(opts.limit)
     .execute();
