@@ -1,5 +1,5 @@
 import { remember } from "~/lib/bounded-cache";
-import { possibleIds } from "~/lib/ids";
+import { MAX_ID, possibleIds } from "~/lib/ids";
 import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
@@ -313,11 +313,21 @@ async function newestWindow(projectId: number, from: Cursor | null, size: number
     .executeTakeFirst();
   if (!last) return null;
   const edge = { rank: 1, t: Number(last.t), id: Number(last.id) };
-  // The window's rows, then their lowest and highest id. Asked as `min(id) … where (created_at, id) >= edge`,
-  // PostgreSQL answered min() from the primary key, walking up the ids until one passed the filter: the whole project
-  // below the window (368 ms on the 1M project, where ids grow with time; docs/perf/postgres.md).
+  // The lowest and highest id of the rows from the edge up (an image added since the statement above is among them:
+  // the range never leaves the edge out). Asked as a plain `min(id) … where (created_at, id) >= edge`, PostgreSQL
+  // answered min() from the primary key, walking up the ids until one passed the filter: the whole project below the
+  // window (368 ms on the 1M project, where ids grow with time; docs/perf/postgres.md). A subquery with a LIMIT is
+  // one neither database folds into min(): it reads the keyset index from the top down to the edge.
   const range = await db()
-    .selectFrom(live().select("images.id").orderBy("images.created_at", "desc").orderBy("images.id", "desc").limit(size).as("w"))
+    .selectFrom(
+      live()
+        .where(byCreation(">=", edge))
+        .select("images.id")
+        .orderBy("images.created_at", "desc")
+        .orderBy("images.id", "desc")
+        .limit(MAX_ID)
+        .as("w"),
+    )
     .select((eb) => [eb.fn.min("w.id").as("lo"), eb.fn.max("w.id").as("hi")])
     .executeTakeFirstOrThrow();
   return { edge, ids: { lo: Number(range.lo), hi: Number(range.hi) } };
