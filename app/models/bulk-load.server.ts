@@ -1,5 +1,4 @@
-import { sql } from "kysely";
-import { conn, db, dialect } from "~/db/connection.server";
+import { conn, dialect } from "~/db/connection.server";
 import { copyRows, type CopyValue } from "~/db/pg-copy.server";
 import { recordedAs } from "./actor";
 import { newImageRow, type ImageMetadata, type StoredImageFile } from "./images.server";
@@ -27,6 +26,7 @@ export async function loadImagesInBulk(
   progress: (done: number) => void = () => {},
 ): Promise<{ firstId: number }> {
   requireEdit(scope);
+  if (count <= 0) return { firstId: 0 };
   const open = conn().client;
   if (dialect() !== "postgres" || !open) throw new Error("loadImagesInBulk needs PostgreSQL");
   const createdBy = recordedAs(scope.actor);
@@ -42,9 +42,15 @@ export async function loadImagesInBulk(
     // The search trigger would fire once per row at the end of the COPY: the documents are made in one statement
     // after it instead, with the function the trigger calls (migration 019).
     await client.query("alter table images disable trigger images_search");
-    // Ids reserved up front, so that each image's values can name it.
-    firstId = Number((await client.query("select coalesce(max(id), 0) + 1 as n from images")).rows[0].n);
-    await client.query("select setval(pg_get_serial_sequence('images', 'id'), $1)", [firstId + count - 1]);
+    // Ids reserved up front, so that each image's values can name it: past the highest the sequence ever gave (the
+    // newest images may have been deleted; their ids are never given again), under the lock the ALTER above took.
+    // (pg_get_serial_sequence answers the sequence's name quoted and schema-qualified, from the catalogue.)
+    const sequence = String((await client.query("select pg_get_serial_sequence('images', 'id') as s")).rows[0].s);
+    const { rows: next } = await client.query(
+      `select greatest(coalesce((select max(id) from images), 0), (select case when is_called then last_value else 0 end from ${sequence})) + 1 as n`,
+    );
+    firstId = Number(next[0].n);
+    await client.query("select setval($1::regclass, $2)", [sequence, firstId + count - 1]);
     const columns = Object.keys(newImageRow(scope.actor, projectId, row(0).file, row(0).meta, 0));
     await copyRows(
       client,
@@ -63,10 +69,10 @@ export async function loadImagesInBulk(
     // Built afresh, a GIN index takes its entries sorted, in one pass; inserted into, it took 1M documents' words one
     // by one (still at it after 3 minutes here). Its definition is read back from the catalogue: the migrations' own.
     const { rows: indexes } = await client.query<{ name: string; def: string }>(
-      `select indexname as name, indexdef as def from pg_indexes
-       where schemaname = current_schema() and tablename = 'image_search' and indexname <> 'image_search_pkey'`,
+      `select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as def
+       from pg_index i where i.indrelid = 'image_search'::regclass and not i.indisprimary`,
     );
-    for (const index of indexes) await client.query(`drop index "${index.name}"`);
+    for (const index of indexes) await client.query(`drop index ${index.name}`);
     await client.query(
       `insert into image_search (image_id, doc)
        select id, koala_image_doc(title, keywords, description, ocr_text, original_name) from images where id >= $1`,
@@ -100,10 +106,28 @@ export async function loadImagesInBulk(
     client.release();
   }
   await write(async (_trx, touched) => void touched.project(projectId));
-  // Fresh statistics, so that the next plans know the project's size, and the visibility map set, so that a count
-  // reads an index only (a table just loaded has none: the planner then reads the table whole). The autovacuum
-  // would get there later.
-  for (const table of ["images", "image_search", "image_attribute_values", "image_facets"])
-    await sql.raw(`vacuum (analyze) ${table}`).execute(db());
+  await vacuumAfterLoad();
   return { firstId };
+}
+
+/**
+ * Fresh statistics, so that the next plans know the project's size, and the visibility map set, so that a count
+ * reads an index only (a table just loaded has none: the planner then reads the table whole). The autovacuum would
+ * get there later. Without the pool's statement timeout: the first vacuum after a load reads every page it wrote.
+ */
+export async function vacuumAfterLoad() {
+  const client = await conn().client!();
+  let failed: Error | undefined;
+  try {
+    await client.query("set statement_timeout = 0");
+    for (const table of ["images", "image_search", "image_attribute_values", "image_facets"])
+      await client.query(`vacuum (analyze) ${table}`);
+    await client.query("reset statement_timeout");
+  } catch (error) {
+    failed = error as Error;
+    throw error;
+  } finally {
+    // A session left without its timeout is not given back to the pool.
+    client.release(failed);
+  }
 }

@@ -9,7 +9,6 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { sql } from "kysely";
 import sharp from "sharp";
 import { config, loadConfig, setConfig } from "~/config.server";
 import { db, dialect } from "~/db/connection.server";
@@ -130,8 +129,7 @@ else
     report(end);
   }
 
-// PostgreSQL's autovacuum would get there on its own; do it now so plans and index-only scans match a settled database.
-if (dialect() === "postgres") await sql`vacuum analyze`.execute(db());
+// (On PostgreSQL, loadImagesInBulk has vacuumed and analysed the tables it loaded.)
 
 const first = await db()
   .selectFrom("images")
