@@ -43,6 +43,10 @@ export interface PgPlanNode {
   Filter?: string;
   Output?: string[];
   "Sort Key"?: string[];
+  /** With EXPLAIN ANALYZE: loops, and the rows (per loop) a filter or a recheck threw away. */
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
+  "Rows Removed by Index Recheck"?: number;
   Plans?: PgPlanNode[];
 }
 

@@ -5,32 +5,38 @@ import { createAttribute, setAttributeValues } from "~/models/attributes.server"
 import { createBoard } from "~/models/boards.server";
 import { loadImagesInBulk } from "~/models/bulk-load.server";
 import { addKeywordsBulk, deleteImagesBulk } from "~/models/bulk.server";
+import { walkSettings } from "~/models/grid.server";
 import { insertImageRows } from "~/models/images.server";
 import { boardScope, projectScope, withFilter } from "~/models/scope.server";
 import { createShareLinks } from "~/models/share-links.server";
 import { demoMetadata, seeded } from "~/services/demo.server";
-import { HOT_PATHS, captureStatements, type HotPathContext } from "../../bench/lib/hot-paths";
+import { HOT_PATHS, captureStatements, type HotPath, type HotPathContext } from "../../bench/lib/hot-paths";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, storedFakeFile } from "../helpers/fixtures";
 import { pgNodes, type PgPlanNode } from "../helpers/plans";
 
 /**
  * The plans PostgreSQL picks for every hot statement (bench/lib/hot-paths.ts) on a project of 50,000 images beside
- * another team's 50,000, fresh from a load and then aged by the product's own writes: none may read a whole table the
+ * another team's 150,000, fresh from a load and then aged by the product's own writes: none may read a whole table the
  * project's size. The plans are read with EXPLAIN (not timed). A sequential scan is what a lost index, a statement that hides its column behind
  * an expression, or a misjudged estimate turns into; at 1M images it costs seconds.
  */
 const PROJECT_TABLES = new Set(["images", "image_search", "image_attribute_values", "image_facets", "board_images"]);
 const N = 50_000;
+/** Another team's project, loaded first (its ids come before the project's): the project is a quarter of the tables. */
+const OTHERS = 150_000;
 
 describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans on a 50k project (%s)", (dialect) => {
   let t: TestDatabase;
   let ctx: HotPathContext;
+  const windowFrom = walkSettings.windowFrom;
   beforeAll(async () => {
+    // "london" is in about 10,000 titles of the two projects: walked in windows, as a common word of 1M images is.
+    walkSettings.windowFrom = 2000;
     t = await freshDatabase(dialect);
     const { actor } = await makeUser();
     const files = [await storedFakeFile(1), await storedFakeFile(2), await storedFakeFile(3)];
-    const load = async (projectId: number, offset: number) => {
+    const load = async (projectId: number, offset: number, count: number) => {
       const scope = await projectScope(actor, projectId);
       const attributes: { id: number; values: string[] }[] = [];
       for (const [name, values] of [
@@ -38,7 +44,7 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
         ["Quality", ["Good", "Fair", "Poor"]],
       ] as const)
         attributes.push({ id: await createAttribute(scope, { name, type: 3 }), values: [...values] });
-      await loadImagesInBulk(scope, N, (i) => {
+      await loadImagesInBulk(scope, count, (i) => {
         const rnd = seeded(offset + i + 1);
         return {
           file: files[i % files.length]!,
@@ -52,9 +58,9 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
       return attributes;
     };
     const other = await makeProject([{ actor, role: "manager" }]);
-    await load(other.id, N);
+    await load(other.id, N, OTHERS);
     const project = await makeProject([{ actor, role: "manager" }]);
-    const [region] = await load(project.id, 0);
+    const [region] = await load(project.id, 0, N);
     const ids = await db()
       .selectFrom("images")
       .select("id")
@@ -79,38 +85,60 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
       rare: "zanzibar",
     };
   }, 300_000);
-  afterAll(() => t?.drop());
+  afterAll(async () => {
+    walkSettings.windowFrom = windowFrom;
+    await t?.drop();
+  });
 
-  const noWholeTableScans = async (hot: (typeof HOT_PATHS)[number]) => {
+  /**
+   * Every statement the path sends, explained. A read is run (EXPLAIN ANALYZE), and no node on a project's table may
+   * throw away, by a filter or a recheck, more rows than half the project: what a sequential scan of the tables does
+   * (the other team's 150,000 rows go), and a walk along the wrong index (the window's min() read up the primary key
+   * and filtered out 996,000 rows at 1M: an Index Scan, not a Seq Scan). A join that reads the project's index whole
+   * to meet 10,000 matches throws nothing away: a choice, not this. A write is only explained: no sequential scan.
+   */
+  const noWholeTableReads = async (hot: HotPath) => {
     const statements = await captureStatements(t.url, () => hot.run(ctx));
     expect(statements.length).toBeGreaterThan(0);
-    const scans: string[] = [];
+    const found: string[] = [];
     for (const q of statements) {
+      const read = /^\s*(select|with)\b/i.test(q.sql);
       const { rows } = await db().executeQuery<{ "QUERY PLAN": [{ Plan: PgPlanNode }] }>(
-        CompiledQuery.raw(`explain (format json) ${q.sql}`, [...q.parameters]),
+        CompiledQuery.raw(`explain (${read ? "analyze, " : ""}format json) ${q.sql}`, [...q.parameters]),
       );
-      const whole = pgNodes(rows[0]!["QUERY PLAN"][0].Plan).filter(
-        (node) => node["Node Type"] === "Seq Scan" && PROJECT_TABLES.has(node["Relation Name"] ?? ""),
-      );
-      if (!whole.length) continue;
+      const wrong = pgNodes(rows[0]!["QUERY PLAN"][0].Plan).filter((node) => {
+        if (!PROJECT_TABLES.has(node["Relation Name"] ?? "")) return false;
+        // Unrun (a write): a sequential scan is taken at its word.
+        if (!read) return node["Node Type"] === "Seq Scan";
+        // Run: what it threw away says it (a sequential scan under a LIMIT that stops after 20,000 rows is no reading
+        // of a 200,000-row table).
+        const thrownAway =
+          ((node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0)) * (node["Actual Loops"] ?? 1);
+        return thrownAway > N / 2;
+      });
+      if (!wrong.length) continue;
       // The whole plan in the failure, to see what the planner misjudged.
-      const text = await db().executeQuery<{ "QUERY PLAN": string }>(CompiledQuery.raw(`explain ${q.sql}`, [...q.parameters]));
-      scans.push(
-        `${whole.map((n) => n["Relation Name"]).join(", ")} read whole in:\n${q.sql}\n${text.rows.map((r) => r["QUERY PLAN"]).join("\n")}`,
+      const text = await db().executeQuery<{ "QUERY PLAN": string }>(
+        CompiledQuery.raw(`explain (${read ? "analyze, " : ""}costs off) ${q.sql}`, [...q.parameters]),
+      );
+      found.push(
+        `${wrong.map((n) => `${n["Node Type"]} on ${n["Relation Name"]}`).join(", ")} in:\n${q.sql}\n${text.rows.map((r) => r["QUERY PLAN"]).join("\n")}`,
       );
     }
-    expect(scans).toEqual([]);
+    expect(found).toEqual([]);
   };
   const paths = HOT_PATHS.map((p) => [p.name, p] as const);
 
   describe("fresh from a bulk load", () => {
-    it.each(paths)("%s: no sequential scan of a project's table", (_name, hot) => noWholeTableScans(hot));
+    it.each(paths)("%s: reads no table the project's size", (_name, hot) => noWholeTableReads(hot));
   });
 
   // Aged through the product's own writes, with no ANALYZE or VACUUM after them: dead rows from updates and deletes,
   // new rows the statistics have not seen, values rewritten.
   describe("aged: a tenth of the images re-keyworded, 2,000 deleted, 3,000 added, values rewritten", () => {
     beforeAll(async () => {
+      // The autovacuum would otherwise analyse (or not) in the middle, as it happens to run.
+      for (const table of PROJECT_TABLES) await sql.raw(`alter table ${table} set (autovacuum_enabled = false)`).execute(db());
       const scope = await projectScope(ctx.actor, ctx.projectId);
       await addKeywordsBulk(withFilter(scope, new URLSearchParams({ q: "london" })), { all: true, ids: [] }, ["aged"]);
       const oldest = await db()
@@ -145,6 +173,6 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
       );
     }, 120_000);
 
-    it.each(paths)("%s: no sequential scan of a project's table", (_name, hot) => noWholeTableScans(hot));
+    it.each(paths)("%s: reads no table the project's size", (_name, hot) => noWholeTableReads(hot));
   });
 });
