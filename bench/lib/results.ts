@@ -108,7 +108,8 @@ export function parity(metrics: MetricRecord[]) {
   const done = new Map(metrics.filter((m) => m.status === "pass" || m.status === "miss").map((m) => [m.id, m]));
   const figure = (m: MetricRecord) => {
     const p99 = Object.entries(m.subject ?? {}).find(([k, v]) => /p99/.test(k) && typeof v === "number");
-    if (p99) return { name: p99[0].replace(/ ms$/, ""), value: p99[1] as number, unit: "ms", rate: false };
+    // "1M loader p99 ms" (P5-1m) and "loader p99 ms" (P5-pg-1m) name the same figure.
+    if (p99) return { name: p99[0].replace(/ ms$/, "").replace(/^\d+[kM] /, ""), value: p99[1] as number, unit: "ms", rate: false };
     return m.absolute ? { ...m.absolute, rate: /\/s$/.test(m.absolute.unit) } : null;
   };
   return [...done.values()].flatMap((pg) => {
