@@ -85,10 +85,12 @@ const loader = async (after: Cursor | null) => {
 async function captureQueries(after: Cursor | null): Promise<CompiledQuery[]> {
   const captured: CompiledQuery[] = [];
   const log = (event: { level: string; query: CompiledQuery }) => void (event.level === "query" && captured.push(event.query));
+  // Two connections: the loader reads its page and its count at once (a count of a common word at 10M takes seconds,
+  // and with one connection the page waited past the pool's connect timeout).
   const logging =
     cfg.database.dialect === "sqlite"
       ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(cfg.database.file) }), log })
-      : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool(pgPoolConfig(cfg.database, 1)) }), log });
+      : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool(pgPoolConfig(cfg.database, 2)) }), log });
   setConnection({ db: logging, dialect: connection.dialect, close: () => logging.destroy() });
   try {
     await (args.mode === "facets" ? facets() : loader(after));
