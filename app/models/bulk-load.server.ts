@@ -1,6 +1,7 @@
-import { conn, dialect } from "~/db/connection.server";
+import { conn, db, dialect } from "~/db/connection.server";
 import { copyRows, type CopyValue } from "~/db/pg-copy.server";
 import { recordedAs } from "./actor";
+import { facetKey } from "./image-facets.server";
 import { newImageRow, type ImageMetadata, type StoredImageFile } from "./images.server";
 import { requireEdit, type ProjectScope } from "./scope.server";
 import { write } from "./write.server";
@@ -94,7 +95,7 @@ export async function loadImagesInBulk(
     // The sidebar's facet keys (image-facets.server.ts), folded in one statement.
     await client.query(
       `insert into image_facets (image_id, project_id, facet_key)
-       select v.image_id, $1::int, json_agg(json_build_array(v.attribute_id, v.value) order by v.attribute_id)::text
+       select v.image_id, $1::int, ${facetKey().compile(db()).sql}
        from image_attribute_values v where v.image_id >= $2 group by v.image_id`,
       [projectId, firstId],
     );

@@ -15,7 +15,7 @@ import type { Trx } from "./write.server";
  * SQLite reads them in its primary key's order (image, attribute), and a sort per image doubled the cost. The order
  * only decides which images share a group, never a count.
  */
-const facetKey = () =>
+export const facetKey = () =>
   dialect() === "postgres"
     ? sql<string>`json_agg(json_build_array(v.attribute_id, v.value) order by v.attribute_id)::text`
     : sql<string>`json_group_array(json_array(v.attribute_id, v.value))`;

@@ -1,12 +1,13 @@
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { conn, setConnection } from "~/db/connection.server";
+import type { DatabaseConfig } from "~/config.server";
+import { conn, pgPoolConfig, setConnection } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
 import type { Actor } from "~/models/actor";
 import { attributeFacets } from "~/models/facets.server";
 import { countSelection, selectionRanges, selectionRows } from "~/models/bulk.server";
-import { cursorBefore, gridPage, gridTotal, type GridScope } from "~/models/grid.server";
+import { cursorBefore, decodeCursor, gridPage, gridTotal, type GridScope } from "~/models/grid.server";
 import { boardScope, permissionsOf, projectScope, withFilter, type SharedBoardScope } from "~/models/scope.server";
 
 /**
@@ -51,12 +52,8 @@ const shared = async (ctx: HotPathContext): Promise<SharedBoardScope> => {
   };
 };
 /** The second page of a grid: the first page's cursor, then the page after it. */
-const secondPage = async (scope: GridScope) => gridPage(scope, { after: decode((await gridPage(scope, { limit: 100 })).next), limit: 100 });
-const decode = (cursor: string | null) => {
-  if (!cursor) return null;
-  const m = /^(?:(\d+):)?(\d+)\.(\d+)$/.exec(Buffer.from(cursor, "base64url").toString("latin1"))!;
-  return { rank: Number(m[1] ?? 0), t: Number(m[2]), id: Number(m[3]) };
-};
+const secondPage = async (scope: GridScope) =>
+  gridPage(scope, { after: decodeCursor((await gridPage(scope, { limit: 100 })).next), limit: 100 });
 const everything = { all: true, ids: [] };
 
 export const HOT_PATHS: HotPath[] = [
@@ -100,17 +97,18 @@ export const HOT_PATHS: HotPath[] = [
 ];
 
 /**
- * The statements `work` sends, as Kysely compiles them: it runs against a logging connection to the same database
- * (`url`: a PostgreSQL address, or an SQLite file).
+ * The statements `work` sends, as Kysely compiles them: it runs against a logging connection to the same database.
+ * Two connections on PostgreSQL: a grid loader reads its page and its count at once (a count of a common word at
+ * 10M takes seconds, and with one connection the page waited past the pool's connect timeout).
  */
-export async function captureStatements(url: string, work: () => Promise<unknown>): Promise<CompiledQuery[]> {
+export async function captureStatements(database: DatabaseConfig, work: () => Promise<unknown>): Promise<CompiledQuery[]> {
   const captured: CompiledQuery[] = [];
   const log = (event: { level: string; query: CompiledQuery }) => void (event.level === "query" && captured.push(event.query));
   const current = conn();
   const logging =
-    current.dialect === "sqlite"
-      ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(url) }), log })
-      : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }), log });
+    database.dialect === "sqlite"
+      ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(database.file) }), log })
+      : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool(pgPoolConfig(database, 2)) }), log });
   setConnection({ db: logging, dialect: current.dialect, close: () => logging.destroy() });
   try {
     await work();

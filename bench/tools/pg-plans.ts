@@ -73,7 +73,7 @@ for (const hot of HOT_PATHS) {
   // Not warmed first: the process's caches (a count kept per version) would hide statements. Each statement is
   // explained after the capture ran it once, so its pages are as warm as the database keeps them.
   const t = performance.now();
-  const statements = await captureStatements(ds.databaseUrl, () => hot.run(ctx));
+  const statements = await captureStatements({ dialect: "postgres", url: ds.databaseUrl }, () => hot.run(ctx));
   const ms = performance.now() - t;
   out.push(`## ${hot.name} (${statements.length} statements, ${ms.toFixed(1)} ms through a fresh logging pool)`, "");
   for (const q of statements) {

@@ -15,17 +15,17 @@
  */
 import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from "kysely";
+import type { CompiledQuery } from "kysely";
 import pg from "pg";
 import { config, loadConfig, setConfig } from "~/config.server";
-import { db, pgPoolConfig, setConnection, sqliteSettings } from "~/db/connection.server";
-import type { Database } from "~/db/schema";
+import { db, sqliteSettings } from "~/db/connection.server";
 import type { Actor } from "~/models/actor";
 import { attributeFacets } from "~/models/facets.server";
 import { cursorBefore, gridPage, gridTotal, type Cursor } from "~/models/grid.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { findUserByEmail } from "~/models/users.server";
 import { openDatabase } from "~/services/boot.server";
+import { captureStatements } from "../lib/hot-paths";
 import { summarise, type Summary } from "../lib/stats";
 
 const args = JSON.parse(process.argv[2] ?? "{}") as {
@@ -82,24 +82,7 @@ const loader = async (after: Cursor | null) => {
 };
 
 /** The statements one loader call sends, as Kysely compiles them (captured through a logging instance). */
-async function captureQueries(after: Cursor | null): Promise<CompiledQuery[]> {
-  const captured: CompiledQuery[] = [];
-  const log = (event: { level: string; query: CompiledQuery }) => void (event.level === "query" && captured.push(event.query));
-  // Two connections: the loader reads its page and its count at once (a count of a common word at 10M takes seconds,
-  // and with one connection the page waited past the pool's connect timeout).
-  const logging =
-    cfg.database.dialect === "sqlite"
-      ? new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(cfg.database.file) }), log })
-      : new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool(pgPoolConfig(cfg.database, 2)) }), log });
-  setConnection({ db: logging, dialect: connection.dialect, close: () => logging.destroy() });
-  try {
-    await (args.mode === "facets" ? facets() : loader(after));
-  } finally {
-    setConnection(connection);
-    await logging.destroy();
-  }
-  return captured;
-}
+const captureQueries = (after: Cursor | null) => captureStatements(cfg.database, () => (args.mode === "facets" ? facets() : loader(after)));
 
 /** The bare statement and a way to explain any captured statement, on the dataset's own database. */
 async function rawDatabase() {

@@ -98,7 +98,7 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
    * to meet 10,000 matches throws nothing away: a choice, not this. A write is only explained: no sequential scan.
    */
   const noWholeTableReads = async (hot: HotPath) => {
-    const statements = await captureStatements(t.url, () => hot.run(ctx));
+    const statements = await captureStatements({ dialect: "postgres", url: t.url }, () => hot.run(ctx));
     expect(statements.length).toBeGreaterThan(0);
     const found: string[] = [];
     for (const q of statements) {
