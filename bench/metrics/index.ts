@@ -13,7 +13,7 @@ import { p7 } from "./p7-zip-download";
 import { p7b, p7bPg } from "./p7b-bulk-add";
 import { p8a } from "./p8a-grid-js";
 import { p8b } from "./p8b-scroll";
-import { p9 } from "./p9-attribute-import";
+import { p9, p9Pg } from "./p9-attribute-import";
 import { p9b, p9bPg } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
 import { p10two, p12 } from "./p10-2-instances";
@@ -49,6 +49,7 @@ export const metrics: Metric[] = [
   p8a,
   p8b,
   p9,
+  p9Pg,
   p9b,
   p9bPg,
   p10,

@@ -1,15 +1,17 @@
 /**
- * P9, in a process of its own (pinned by the harness): Import Attributes CSV of 1,000,000 rows (image id + 5 user
- * attributes) into the 1M project, the product's way, against a bare csv-parse stream + prepared inserts of the same
- * values, interleaved in rounds (A B, B A, …), each side on a fresh, fsynced copy of the database. Prints one JSON
- * object.
+ * P9 and P9-pg, in a process of its own (pinned by the harness): Import Attributes CSV of 1,000,000 rows (image id + 5
+ * user attributes) into the 1M project, the product's way, against the fastest bare import of the same values the
+ * dialect has, interleaved in rounds (A B, B A, …), each side on a fresh copy of the database (an fsynced file, or a
+ * database made from a template). Prints one JSON object.
  *
  *   A: importCsvFile(scope, file): the check pass (csv-parse stream, header mapped to attributes, ids checked a
  *      thousand at a time, every value by the rule), then the write pass (csv-parse again, 4,000 values per
  *      multi-row upsert through Kysely, each in a transaction of its own), in a child process of its own: its peak
  *      RSS above the child's at the start (modules loaded, database open) is sampled every 20 ms.
- *   B: better-sqlite3 with the app's pragmas: one csv-parse stream of the same file, a prepared single-row upsert
- *      run for each value, batches of 1,000 rows, all in one transaction.
+ *   B, SQLite: better-sqlite3 with the app's pragmas: one csv-parse stream of the same file, a prepared single-row
+ *      upsert run for each value, batches of 1,000 rows, all in one transaction.
+ *   B, PostgreSQL: one pg client, one transaction: the file COPY'd as it is (FORMAT csv, HEADER) into a temporary
+ *      table, then one INSERT … SELECT of its five columns as values … ON CONFLICT DO UPDATE.
  *
  * Input: argv[2] JSON { rounds, projectId, workDir } and the app's environment for the dataset.
  */
@@ -19,9 +21,12 @@ import { performance } from "node:perf_hooks";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import SQLite from "better-sqlite3";
-import { freshCopy as copyOf } from "../lib/sqlite-copy";
+import { pipeline } from "node:stream/promises";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { datasetCopies } from "../lib/dataset-copies";
 import { parse } from "csv-parse";
-import { config, loadConfig, setConfig } from "~/config.server";
+import { config, loadConfig, setConfig, type DatabaseConfig } from "~/config.server";
 import { connect, db, setConnection, sqliteSettings } from "~/db/connection.server";
 import { SYSTEM } from "~/models/actor";
 import { createAttribute } from "~/models/attributes.server";
@@ -34,9 +39,9 @@ import { importCsvFile } from "~/services/attribute-import.server";
  * (not this process's preparation: a million ids, the file written). The child prints { ms, peakMb }.
  */
 if (process.argv[3] === "product-child") {
-  const job = JSON.parse(process.argv[2]!) as { db: string; csv: string; projectId: number };
-  setConfig(loadConfig(process.env));
-  const connection = connect({ dialect: "sqlite", file: job.db });
+  const job = JSON.parse(process.argv[2]!) as { db: DatabaseConfig; csv: string; projectId: number };
+  setConfig({ ...loadConfig(process.env), database: job.db });
+  const connection = connect(job.db);
   setConnection(connection);
   const scope = await projectScope(SYSTEM, job.projectId);
   const base = process.memoryUsage().rss;
@@ -55,10 +60,8 @@ if (process.argv[3] === "product-child") {
 const args = JSON.parse(process.argv[2] ?? "{}") as { rounds: number; projectId: number; workDir: string };
 setConfig(loadConfig(process.env));
 const source = config().database;
-if (source.dialect !== "sqlite") throw new Error("P9 runs on a SQLite dataset");
 rmSync(args.workDir, { recursive: true, force: true });
 mkdirSync(args.workDir, { recursive: true });
-const template = path.join(args.workDir, "template.sqlite");
 const csvFile = path.join(args.workDir, "attributes.csv");
 const NAMES = ["Imp_store", "Imp_shelf", "Imp_brand", "Imp_price", "Imp_promo"];
 const VALUES = [
@@ -69,11 +72,9 @@ const VALUES = [
   ["Yes", "No"],
 ];
 
-// The template: a consistent copy of the dataset with five user attributes to import into.
-const original = new SQLite(source.file, { readonly: true });
-await original.backup(template);
-original.close();
-setConfig({ ...config(), database: { dialect: "sqlite", file: template } });
+// The template: a copy of the dataset with five user attributes to import into.
+const copies = await datasetCopies(source, args.workDir, "attr_import");
+setConfig({ ...config(), database: copies.template });
 const setup = await openDatabase();
 const system = await projectScope(SYSTEM, args.projectId);
 const attributeIds: number[] = [];
@@ -96,23 +97,27 @@ await setup.close();
 const rows = ids.length;
 const bytes = statSync(csvFile).size;
 
-const freshCopy = (name: string) => copyOf(template, args.workDir, name);
-
-const imported = (file: string) => {
-  const raw = new SQLite(file, { readonly: true });
-  const n = (
-    raw.prepare(`select count(*) as n from image_attribute_values where attribute_id in (${attributeIds.join(",")})`).get() as { n: number }
-  ).n;
-  raw.close();
-  return n;
-};
+/** The values of the five attributes in a copy, read through the app's connection. */
+async function imported(at: DatabaseConfig): Promise<number> {
+  const connection = connect(at);
+  try {
+    const row = await connection.db
+      .selectFrom("image_attribute_values")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("attribute_id", "in", attributeIds)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  } finally {
+    await connection.close();
+  }
+}
 
 /** A: the product, in a fresh child process. Returns ms and the peak RSS above the child's at the start, in MB. */
 async function product(): Promise<{ ms: number; peakMb: number; baseMb: number }> {
-  const file = freshCopy("product");
+  const at = await copies.fresh("product");
   const child = spawn(
     process.execPath,
-    [...process.execArgv, process.argv[1]!, JSON.stringify({ db: file, csv: csvFile, projectId: args.projectId }), "product-child"],
+    [...process.execArgv, process.argv[1]!, JSON.stringify({ db: at, csv: csvFile, projectId: args.projectId }), "product-child"],
     {
       env: process.env,
       stdio: ["ignore", "pipe", "inherit"],
@@ -123,13 +128,13 @@ async function product(): Promise<{ ms: number; peakMb: number; baseMb: number }
   const [code] = (await once(child, "exit")) as [number];
   if (code !== 0) throw new Error(`The import child exited ${code}`);
   const result = JSON.parse(out.trim().split("\n").pop()!) as { ms: number; peakMb: number; baseMb: number };
-  if (imported(file) !== rows * NAMES.length) throw new Error(`The import wrote ${imported(file)} of ${rows * NAMES.length} values`);
+  const n = await imported(at);
+  if (n !== rows * NAMES.length) throw new Error(`The import wrote ${n} of ${rows * NAMES.length} values`);
   return result;
 }
 
-/** B: csv-parse + prepared inserts, one transaction. Returns ms. */
-async function bare(): Promise<number> {
-  const file = freshCopy("bare");
+/** B on SQLite: csv-parse + prepared inserts, one transaction. Returns ms. */
+async function bareSqlite(file: string): Promise<number> {
   const raw = new SQLite(file);
   sqliteSettings(raw);
   const upsert = raw.prepare(
@@ -158,20 +163,59 @@ async function bare(): Promise<number> {
   raw.exec("commit");
   const ms = performance.now() - started;
   raw.close();
-  if (imported(file) !== rows * NAMES.length) throw new Error(`The bare side wrote ${imported(file)} values`);
+  return ms;
+}
+
+/**
+ * B on PostgreSQL: the file COPY'd into a temporary table, then one INSERT … SELECT of its five columns, one
+ * transaction. Returns ms.
+ */
+async function barePg(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const started = performance.now();
+    await client.query("begin");
+    await client.query(`create temporary table staging (image_id integer, ${NAMES.map((_, j) => `v${j} text`).join(", ")}) on commit drop`);
+    await pipeline(createReadStream(csvFile), client.query(copyFrom("copy staging from stdin (format csv, header true)")));
+    const values = attributeIds.map((id, j) => `(${id}, s.v${j})`).join(", ");
+    await client.query(
+      `insert into image_attribute_values (image_id, attribute_id, value, created_by, created_at)
+       select s.image_id, v.attribute_id, v.value, null, $1 from staging s cross join lateral (values ${values}) as v (attribute_id, value)
+       where v.value <> ''
+       on conflict (image_id, attribute_id) do update set value = excluded.value`,
+      [Date.now()],
+    );
+    await client.query("commit");
+    return performance.now() - started;
+  } finally {
+    await client.end();
+  }
+}
+
+/** B: the dialect's bare import, on a fresh copy. Returns ms. */
+async function bare(): Promise<number> {
+  const at = await copies.fresh("bare");
+  const ms = at.dialect === "sqlite" ? await bareSqlite(at.file) : await barePg(at.url);
+  const n = await imported(at);
+  if (n !== rows * NAMES.length) throw new Error(`The bare side wrote ${n} of ${rows * NAMES.length} values`);
   return ms;
 }
 
 const rounds: { a: number; b: number; peakMb: number; baseMb: number }[] = [];
-for (let r = 0; r < args.rounds; r++) {
-  if (r % 2 === 0) {
-    const a = await product();
-    rounds.push({ a: a.ms, peakMb: a.peakMb, baseMb: a.baseMb, b: await bare() });
-  } else {
-    const b = await bare();
-    const a = await product();
-    rounds.push({ a: a.ms, peakMb: a.peakMb, baseMb: a.baseMb, b });
+try {
+  for (let r = 0; r < args.rounds; r++) {
+    if (r % 2 === 0) {
+      const a = await product();
+      rounds.push({ a: a.ms, peakMb: a.peakMb, baseMb: a.baseMb, b: await bare() });
+    } else {
+      const b = await bare();
+      const a = await product();
+      rounds.push({ a: a.ms, peakMb: a.peakMb, baseMb: a.baseMb, b });
+    }
   }
+} finally {
+  await copies.drop();
 }
 rmSync(args.workDir, { recursive: true, force: true });
 process.stdout.write(`${JSON.stringify({ rows, bytes, rounds })}\n`);

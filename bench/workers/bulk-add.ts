@@ -19,8 +19,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { copyPgDatabase } from "../lib/datasets";
-import { freshCopy as copyOf } from "../lib/sqlite-copy";
+import { datasetCopies } from "../lib/dataset-copies";
 import { config, loadConfig, setConfig, type DatabaseConfig } from "~/config.server";
 import { connect, db, setConnection, sqliteSettings } from "~/db/connection.server";
 import type { Actor } from "~/models/actor";
@@ -40,44 +39,7 @@ const source = config().database;
 rmSync(args.workDir, { recursive: true, force: true });
 mkdirSync(args.workDir, { recursive: true });
 
-/**
- * Where each side of each round works: a fresh copy of a template — the dataset with one empty board — as a file
- * (SQLite) or a database made from it (PostgreSQL: CREATE DATABASE … TEMPLATE).
- */
-interface Copies {
-  template: DatabaseConfig;
-  fresh(name: string): Promise<DatabaseConfig>;
-  drop(): Promise<void>;
-}
-async function templateOf(): Promise<Copies> {
-  if (source.dialect === "sqlite") {
-    const file = path.join(args.workDir, "template.sqlite");
-    // A consistent copy of the dataset (WAL included).
-    const original = new SQLite(source.file, { readonly: true });
-    await original.backup(file);
-    original.close();
-    return {
-      template: { dialect: "sqlite", file },
-      fresh: async (name) => ({ dialect: "sqlite", file: copyOf(file, args.workDir, name) }),
-      drop: async () => {},
-    };
-  }
-  const template = await copyPgDatabase(source.url, "bulk_add");
-  const copies = new Map<string, Awaited<ReturnType<typeof copyPgDatabase>>>();
-  return {
-    template: { ...source, url: template.url },
-    async fresh(name) {
-      const copy = await copyPgDatabase(template.url, name);
-      copies.set(name, copy);
-      return { ...source, url: copy.url };
-    },
-    async drop() {
-      for (const copy of copies.values()) await copy.drop();
-      await template.drop();
-    },
-  };
-}
-const copies = await templateOf();
+const copies = await datasetCopies(source, args.workDir, "bulk_add");
 setConfig({ ...config(), database: copies.template });
 const setup = await openDatabase();
 const user = await findUserByEmail(args.email);
