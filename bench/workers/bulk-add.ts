@@ -15,7 +15,6 @@
  * Input: argv[2] JSON { rounds, projectId, email, workDir } and the app's environment for the dataset.
  */
 import { mkdirSync, rmSync } from "node:fs";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
 import pg from "pg";
