@@ -17,6 +17,7 @@ import { p9, p9Pg } from "./p9-attribute-import";
 import { p9b, p9bPg } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
 import { p10two, p12 } from "./p10-2-instances";
+import { p10pool } from "./p10-pool";
 import { p11 } from "./p11-takeover";
 import { p10m } from "./p-10m";
 
@@ -54,6 +55,7 @@ export const metrics: Metric[] = [
   p9bPg,
   p10,
   p10two,
+  p10pool,
   p11,
   p12,
   p10m,
