@@ -12,7 +12,7 @@ import { p6S3 } from "./p6-s3-ingest";
 import { p7 } from "./p7-zip-download";
 import { p7b, p7bPg } from "./p7b-bulk-add";
 import { p8a } from "./p8a-grid-js";
-import { p8b } from "./p8b-scroll";
+import { p8b, p8bPg } from "./p8b-scroll";
 import { p9, p9Pg } from "./p9-attribute-import";
 import { p9b, p9bPg } from "./p9b-attribute-export";
 import { p10 } from "./p10-load-mix";
@@ -49,6 +49,7 @@ export const metrics: Metric[] = [
   p7bPg,
   p8a,
   p8b,
+  p8bPg,
   p9,
   p9Pg,
   p9b,
