@@ -1,6 +1,9 @@
 import SQLite from "better-sqlite3";
 import path from "node:path";
+import type { Kysely } from "kysely";
 import type { DatabaseConfig } from "~/config.server";
+import { connect } from "~/db/connection.server";
+import type { Database } from "~/db/schema";
 import { copyPgDatabase } from "./datasets";
 import { freshCopy } from "./sqlite-copy";
 
@@ -43,4 +46,14 @@ export async function datasetCopies(source: DatabaseConfig, workDir: string, nam
       await template.drop();
     },
   };
+}
+
+/** Asks a copy one thing through a connection of its own (how many rows a side wrote), and closes it. */
+export async function readCopy<T>(at: DatabaseConfig, read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const connection = connect(at);
+  try {
+    return await read(connection.db);
+  } finally {
+    await connection.close();
+  }
 }

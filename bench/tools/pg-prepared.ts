@@ -19,6 +19,13 @@ const client = await connection.client!();
 const custom = await connection.client!();
 await custom.query("set plan_cache_mode = force_custom_plan");
 
+/** How long one run of `run` takes, in ms. */
+async function time(run: () => Promise<unknown>) {
+  const t = performance.now();
+  await run();
+  return performance.now() - t;
+}
+
 const rows: string[] = [];
 let statementNo = 0;
 const totals = { unnamed: 0, named: 0, custom: 0 };
@@ -31,11 +38,6 @@ try {
       seen.add(`${hot.name}|${q.sql}`);
       const values = q.parameters as unknown[];
       const named = { name: `koala_bench_${++statementNo}`, text: q.sql, values };
-      const time = async (run: () => Promise<unknown>) => {
-        const t = performance.now();
-        await run();
-        return performance.now() - t;
-      };
       // As many runs as fit in about 2 s a side (at least 12: past the five custom plans).
       const first = await time(() => client.query(q.sql, values));
       const n = Math.max(12, Math.min(300, Math.floor(2000 / Math.max(first, 0.01))));

@@ -24,7 +24,7 @@ import SQLite from "better-sqlite3";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { datasetCopies } from "../lib/dataset-copies";
+import { datasetCopies, readCopy } from "../lib/dataset-copies";
 import { parse } from "csv-parse";
 import { config, loadConfig, setConfig, type DatabaseConfig } from "~/config.server";
 import { connect, db, setConnection, sqliteSettings } from "~/db/connection.server";
@@ -97,19 +97,20 @@ await setup.close();
 const rows = ids.length;
 const bytes = statSync(csvFile).size;
 
-/** The values of the five attributes in a copy, read through the app's connection. */
-async function imported(at: DatabaseConfig): Promise<number> {
-  const connection = connect(at);
-  try {
-    const row = await connection.db
-      .selectFrom("image_attribute_values")
-      .select((eb) => eb.fn.countAll().as("n"))
-      .where("attribute_id", "in", attributeIds)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  } finally {
-    await connection.close();
-  }
+/** Throws unless `side` wrote every value of the file into the copy `at`. */
+async function expectEveryValue(at: DatabaseConfig, side: string) {
+  const n = await readCopy(at, async (db) =>
+    Number(
+      (
+        await db
+          .selectFrom("image_attribute_values")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .where("attribute_id", "in", attributeIds)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+  );
+  if (n !== rows * NAMES.length) throw new Error(`${side} wrote ${n} of ${rows * NAMES.length} values`);
 }
 
 /** A: the product, in a fresh child process. Returns ms and the peak RSS above the child's at the start, in MB. */
@@ -128,8 +129,7 @@ async function product(): Promise<{ ms: number; peakMb: number; baseMb: number }
   const [code] = (await once(child, "exit")) as [number];
   if (code !== 0) throw new Error(`The import child exited ${code}`);
   const result = JSON.parse(out.trim().split("\n").pop()!) as { ms: number; peakMb: number; baseMb: number };
-  const n = await imported(at);
-  if (n !== rows * NAMES.length) throw new Error(`The import wrote ${n} of ${rows * NAMES.length} values`);
+  await expectEveryValue(at, "The import");
   return result;
 }
 
@@ -197,8 +197,7 @@ async function barePg(url: string): Promise<number> {
 async function bare(): Promise<number> {
   const at = await copies.fresh("bare");
   const ms = at.dialect === "sqlite" ? await bareSqlite(at.file) : await barePg(at.url);
-  const n = await imported(at);
-  if (n !== rows * NAMES.length) throw new Error(`The bare side wrote ${n} of ${rows * NAMES.length} values`);
+  await expectEveryValue(at, "The bare side");
   return ms;
 }
 

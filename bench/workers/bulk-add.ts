@@ -18,7 +18,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { datasetCopies } from "../lib/dataset-copies";
+import { datasetCopies, readCopy } from "../lib/dataset-copies";
 import { config, loadConfig, setConfig, type DatabaseConfig } from "~/config.server";
 import { connect, db, setConnection, sqliteSettings } from "~/db/connection.server";
 import type { Actor } from "~/models/actor";
@@ -56,20 +56,19 @@ const count = Number(
 );
 await setup.close();
 
-/** The board's images in a copy, read through the app's connection. */
-async function onBoard(at: DatabaseConfig): Promise<number> {
-  const connection = connect(at);
-  try {
-    const row = await connection.db
-      .selectFrom("board_images")
-      .select((eb) => eb.fn.countAll().as("n"))
-      .where("board_id", "=", board.id)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  } finally {
-    await connection.close();
-  }
-}
+/** The board's images in a copy. */
+const onBoard = (at: DatabaseConfig) =>
+  readCopy(at, async (db) =>
+    Number(
+      (
+        await db
+          .selectFrom("board_images")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .where("board_id", "=", board.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+  );
 
 /** A: the product's path, from the Add page's runBulk to the end of the job it queues. Returns ms. */
 async function product(): Promise<number> {
