@@ -19,6 +19,7 @@ import { dropUnusedColumns } from "./migrations/017-drop-unused-columns.server";
 import { jobCheckpoints } from "./migrations/018-job-checkpoints.server";
 import { searchDocument } from "./migrations/019-search-document.server";
 import { searchPendingList } from "./migrations/020-search-pending-list.server";
+import { companySignIn } from "./migrations/021-company-sign-in.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -41,6 +42,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "018-job-checkpoints": jobCheckpoints(),
     "019-search-document": searchDocument(dialect),
     "020-search-pending-list": searchPendingList(dialect),
+    "021-company-sign-in": companySignIn(dialect),
   };
 }
 

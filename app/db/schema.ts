@@ -41,6 +41,35 @@ export interface SessionsTable {
   revoked_at: number | null;
   ip: string | null;
   user_agent: string | null;
+  /** Company sign-in: the provider, its subject and its session id (`sid`), for a back-channel logout. */
+  sso_provider: string | null;
+  sso_subject: string | null;
+  sso_sid: string | null;
+}
+
+/** A provider's subject, and the account it signs in to. */
+export interface SsoIdentitiesTable {
+  provider: string;
+  subject: string;
+  user_id: number;
+  created_at: number;
+  last_sign_in_at: number;
+}
+
+/** A provider's group, and the role it gives in a project. */
+export interface SsoGroupRolesTable {
+  id: Id;
+  provider: string;
+  group_name: string;
+  project_id: number;
+  role: "viewer" | "editor" | "manager";
+  created_at: number;
+}
+
+/** A value a provider sends once (a sign-in's state, a logout token's jti), by its hash, until it expires. */
+export interface SsoUsedValuesTable {
+  value_hash: string;
+  expires_at: number;
 }
 
 export interface SignInTokensTable {
@@ -332,6 +361,9 @@ export interface TagVectorsTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  sso_identities: SsoIdentitiesTable;
+  sso_group_roles: SsoGroupRolesTable;
+  sso_used_values: SsoUsedValuesTable;
   sign_in_tokens: SignInTokensTable;
   rate_limits: RateLimitsTable;
   projects: ProjectsTable;

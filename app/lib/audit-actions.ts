@@ -33,5 +33,11 @@ export const AUDIT_ACTIONS = [
   "totp.enrolled",
   "totp.removed",
   "sessions.signed_out_others",
+  "sso.refused",
+  "sso.account_created",
+  "sso.role_changed",
+  "sso.logout",
+  "sso.group_role_added",
+  "sso.group_role_removed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

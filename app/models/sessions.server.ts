@@ -15,6 +15,8 @@ export async function startSession(
   userId: number,
   policy: SessionPolicy,
   meta: { ip?: string | null; userAgent?: string | null } = {},
+  /** Company sign-in: the provider, subject and provider session it came from (a back-channel logout names them). */
+  sso: { provider: string; subject: string; sid: string | null } | null = null,
 ): Promise<string> {
   const id = randomToken(32);
   const now = Date.now();
@@ -29,6 +31,9 @@ export async function startSession(
       revoked_at: null,
       ip: meta.ip ?? null,
       user_agent: meta.userAgent?.slice(0, 300) ?? null,
+      sso_provider: sso?.provider ?? null,
+      sso_subject: sso?.subject ?? null,
+      sso_sid: sso?.sid ?? null,
     })
     .execute();
   return id;
