@@ -162,6 +162,12 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   /** A separate listener (on HOST) answering /metrics without a token; unset: none. */
   METRICS_PORT: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(1).max(65535).optional()),
+  /** Company sign-in (OpenID Connect): the providers' ids, comma-separated; each is set by its OIDC_<ID>_* variables. */
+  OIDC_PROVIDERS: z.string().default(""),
+  /** The longest wait for a provider (discovery, the token exchange, its keys); past it the sign-in is refused. */
+  OIDC_TIMEOUT_SECONDS: int(10, 1),
+  /** How far a provider's clock may be off from ours when its tokens' times are checked. */
+  OIDC_CLOCK_TOLERANCE_SECONDS: int(30, 0),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -220,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     connectTimeoutMs: e.PG_CONNECT_TIMEOUT_MS,
   };
   const origin = ownOrigin(e.HOST, e.PORT);
+  const oidcProviders = oidcProvidersFrom(e.OIDC_PROVIDERS, env, production);
 
   return {
     production,
@@ -304,7 +311,81 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     instanceId: e.INSTANCE_ID || `${hostname()}-${process.pid}`,
     /** Prometheus metrics (server/index.ts, services/metrics.server.ts): the bearer token and the separate port. */
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
+    /** Company sign-in (services/oidc.server.ts, docs/sso.md). */
+    oidc: { providers: oidcProviders, timeoutSeconds: e.OIDC_TIMEOUT_SECONDS, clockToleranceSeconds: e.OIDC_CLOCK_TOLERANCE_SECONDS },
   };
+}
+
+/**
+ * An OpenID Provider Koala signs people in with. `domains`: the e-mail domains it speaks for (an account is matched
+ * or made only for an address in one of them); `ssoOnly`: those domains' people cannot use a password or an e-mailed
+ * link; `newUsers`: a first sign-in makes the account (`create`) or is refused (`refuse`, the admins make accounts).
+ */
+export interface OidcProvider {
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string | null;
+  scopes: string;
+  groupsClaim: string;
+  domains: string[];
+  ssoOnly: boolean;
+  newUsers: "create" | "refuse";
+}
+
+const OIDC_ID = /^[a-z0-9]{1,32}$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/** OIDC_PROVIDERS=acme,demo and each one's OIDC_ACME_ISSUER, OIDC_ACME_CLIENT_ID… (docs/configuration.md). */
+function oidcProvidersFrom(list: string, env: Record<string, string | undefined>, production: boolean): OidcProvider[] {
+  const ids = list
+    .split(",")
+    .map((id) => id.trim().toLowerCase())
+    .filter(Boolean);
+  const problems: string[] = [];
+  const providers = ids.map((id): OidcProvider => {
+    if (!OIDC_ID.test(id)) problems.push(`OIDC_PROVIDERS: "${id}" must be 1–32 letters or digits`);
+    const key = (name: string) => `OIDC_${id.toUpperCase()}_${name}`;
+    const value = (name: string) => env[key(name)]?.trim() || undefined;
+    const issuer = value("ISSUER") ?? "";
+    try {
+      const url = new URL(issuer);
+      if (url.protocol !== "https:" && (production || url.protocol !== "http:"))
+        problems.push(`${key("ISSUER")}: must be an https:// URL${production ? "" : " (http:// only outside production)"}`);
+    } catch {
+      problems.push(`${key("ISSUER")}: required, the provider's issuer URL`);
+    }
+    const clientId = value("CLIENT_ID") ?? "";
+    if (!clientId) problems.push(`${key("CLIENT_ID")}: required`);
+    const domains = (value("DOMAINS") ?? "")
+      .split(",")
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean);
+    if (!domains.length) problems.push(`${key("DOMAINS")}: required, the e-mail domains this provider signs in`);
+    for (const d of domains) if (!DOMAIN.test(d)) problems.push(`${key("DOMAINS")}: "${d}" is not a domain name`);
+    const newUsers = value("NEW_USERS") ?? "create";
+    if (newUsers !== "create" && newUsers !== "refuse") problems.push(`${key("NEW_USERS")}: create or refuse`);
+    const ssoOnly = value("SSO_ONLY") ?? "false";
+    if (!["1", "0", "true", "false", "on", "off", "yes", "no"].includes(ssoOnly)) problems.push(`${key("SSO_ONLY")}: true or false`);
+    return {
+      id,
+      name: (value("NAME") ?? id).slice(0, 60),
+      issuer,
+      clientId,
+      clientSecret: value("CLIENT_SECRET") ?? null,
+      scopes: value("SCOPES") ?? "openid email profile",
+      groupsClaim: value("GROUPS_CLAIM") ?? "groups",
+      domains,
+      ssoOnly: ["1", "true", "on", "yes"].includes(ssoOnly),
+      newUsers: newUsers === "refuse" ? "refuse" : "create",
+    };
+  });
+  if (new Set(ids).size !== ids.length) problems.push("OIDC_PROVIDERS: an id is named twice");
+  const claimed = providers.flatMap((p) => p.domains);
+  if (new Set(claimed).size !== claimed.length) problems.push("OIDC_*_DOMAINS: a domain belongs to two providers");
+  if (problems.length) throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  return providers;
 }
 
 /** Where this server reaches itself: its own address (loopback when it listens on every address) and port. */

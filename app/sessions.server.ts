@@ -4,6 +4,8 @@ import { safeRedirect } from "~/lib/redirect";
 import type { User } from "~/db/schema";
 import { recordAudit } from "~/models/audit.server";
 import { revokeSession, sessionUser, startSession } from "~/models/sessions.server";
+import { sessionProvider } from "~/models/sso.server";
+import { sha256 } from "~/lib/crypto.server";
 import { actorOf, type Actor } from "~/models/actor";
 import { signedCookie } from "~/web/cookies.server";
 import { flashToast } from "~/web/toast.server";
@@ -89,11 +91,21 @@ export async function requireActor(request: Request, context?: { clientIp?: stri
   return actorOf(await requireUser(request), context?.clientIp || null);
 }
 
-/** Starts a fresh session (a new id every sign-in; the old one, if any, is revoked) and redirects. */
-export async function signIn(request: Request, meta: RequestMeta, userId: number, redirectTo: string | null, method: string) {
+/**
+ * Starts a fresh session (a new id every sign-in; the old one, if any, is revoked) and redirects. `sso`: the provider,
+ * subject and provider session a company sign-in came from.
+ */
+export async function signIn(
+  request: Request,
+  meta: RequestMeta,
+  userId: number,
+  redirectTo: string | null,
+  method: string,
+  sso: { provider: string; subject: string; sid: string | null } | null = null,
+) {
   const previous = await sessionId(request);
   if (previous) await revokeSession(previous);
-  const id = await startSession(userId, policy(), meta);
+  const id = await startSession(userId, policy(), meta, sso);
   await recordAudit({ action: "sign_in.success", actorUserId: userId, ip: meta.ip, detail: { method } });
   const headers = new Headers();
   headers.append("Set-Cookie", await sessionCookie().serialize(id));
@@ -101,15 +113,21 @@ export async function signIn(request: Request, meta: RequestMeta, userId: number
   return redirect(safeRedirect(redirectTo), { headers });
 }
 
-export async function signOut(request: Request, meta: RequestMeta) {
+/**
+ * Ends the session. One that came from a company provider with a logout endpoint goes on there (`providerLogout`
+ * gives its address), so that the provider's session ends too; the provider sends the person back to /login.
+ */
+export async function signOut(request: Request, meta: RequestMeta, providerLogout?: (provider: string) => Promise<string | null>) {
   const id = await sessionId(request);
   const user = await getUser(request);
+  const provider = id ? await sessionProvider(sha256(id)) : null;
   if (id) await revokeSession(id);
   if (user) await recordAudit({ action: "sign_out", actorUserId: user.id, ip: meta.ip });
   const headers = new Headers();
   headers.append("Set-Cookie", await sessionCookie().serialize("", { maxAge: 0 }));
   headers.append("Set-Cookie", await flashToast(request, { kind: "info", title: "You have been logged out." }));
-  return redirect("/login", { headers });
+  const onward = provider && providerLogout ? await providerLogout(provider) : null;
+  return redirect(onward ?? "/login", { headers });
 }
 
 export async function readTotpChallenge(request: Request): Promise<string | null> {

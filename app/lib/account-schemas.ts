@@ -219,6 +219,19 @@ export const AdminProjectActionSchema = z.discriminatedUnion("intent", [
 ]);
 
 /** A console form's fields read by its schema; anything else is a bad request (400) that changes nothing. */
+/** The console's company sign-in page: a group's role in a project, added or removed. */
+export const SSO_GROUP_MESSAGES = { group: "Please enter the group's name as the provider sends it." } as const;
+export const SsoGroupRoleActionSchema = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal("group-add"),
+    provider: z.string().max(32),
+    group: z.string().trim().max(200).optional(),
+    project: postedId,
+    role: z.enum(MEMBER_ROLES),
+  }),
+  z.object({ intent: z.literal("group-remove"), id: postedId }),
+]);
+
 export function parseConsoleForm<S extends z.ZodTypeAny>(schema: S, form: FormData): z.output<S> {
   const parsed = schema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new InvalidError("Data format error");

@@ -9,6 +9,7 @@ import { consumeToken, issueMagicLink, issueTotpChallenge, peekToken } from "~/m
 import { acceptTotpStep, findUserByEmail, findUserById, normaliseEmail } from "~/models/users.server";
 import type { RequestMeta } from "~/sessions.server";
 import { sendMail } from "./mail.server";
+import { ssoOnlyProviderFor } from "./oidc.server";
 
 export const INVALID_CREDENTIALS = "Invalid credentials.";
 export const INVALID_LINK = "This sign-in link is invalid, has expired or was already used. Please request a new one.";
@@ -55,6 +56,17 @@ async function failure(meta: RequestMeta, method: string, userId: number | null,
   throw new SignInError(method === "magic_link" ? INVALID_LINK : INVALID_CREDENTIALS, 400);
 }
 
+/**
+ * An address whose domain signs in only through its company's provider (OIDC_<ID>_SSO_ONLY): no password, no
+ * e-mailed link, also one sent before the rule was set.
+ */
+async function refuseSsoOnly(email: string, meta: RequestMeta, method: string, userId: number | null) {
+  const provider = ssoOnlyProviderFor(email);
+  if (!provider) return;
+  await recordAudit({ action: "sign_in.failure", actorUserId: userId, ip: meta.ip, detail: { method, reason: "sso_only" } });
+  throw new SignInError(`Your organisation signs in to Koala through ${provider.name}. Please use "Sign in with ${provider.name}".`, 403);
+}
+
 /** Checks a code against the user's secret and records the step, refusing a step already used. */
 async function acceptCode(userId: number, secret: string, code: string) {
   const step = matchTotpStep(secret, code);
@@ -68,6 +80,7 @@ export async function verifyMagicLink(token: string, meta: RequestMeta): Promise
   if (!used) return failure(meta, "magic_link", null, "invalid_or_used_token");
   const user = await findUserById(used.userId);
   if (!user || user.status !== "active") return failure(meta, "magic_link", used.userId, "inactive");
+  await refuseSsoOnly(user.email, meta, "magic_link", user.id);
   return { userId: user.id, redirectTo: used.redirectTo, totpRequired: user.totp_secret !== null };
 }
 
@@ -77,6 +90,7 @@ export async function verifyPasswordTotp(
   meta: RequestMeta,
 ): Promise<SignInResult> {
   await enforceRateLimit("password", meta, given.email);
+  await refuseSsoOnly(given.email, meta, "password_totp", null);
   const user = await findUserByEmail(given.email);
   // verifyPassword spends the same time when there is no user or no password.
   const passwordOk = await verifyPassword(given.password, user?.password_hash ?? null);

@@ -13,6 +13,8 @@ import { projectScope } from "~/models/scope.server";
 import { addMember, createProject } from "~/models/projects.server";
 import { referenceLists } from "~/models/reference.server";
 import { submitRegistration } from "~/models/registrations.server";
+import { addGroupRole } from "~/models/sso.server";
+import type { MemberRole } from "~/lib/account-schemas";
 import { createUser, findUserByEmail } from "~/models/users.server";
 import { IN_STORE, MARKETING, MOMENTS, PEOPLE, PRODUCTS, SETTINGS } from "./demo-vocabulary";
 import { storeImageFile } from "./image-files.server";
@@ -200,6 +202,7 @@ export async function seedDemo(opts: SeedOptions = {}) {
   let n = 0;
   for (const [pi, name] of projects.entries()) {
     const project = await createProject({ name, wsc: pi === 2, wscSource: pi === 2 ? demoWscSource() : null });
+    await seedDemoGroups(project.id, pi);
     await addMember(project.id, user.id, "manager");
     const scope = await projectScope(actor, project.id);
     const attrIds: { id: number; values: string[] }[] = [];
@@ -241,10 +244,31 @@ export async function seedDemo(opts: SeedOptions = {}) {
       `  Or sign in with the e-mailed link: the local mailbox is at /dev/mailbox.`,
       `  The admin console (/admin): sign in as ${DEMO_ADMIN_EMAIL} with the e-mailed link.`,
       `  Two applications wait for approval there; /pending takes new ones.`,
+      ...(config().oidc.providers.some((p) => p.id === "demo")
+        ? [`  Company sign-in: "Sign in with Demo SSO" on /login, as maria (an editor) or tom (a viewer), password demo.`]
+        : []),
       `  Seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       "",
     ].join("\n"),
   );
+}
+
+/**
+ * The demo's company sign-in (npm start runs scripts/oidc-provider.mjs as "demo"): its group koala-editors edits the
+ * first two projects, koala-viewers views the first. Nothing when no "demo" provider is configured.
+ */
+async function seedDemoGroups(projectId: number, index: number) {
+  if (!config().oidc.providers.some((p) => p.id === "demo")) return;
+  const roles: [string, MemberRole][] =
+    index === 0
+      ? [
+          ["koala-editors", "editor"],
+          ["koala-viewers", "viewer"],
+        ]
+      : index === 1
+        ? [["koala-editors", "editor"]]
+        : [];
+  for (const [group, role] of roles) await addGroupRole(SYSTEM, { provider: "demo", group, projectId, role });
 }
 
 /** What Profile Settings asks for beyond name and country: a mobile, a time zone and an org unit. */

@@ -6,6 +6,7 @@ import { pruneJobs } from "~/models/jobs.server";
 import { pruneRateLimits } from "~/models/rate-limits.server";
 import { pruneSessions } from "~/models/sessions.server";
 import { pruneSignInTokens } from "~/models/sign-in-tokens.server";
+import { pruneUsedValues } from "~/models/sso.server";
 import { sweepExpiredExports } from "./attribute-export.server";
 import { resumeStalledPurges, sweepExpiredUploads } from "./ingest.server";
 import { ensureDailyJob } from "./jobs.server";
@@ -17,6 +18,7 @@ export async function runHousekeeping() {
   const cfg = config();
   await pruneSessions({ idleMs: cfg.sessionIdleMs, maxMs: cfg.sessionMaxMs });
   await pruneSignInTokens();
+  await pruneUsedValues();
   await pruneRateLimits(cfg.rateLimit.windowMs);
   await pruneJobs();
   await sweepExpiredUploads();

@@ -9,6 +9,7 @@ import { Logo } from "~/components/logo";
 import { CODE_REPLY, MagicLinkSchema, MfaLoginSchema } from "~/lib/schemas";
 import { dailyMedia } from "~/models/daily-media.server";
 import { requestMagicLink, SignInError, verifyPasswordTotp } from "~/services/auth.server";
+import { ssoOnlyProviderFor, ssoProviders } from "~/services/oidc.server";
 import { getUser, requestMeta, signIn } from "~/sessions.server";
 import { page, readForm, refused } from "~/web/http.server";
 import { resultOf } from "~/lib/form-answer";
@@ -25,6 +26,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     method: url.searchParams.get("method") === "password" ? ("password" as const) : ("link" as const),
     redirectTo: redirectTo ? safeRedirect(redirectTo) : "",
     background: await dailyMedia(),
+    providers: ssoProviders().map((p) => ({ id: p.id, name: p.name })),
   };
 }
 
@@ -49,6 +51,13 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
 
   const submission = parseWithZod(formData, { schema: MagicLinkSchema });
   if (submission.status !== "success") return refused("magic-link", submission.reply());
+  // An address of an SSO-only domain goes to its provider, the address as its login hint.
+  const provider = ssoOnlyProviderFor(submission.value.email);
+  if (provider) {
+    const to = new URLSearchParams({ login_hint: submission.value.email });
+    if (submission.value.redirectTo) to.set("redirectTo", safeRedirect(submission.value.redirectTo));
+    return redirect(`/auth/sso/${provider.id}?${to}`);
+  }
   try {
     await requestMagicLink(submission.value.email, submission.value.redirectTo ?? null, meta);
   } catch (error) {
@@ -61,7 +70,7 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
 });
 
 export default function Login() {
-  const { method, redirectTo, background } = useLoaderData<typeof loader>();
+  const { method, redirectTo, background, providers } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const sent = answer && "sent" in answer ? answer.sent : null;
   const query = redirectTo ? `&redirectTo=${encodeURIComponent(redirectTo)}` : "";
@@ -91,6 +100,7 @@ export default function Login() {
             </p>
           </>
         )}
+        {sent || !providers.length ? null : <CompanySignIn providers={providers} redirectTo={redirectTo} />}
         {sent ? null : (
           <p className="switch-method">
             No account yet? <Link to="/pending">Apply for one</Link>
@@ -98,6 +108,26 @@ export default function Login() {
         )}
       </main>
     </div>
+  );
+}
+
+/** "Sign in with {provider}": plain links, which redirect to the provider (no script needed). */
+function CompanySignIn({ providers, redirectTo }: { providers: { id: string; name: string }[]; redirectTo: string }) {
+  const query = redirectTo ? `?redirectTo=${encodeURIComponent(redirectTo)}` : "";
+  return (
+    <nav className="company-sign-in" aria-label="Company sign-in">
+      <p className="or-divider">or</p>
+      <ul className="plain-list">
+        {providers.map((p) => (
+          // A document navigation, not a client-side one: the loader redirects to another site.
+          <li key={p.id}>
+            <a className="btn btn-secondary" href={`/auth/sso/${p.id}${query}`}>
+              Sign in with {p.name}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 

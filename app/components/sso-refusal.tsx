@@ -1,0 +1,28 @@
+import { Link } from "@remix-run/react";
+import { Logo } from "./logo";
+
+/** A refused company sign-in, as the person reads it: what happened, whom to ask, and the way back. */
+export function SsoRefusalPage({ message, contacts }: { message: string; contacts: { name: string; email: string }[] }) {
+  return (
+    <main className="auth-page" aria-labelledby="sso-title">
+      <Logo />
+      <h1 id="sso-title">Sign-in not completed</h1>
+      <p role="alert">{message}</p>
+      {contacts.length ? (
+        <>
+          <p>Koala administrators:</p>
+          <ul className="plain-list">
+            {contacts.map((c) => (
+              <li key={c.email}>
+                {c.name} (<a href={`mailto:${c.email}`}>{c.email}</a>)
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      <Link to="/login" className="btn btn-primary">
+        Back to sign in
+      </Link>
+    </main>
+  );
+}

@@ -1,0 +1,359 @@
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
+import * as client from "openid-client";
+import { config, type OidcProvider } from "~/config.server";
+import { log } from "~/lib/log.server";
+import { safeRedirect } from "~/lib/redirect";
+import { activeAdmins } from "~/models/admin-users.server";
+import { recordAudit } from "~/models/audit.server";
+import { admitPerson, revokeProviderSessions, spendOnce, type Admission } from "~/models/sso.server";
+import type { RequestMeta } from "~/sessions.server";
+
+/**
+ * Company sign-in with OpenID Connect (decision 0025): plain functions over `openid-client`, as decision 0021 planned.
+ * The flow is the authorization code grant with PKCE, `state` and `nonce`; the transaction (those three, where to go
+ * afterwards) travels in a signed cookie and its `state` is used once. Who gets in is the models' (models/sso.server.ts).
+ */
+
+/** The sign-in's transaction, kept in a signed cookie between the redirect out and the callback. */
+export interface SsoTransaction {
+  provider: string;
+  state: string;
+  nonce: string;
+  verifier: string;
+  redirectTo: string | null;
+  startedAt: number;
+}
+/** How long a person may take at their provider before the callback is refused. */
+export const TRANSACTION_TTL_MS = 10 * 60_000;
+
+export type RefusalReason =
+  | "expired_or_replayed"
+  | "provider_error"
+  | "token_invalid"
+  | "provider_unreachable"
+  | "email_unverified"
+  | "domain"
+  | Extract<Admission, { admitted: false }>["reason"];
+
+/** A refused company sign-in: what the person reads, the status, and the reason the audit log keeps. */
+export class SsoRefusal extends Error {
+  constructor(
+    public reason: RefusalReason,
+    message: string,
+    public status: number,
+    /** Whom to ask, on a refusal a Koala administrator can lift. */
+    public contacts: { name: string; email: string }[] = [],
+  ) {
+    super(message);
+    this.name = "SsoRefusal";
+  }
+}
+
+export const ssoProviders = () => config().oidc.providers;
+export const ssoProvider = (id: string | undefined): OidcProvider | undefined => ssoProviders().find((p) => p.id === id);
+
+/** The provider whose domains include this address, when its people must sign in there (SSO only). */
+export function ssoOnlyProviderFor(email: string): OidcProvider | undefined {
+  const domain = email.trim().toLowerCase().split("@").pop() ?? "";
+  return ssoProviders().find((p) => p.ssoOnly && p.domains.includes(domain));
+}
+
+/** Where a provider sends the person back; registered at the provider as the redirect URI. */
+export const callbackUrl = (p: OidcProvider) => `${config().appUrl}/auth/sso/${p.id}/callback`;
+/** Where a provider's back-channel logout posts; registered at the provider as `backchannel_logout_uri`. */
+export const backchannelUrl = (p: OidcProvider) => `${config().appUrl}/auth/sso/${p.id}/backchannel-logout`;
+
+/** Discovery, once per provider and process while it answers (a failure is tried again on the next sign-in). */
+const discovered = new Map<string, { config: ReturnType<typeof config>; pending: Promise<client.Configuration> }>();
+function discover(p: OidcProvider): Promise<client.Configuration> {
+  const cfg = config();
+  const known = discovered.get(p.id);
+  if (known && known.config === cfg) return known.pending;
+  const pending = client
+    .discovery(
+      new URL(p.issuer),
+      p.clientId,
+      { [client.clockTolerance]: cfg.oidc.clockToleranceSeconds },
+      p.clientSecret ? client.ClientSecretBasic(p.clientSecret) : client.None(),
+      {
+        timeout: cfg.oidc.timeoutSeconds,
+        execute: [
+          // The ID token's signature is checked against the provider's keys although it comes straight from the
+          // token endpoint (OpenID Connect allows trusting TLS there): a token signed with another key, or with
+          // `alg: none`, is refused whatever the channel.
+          client.enableNonRepudiationChecks,
+          // http:// issuers are refused in production by the configuration; elsewhere they are a local provider.
+          ...(new URL(p.issuer).protocol === "http:" ? [client.allowInsecureRequests] : []),
+        ],
+      },
+    )
+    .catch((error: unknown) => {
+      discovered.delete(p.id);
+      throw error;
+    });
+  discovered.set(p.id, { config: cfg, pending });
+  return pending;
+}
+
+/** A provider that did not answer (or not in time): audited and logged once, and the page says so. */
+async function refusedUnreachable(p: OidcProvider, meta: RequestMeta, error: unknown) {
+  await recordAudit({
+    action: "sso.refused",
+    ip: meta.ip,
+    subject: `provider:${p.id}`,
+    detail: { provider: p.id, reason: "provider_unreachable" },
+  });
+  log.warn("sso sign-in refused", {
+    provider: p.id,
+    reason: "provider_unreachable",
+    error: error instanceof Error ? error.message : String(error),
+  });
+  return new SsoRefusal("provider_unreachable", `${p.name} did not answer. Please try again in a few minutes.`, 502);
+}
+
+/** Network trouble and time-outs, as opposed to a provider's answer that failed a check. */
+function isUnreachable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e: unknown = error; e && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    seen.add(e);
+    const name = (e as Error).name;
+    const code = (e as { code?: string }).code ?? "";
+    if (name === "TimeoutError" || name === "AbortError") return true;
+    if (/^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|UND_ERR_)/.test(code)) return true;
+    if (e instanceof TypeError && /fetch failed/.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** The redirect out: the provider's authorization URL and the transaction the callback checks. */
+export async function beginSignIn(
+  p: OidcProvider,
+  opts: { redirectTo?: string | null; loginHint?: string | null },
+  meta: RequestMeta,
+): Promise<{ url: string; transaction: SsoTransaction }> {
+  let server: client.Configuration;
+  try {
+    server = await discover(p);
+  } catch (error) {
+    throw await refusedUnreachable(p, meta, error);
+  }
+  const transaction: SsoTransaction = {
+    provider: p.id,
+    state: client.randomState(),
+    nonce: client.randomNonce(),
+    verifier: client.randomPKCECodeVerifier(),
+    redirectTo: opts.redirectTo ? safeRedirect(opts.redirectTo) : null,
+    startedAt: Date.now(),
+  };
+  const params: Record<string, string> = {
+    redirect_uri: callbackUrl(p),
+    scope: p.scopes,
+    state: transaction.state,
+    nonce: transaction.nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(transaction.verifier),
+    code_challenge_method: "S256",
+  };
+  if (opts.loginHint && opts.loginHint.length <= 200) params.login_hint = opts.loginHint;
+  return { url: client.buildAuthorizationUrl(server, params).href, transaction };
+}
+
+export interface SsoSignIn {
+  userId: number;
+  redirectTo: string | null;
+  subject: string;
+  sid: string | null;
+}
+
+/**
+ * The callback: checks the transaction (its provider, its age, its `state` never used before), exchanges the code
+ * (openid-client checks PKCE, `state`, the ID token's signature, issuer, audience, times and `nonce`), reads the
+ * claims (the ID token's, and UserInfo's when the groups are not in it), then lets the person in through the models.
+ * Every refusal is audited and logged once, and throws an SsoRefusal.
+ */
+export async function completeSignIn(
+  p: OidcProvider,
+  current: URL,
+  transaction: SsoTransaction | null,
+  meta: RequestMeta,
+): Promise<SsoSignIn> {
+  const refuse = async (reason: RefusalReason, message: string, status: number, extra: Record<string, string> = {}) => {
+    await recordAudit({ action: "sso.refused", ip: meta.ip, subject: `provider:${p.id}`, detail: { provider: p.id, reason, ...extra } });
+    log.warn("sso sign-in refused", { provider: p.id, reason, ...extra });
+    return new SsoRefusal(reason, message, status, reason === "no_group" || reason === "no_account" ? await contacts() : []);
+  };
+  const again = "This sign-in has expired or was already used. Please start again from the sign-in page.";
+  const providerError = current.searchParams.get("error");
+  if (providerError)
+    throw await refuse("provider_error", `${p.name} did not sign you in (${providerError.slice(0, 60)}). Please try again.`, 400, {
+      error: providerError.slice(0, 60),
+    });
+  if (!transaction || transaction.provider !== p.id || Date.now() - transaction.startedAt > TRANSACTION_TTL_MS)
+    throw await refuse("expired_or_replayed", again, 400, { why: transaction ? "expired_or_other_provider" : "no_transaction" });
+  if (current.searchParams.get("state") !== transaction.state)
+    throw await refuse("expired_or_replayed", again, 400, { why: "state_mismatch" });
+  if (!(await spendOnce("state", transaction.state, transaction.startedAt + TRANSACTION_TTL_MS)))
+    throw await refuse("expired_or_replayed", again, 400, { why: "state_replayed" });
+
+  let claims: Record<string, unknown>;
+  try {
+    const server = await discover(p);
+    // The callback's URL as registered (behind a proxy the request's own URL may say http:// or another host).
+    const answered = new URL(callbackUrl(p));
+    answered.search = current.search;
+    const tokens = await client.authorizationCodeGrant(server, answered, {
+      pkceCodeVerifier: transaction.verifier,
+      expectedState: transaction.state,
+      expectedNonce: transaction.nonce,
+      idTokenExpected: true,
+    });
+    claims = { ...tokens.claims() };
+    // openid-client checks `exp` and `nbf`; an ID token issued later than now (past the tolerance) is refused too.
+    if (typeof claims.iat === "number" && claims.iat > Date.now() / 1000 + config().oidc.clockToleranceSeconds)
+      throw new Error("the ID token was issued in the future");
+    if (!Array.isArray(claims[p.groupsClaim]) && tokens.access_token && server.serverMetadata().userinfo_endpoint) {
+      const info = await client.fetchUserInfo(server, tokens.access_token, String(claims.sub));
+      claims = { ...info, ...claims, [p.groupsClaim]: info[p.groupsClaim] ?? claims[p.groupsClaim] };
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (isUnreachable(error)) throw await refusedUnreachable(p, meta, error);
+    throw await refuse(
+      "token_invalid",
+      `${p.name} did not confirm who you are. Please try again; if it happens again, tell your administrator.`,
+      400,
+      { error: message.slice(0, 200) },
+    );
+  }
+
+  const subject = typeof claims.sub === "string" ? claims.sub : "";
+  const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : "";
+  if (!subject || !email || claims.email_verified !== true)
+    throw await refuse(
+      "email_unverified",
+      `${p.name} did not give a confirmed e-mail address, so Koala cannot tell whose account this is. Please ask your IT department.`,
+      403,
+    );
+  const domain = email.split("@").pop() ?? "";
+  if (!p.domains.includes(domain))
+    throw await refuse("domain", `Koala does not sign in ${email} through ${p.name}. Please use the sign-in page's other ways in.`, 403, {
+      domain: domain.slice(0, 100),
+    });
+
+  const groupsClaim = claims[p.groupsClaim];
+  const admission = await admitPerson(
+    {
+      provider: p.id,
+      subject,
+      email,
+      name: nameOf(claims, "given_name") ?? firstWord(claims.name),
+      surname: nameOf(claims, "family_name") ?? restWords(claims.name),
+      groups: Array.isArray(groupsClaim) ? groupsClaim.filter((g): g is string => typeof g === "string") : [],
+    },
+    p.newUsers,
+  );
+  if (!admission.admitted) {
+    const why: Record<typeof admission.reason, [string, number]> = {
+      disabled: ["The account for this address is disabled. Please contact your administrator.", 403],
+      pending: ["Your registration is still waiting for approval; you will get an e-mail once it is approved.", 403],
+      no_account: ["There is no Koala account for this address yet. Please ask a Koala administrator to make one.", 403],
+      no_group: [
+        `You are signed in at ${p.name}, but none of your groups gives access to a Koala project. Please ask your IT department to add you to a Koala group, or ask a Koala administrator.`,
+        403,
+      ],
+      other_subject: [`This address already belongs to another ${p.name} account. Please ask a Koala administrator.`, 403],
+    };
+    const [message, status] = why[admission.reason];
+    throw await refuse(admission.reason, message, status);
+  }
+  if (admission.projects === 0 && admission.user.role !== "admin")
+    throw await refuse(
+      "no_group",
+      `You are signed in at ${p.name}, but none of your groups gives access to a Koala project. Please ask your IT department to add you to a Koala group, or ask a Koala administrator.`,
+      403,
+    );
+  return {
+    userId: admission.user.id,
+    redirectTo: transaction.redirectTo,
+    subject,
+    sid: typeof claims.sid === "string" ? claims.sid : null,
+  };
+}
+
+const nameOf = (claims: Record<string, unknown>, key: string) => {
+  const v = claims[key];
+  return typeof v === "string" && v.trim() ? v.trim().slice(0, 50) : null;
+};
+const firstWord = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim().split(/\s+/)[0]!.slice(0, 50) : null);
+const restWords = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim().split(/\s+/).slice(1).join(" ").slice(0, 50) : null);
+
+/** Whom a person without a project asks: the active admins (at most three). */
+async function contacts() {
+  return (await activeAdmins()).slice(0, 3).map((a) => ({ name: a.name, email: a.email }));
+}
+
+/** RP-initiated logout: the provider's end-session address, back to /login afterwards; null when it has none. */
+export async function providerLogoutUrl(providerId: string): Promise<string | null> {
+  const p = ssoProvider(providerId);
+  if (!p) return null;
+  try {
+    const server = await discover(p);
+    if (!server.serverMetadata().end_session_endpoint) return null;
+    return client.buildEndSessionUrl(server, { client_id: p.clientId, post_logout_redirect_uri: `${config().appUrl}/login` }).href;
+  } catch {
+    return null; // the provider is down: the Koala session has ended, which is what matters here
+  }
+}
+
+const jwksByProvider = new Map<string, { uri: string; keys: ReturnType<typeof createRemoteJWKSet> }>();
+const BACKCHANNEL_EVENT = "http://schemas.openid.net/event/backchannel-logout";
+/** Logout tokens must be signed with a key of the provider's: never `none`, never a shared secret. */
+const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
+
+/**
+ * Back-channel logout (OpenID Connect Back-Channel Logout 1.0): checks the logout token (signature with the
+ * provider's keys, issuer, audience, times, the event, no `nonce`, a `sub` or `sid`, its `jti` used once) and ends
+ * the sessions it names. Returns how many ended; throws an SsoRefusal (400) for a token that fails a check.
+ */
+export async function backchannelLogout(p: OidcProvider, logoutToken: string, meta: RequestMeta): Promise<number> {
+  const bad = (why: string) => {
+    log.warn("sso back-channel logout refused", { provider: p.id, why });
+    return new SsoRefusal("token_invalid", "invalid logout token", 400);
+  };
+  let payload: JWTPayload;
+  try {
+    const server = await discover(p);
+    const uri = server.serverMetadata().jwks_uri;
+    if (!uri) throw bad("no jwks_uri");
+    let jwks = jwksByProvider.get(p.id);
+    if (!jwks || jwks.uri !== uri) {
+      jwks = { uri, keys: createRemoteJWKSet(new URL(uri), { timeoutDuration: config().oidc.timeoutSeconds * 1000 }) };
+      jwksByProvider.set(p.id, jwks);
+    }
+    ({ payload } = await jwtVerify(logoutToken, jwks.keys, {
+      issuer: server.serverMetadata().issuer,
+      audience: p.clientId,
+      algorithms: ASYMMETRIC,
+      clockTolerance: config().oidc.clockToleranceSeconds,
+      maxTokenAge: "10 minutes",
+    }));
+  } catch (error) {
+    if (error instanceof SsoRefusal) throw error;
+    throw bad(error instanceof Error ? error.message.slice(0, 200) : "unverifiable");
+  }
+  const events = payload.events as Record<string, unknown> | undefined;
+  if (!events || typeof events !== "object" || !(BACKCHANNEL_EVENT in events)) throw bad("no back-channel logout event");
+  if ("nonce" in payload) throw bad("nonce present");
+  const subject = typeof payload.sub === "string" ? payload.sub : undefined;
+  const sid = typeof payload.sid === "string" ? payload.sid : undefined;
+  if (!subject && !sid) throw bad("neither sub nor sid");
+  if (typeof payload.jti !== "string" || !(await spendOnce("jti", `${p.id}:${payload.jti}`, Date.now() + 10 * 60_000)))
+    throw bad("jti missing or replayed");
+  const ended = await revokeProviderSessions(p.id, { subject, sid });
+  await recordAudit({
+    action: "sso.logout",
+    ip: meta.ip,
+    subject: `provider:${p.id}`,
+    detail: { provider: p.id, sessions: ended, by: sid ? "sid" : "sub" },
+  });
+  return ended;
+}
