@@ -21,9 +21,20 @@ const escape = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCode
  * Starts the provider. `people`: login → { password, email, emailVerified?, givenName, familyName, groups }; the map
  * is read at every sign-in, so a test may change a person's groups between two. `clients`: the relying parties, as
  * oidc-provider takes them (client_id, client_secret, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri).
+ * `controls` (tests only): two more addresses, for a test in another process, to act as the provider's admin:
+ * `PUT /_control/people/:login/groups` (a JSON array) and `POST /_control/people/:login/logout` (a back-channel
+ * logout of each of that person's provider sessions, to every client).
  * Resolves with { issuer, provider, backchannelLogout(clientId, sub, sid), close() }.
  */
-export async function startOidcProvider({ port = 0, host = "127.0.0.1", issuerHost = host, people, clients, title = "Local SSO" }) {
+export async function startOidcProvider({
+  port = 0,
+  host = "127.0.0.1",
+  issuerHost = host,
+  people,
+  clients,
+  title = "Local SSO",
+  controls = false,
+}) {
   const server = createServer();
   await new Promise((resolve) => server.listen(port, host, resolve));
   const bound = server.address().port;
@@ -95,19 +106,52 @@ export async function startOidcProvider({ port = 0, host = "127.0.0.1", issuerHo
     },
   });
 
+  // Each person's provider sessions (sid), from the codes exchanged: what a back-channel logout names.
+  const sids = new Map();
+  provider.on("grant.success", (ctx) => {
+    const code = ctx.oidc.entities.AuthorizationCode;
+    if (code?.sid && code.accountId) sids.set(code.accountId, new Set([...(sids.get(code.accountId) ?? []), code.sid]));
+  });
+  const logoutEverywhere = async (login) => {
+    for (const sid of sids.get(login) ?? [])
+      for (const c of clients) if (c.backchannel_logout_uri) await (await provider.Client.find(c.client_id)).backchannelLogout(login, sid);
+    sids.delete(login);
+  };
+  const control = async (req, res) => {
+    const match = /^\/_control\/people\/([\w-]+)\/(groups|logout)$/.exec(new URL(req.url, issuer).pathname);
+    if (!controls || !match) return false;
+    const person = people.get(match[1]);
+    if (!person) {
+      res.writeHead(404).end();
+      return true;
+    }
+    if (match[2] === "groups" && req.method === "PUT") {
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      person.groups = JSON.parse(body);
+    } else if (match[2] === "logout" && req.method === "POST") await logoutEverywhere(match[1]);
+    else {
+      res.writeHead(405).end();
+      return true;
+    }
+    res.writeHead(204).end();
+    return true;
+  };
+
   // The sign-in page: login and password, checked against `people`.
   const interactions = async (req, res) => {
     const url = new URL(req.url, issuer);
     const match = /^\/interaction\/([\w-]+)$/.exec(url.pathname);
     if (!match) return false;
     const details = await provider.interactionDetails(req, res);
-    const form = (error, login) =>
+    // The field to type in first has the focus: the password when the username is known already (a login hint).
+    const form = (error, login, known = login ?? details.params.login_hint) =>
       page(
         `Sign in to ${title}`,
         `<h1>Sign in to ${escape(title)}</h1>${error ? `<p class="error" role="alert">${escape(error)}</p>` : ""}
 <form method="post" action="/interaction/${escape(details.uid)}">
-<label for="login">Username</label><input id="login" name="login" autocomplete="username" required value="${escape(login ?? details.params.login_hint ?? "")}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<label for="login">Username</label><input id="login" name="login" autocomplete="username" required value="${escape(known ?? "")}"${known ? "" : " autofocus"}>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${known ? " autofocus" : ""}>
 <button type="submit">Sign in</button></form>`,
       );
     res.setHeader("Cache-Control", "no-store");
@@ -134,7 +178,8 @@ export async function startOidcProvider({ port = 0, host = "127.0.0.1", issuerHo
   };
   const callback = provider.callback();
   server.on("request", (req, res) => {
-    interactions(req, res)
+    control(req, res)
+      .then((handled) => handled || interactions(req, res))
       .then((handled) => handled || callback(req, res))
       .catch((error) => {
         res.statusCode = 500;

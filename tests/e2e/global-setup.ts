@@ -3,7 +3,9 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import path from "node:path";
 import pg from "pg";
 import { SMTPServer } from "smtp-server";
+import { startOidcProvider } from "../../scripts/oidc-provider.mjs";
 import { VANISHED_SCHEMA } from "../helpers/pg-race";
+import { SSO_CLIENT_ID, SSO_CLIENT_SECRET, SSO_DOMAIN, SSO_ID, SSO_NAME, SSO_PASSWORD, SSO_PEOPLE, ssoLogin, ssoNewGroup } from "./sso";
 import { E2E_DIR, E2E_SESSION_SECRET, MAIL_DIR, PG_URL, targetFor, targetNames, type Target } from "./targets";
 
 /**
@@ -44,6 +46,31 @@ export default async function globalSetup() {
   const smtpPort = (smtp.server.address() as { port: number }).port;
 
   const targets = targetNames.map(targetFor);
+  // The company's OpenID Provider (tests/e2e/sso.ts): its people per browser project, Koala's servers as its clients.
+  const people = new Map(
+    targets.flatMap((target) =>
+      target.browserProjects.flatMap((project) =>
+        Object.entries(SSO_PEOPLE).map(([person, groups]) => {
+          const login = ssoLogin(person as keyof typeof SSO_PEOPLE, project);
+          const given = person === "mapped" ? [ssoNewGroup(project)] : [...groups];
+          return [login, { password: SSO_PASSWORD, email: `${login}@${SSO_DOMAIN}`, givenName: "Sso", familyName: login, groups: given }];
+        }),
+      ),
+    ),
+  );
+  const op = (await startOidcProvider({
+    people,
+    title: SSO_NAME,
+    controls: true,
+    clients: targets.map((target) => ({
+      client_id: `${SSO_CLIENT_ID}-${target.name}`,
+      client_secret: SSO_CLIENT_SECRET,
+      redirect_uris: [`${target.baseURL}/auth/sso/${SSO_ID}/callback`],
+      post_logout_redirect_uris: [`${target.baseURL}/login`],
+      backchannel_logout_uri: `${target.baseURL}/auth/sso/${SSO_ID}/backchannel-logout`,
+    })),
+  })) as { issuer: string; close(): Promise<void> };
+  process.env.E2E_SSO_ISSUER = op.issuer;
   const envFor = (target: Target) => ({
     ...process.env,
     NODE_ENV: "production" as const,
@@ -60,6 +87,13 @@ export default async function globalSetup() {
     RATE_LIMIT_PER_IP: "100000",
     REGISTRATIONS_PER_IP: "100000",
     LOG_LEVEL: "warn",
+    OIDC_PROVIDERS: SSO_ID,
+    OIDC_E2E_NAME: SSO_NAME,
+    OIDC_E2E_ISSUER: op.issuer,
+    OIDC_E2E_CLIENT_ID: `${SSO_CLIENT_ID}-${target.name}`,
+    OIDC_E2E_CLIENT_SECRET: SSO_CLIENT_SECRET,
+    OIDC_E2E_DOMAINS: SSO_DOMAIN,
+    OIDC_E2E_SSO_ONLY: "true",
   });
 
   const servers: ChildProcess[] = [];
@@ -73,6 +107,7 @@ export default async function globalSetup() {
       }),
     );
     await new Promise<void>((r) => smtp.close(() => r()));
+    await op.close();
     for (const target of targets) if (target.schema) await pgQuery(`drop schema if exists ${target.schema} cascade`);
   };
 

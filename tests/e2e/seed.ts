@@ -37,6 +37,8 @@ import {
 } from "./users";
 import { retryOnVanishedSchema } from "../helpers/pg-race";
 import { targetFor, type TargetName } from "./targets";
+import { addGroupRole } from "~/models/sso.server";
+import { SSO_ID, SSO_PROJECT } from "./sso";
 
 const target = targetFor((process.env.E2E_TARGET ?? "sqlite") as TargetName);
 const PROJECTS = target.browserProjects;
@@ -219,5 +221,10 @@ await insertImageRows(
 for (let i = 1; i <= 20; i++) await createBoard(ownerScope, { title: `Board ${String(i).padStart(2, "0")}` });
 const other = await createProject({ name: "Other Project" });
 await createBoard(await projectScope(owner, other.id), { title: "Secret board" });
+
+// Company sign-in (sso.spec.ts): the provider's editors and viewers, in a project of their own.
+const ssoProject = await createProject({ name: SSO_PROJECT });
+await addGroupRole(SYSTEM, { provider: SSO_ID, group: "sso-editors", projectId: ssoProject.id, role: "editor" });
+await addGroupRole(SYSTEM, { provider: SSO_ID, group: "sso-viewers", projectId: ssoProject.id, role: "viewer" });
 
 await connection.close();
