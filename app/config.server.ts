@@ -336,6 +336,35 @@ export interface OidcProvider {
 
 const OIDC_ID = /^[a-z0-9]{1,32}$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/** A comma-separated list of domains as typed: trimmed, lower case, empty entries dropped. */
+export const domainList = (value: string) =>
+  value
+    .split(",")
+    .map((d) => d.trim().toLowerCase())
+    .filter(Boolean);
+
+/**
+ * What is wrong with a provider's settings, field by field: the one set of rules for the environment's providers
+ * and the console's. Empty when it may be used.
+ */
+export function oidcProviderProblems(
+  p: Pick<OidcProvider, "id" | "issuer" | "clientId" | "domains">,
+  production: boolean,
+): { field: "id" | "issuer" | "clientId" | "domains"; message: string }[] {
+  const problems: ReturnType<typeof oidcProviderProblems> = [];
+  if (!OIDC_ID.test(p.id)) problems.push({ field: "id", message: "1 to 32 lower-case letters or digits" });
+  try {
+    const url = new URL(p.issuer);
+    if (url.protocol !== "https:" && (production || url.protocol !== "http:"))
+      problems.push({ field: "issuer", message: `must be an https:// URL${production ? "" : " (http:// only outside production)"}` });
+  } catch {
+    problems.push({ field: "issuer", message: "required, the provider's issuer URL" });
+  }
+  if (!p.clientId) problems.push({ field: "clientId", message: "required" });
+  if (!p.domains.length) problems.push({ field: "domains", message: "required, the e-mail domains this provider signs in" });
+  for (const d of p.domains) if (!DOMAIN.test(d)) problems.push({ field: "domains", message: `"${d}" is not a domain name` });
+  return problems;
+}
 
 /** OIDC_PROVIDERS=acme,demo and each one's OIDC_ACME_ISSUER, OIDC_ACME_CLIENT_ID… (docs/configuration.md). */
 function oidcProvidersFrom(list: string, env: Record<string, string | undefined>, production: boolean): OidcProvider[] {
@@ -345,41 +374,28 @@ function oidcProvidersFrom(list: string, env: Record<string, string | undefined>
     .filter(Boolean);
   const problems: string[] = [];
   const providers = ids.map((id): OidcProvider => {
-    if (!OIDC_ID.test(id)) problems.push(`OIDC_PROVIDERS: "${id}" must be 1–32 letters or digits`);
     const key = (name: string) => `OIDC_${id.toUpperCase()}_${name}`;
     const value = (name: string) => env[key(name)]?.trim() || undefined;
-    const issuer = value("ISSUER") ?? "";
-    try {
-      const url = new URL(issuer);
-      if (url.protocol !== "https:" && (production || url.protocol !== "http:"))
-        problems.push(`${key("ISSUER")}: must be an https:// URL${production ? "" : " (http:// only outside production)"}`);
-    } catch {
-      problems.push(`${key("ISSUER")}: required, the provider's issuer URL`);
-    }
-    const clientId = value("CLIENT_ID") ?? "";
-    if (!clientId) problems.push(`${key("CLIENT_ID")}: required`);
-    const domains = (value("DOMAINS") ?? "")
-      .split(",")
-      .map((d) => d.trim().toLowerCase())
-      .filter(Boolean);
-    if (!domains.length) problems.push(`${key("DOMAINS")}: required, the e-mail domains this provider signs in`);
-    for (const d of domains) if (!DOMAIN.test(d)) problems.push(`${key("DOMAINS")}: "${d}" is not a domain name`);
     const newUsers = value("NEW_USERS") ?? "create";
     if (newUsers !== "create" && newUsers !== "refuse") problems.push(`${key("NEW_USERS")}: create or refuse`);
     const ssoOnly = value("SSO_ONLY") ?? "false";
     if (!["1", "0", "true", "false", "on", "off", "yes", "no"].includes(ssoOnly)) problems.push(`${key("SSO_ONLY")}: true or false`);
-    return {
+    const provider: OidcProvider = {
       id,
       name: (value("NAME") ?? id).slice(0, 60),
-      issuer,
-      clientId,
+      issuer: value("ISSUER") ?? "",
+      clientId: value("CLIENT_ID") ?? "",
       clientSecret: value("CLIENT_SECRET") ?? null,
       scopes: value("SCOPES") ?? "openid email profile",
       groupsClaim: value("GROUPS_CLAIM") ?? "groups",
-      domains,
+      domains: domainList(value("DOMAINS") ?? ""),
       ssoOnly: ["1", "true", "on", "yes"].includes(ssoOnly),
       newUsers: newUsers === "refuse" ? "refuse" : "create",
     };
+    const names = { id: "OIDC_PROVIDERS", issuer: key("ISSUER"), clientId: key("CLIENT_ID"), domains: key("DOMAINS") };
+    for (const problem of oidcProviderProblems(provider, production))
+      problems.push(`${names[problem.field]}: ${problem.field === "id" ? `"${id}" must be ` : ""}${problem.message}`);
+    return provider;
   });
   if (new Set(ids).size !== ids.length) problems.push("OIDC_PROVIDERS: an id is named twice");
   const claimed = providers.flatMap((p) => p.domains);

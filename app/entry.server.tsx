@@ -14,6 +14,7 @@ export { config } from "~/config.server";
 export { mediaAnswer, sharedMediaAnswer } from "~/web/media.server";
 export { sharedPageAnswer } from "~/web/shared-page-cache.server";
 export { readiness } from "~/services/readiness.server";
+export { providerOrigins } from "~/services/oidc.server";
 export { log } from "~/lib/log.server";
 export { metricsText, observeRequest, watchAdmission, watchInFlight } from "~/services/metrics.server";
 

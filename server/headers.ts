@@ -12,13 +12,19 @@ function bucketOrigins(s3: Config["s3"]): string[] {
   return s3.forcePathStyle ? [url.origin] : [`${url.protocol}//${s3.bucket}.${url.host}`];
 }
 
-/** `nonce => headers`, for the configuration (the policy's fixed parts are built once). */
-export function securityHeaders(cfg: Config, { dev }: { dev: boolean }): (nonce: string) => Record<string, string> {
+/**
+ * `nonce => headers`, for the configuration (the policy's fixed parts are built once). `providerOrigins`: the
+ * company sign-in providers' origins as the app last read them (they change when an admin adds one).
+ */
+export function securityHeaders(
+  cfg: Config,
+  { dev, providerOrigins }: { dev: boolean; providerOrigins: () => string[] },
+): (nonce: string) => Record<string, string> {
   const connectSrc = ["'self'", ...(dev ? ["ws:", "wss:"] : []), ...bucketOrigins(cfg.s3)].join(" ");
   // With MEDIA_OFFLOAD=presigned, images come from the bucket after a redirect.
   // Company sign-in: a form post may end at a provider (the e-mail field of an SSO-only domain, sign-out's
   // end-session redirect), and form-action holds for the redirects after a post.
-  const formAction = ["'self'", ...new Set(cfg.oidc.providers.map((p) => new URL(p.issuer).origin))].join(" ");
+  const formAction = () => ["'self'", ...providerOrigins()].join(" ");
   const imgSrc = ["'self'", "data:", "blob:", ...(cfg.media.offload === "presigned" ? bucketOrigins(cfg.s3) : [])].join(" ");
   const fixed: Record<string, string> = {
     "X-Content-Type-Options": "nosniff",
@@ -38,7 +44,7 @@ export function securityHeaders(cfg: Config, { dev }: { dev: boolean }): (nonce:
       "media-src 'self' blob:",
       "font-src 'self'",
       `connect-src ${connectSrc}`,
-      `form-action ${formAction}`,
+      `form-action ${formAction()}`,
       "frame-ancestors 'none'",
       "base-uri 'none'",
       "object-src 'none'",

@@ -47,7 +47,7 @@ app.disable("x-powered-by");
 // left-most X-Forwarded-For entry, which the client itself writes.
 app.set("trust proxy", cfg.trustProxy);
 
-const headersFor = securityHeaders(cfg, { dev });
+const headersFor = securityHeaders(cfg, { dev, providerOrigins: () => build.entry.module.providerOrigins() });
 const drain = drainer();
 // Each request's id, metrics and access-log line (server/observe.ts). A proxy's X-Request-Id is taken only from a
 // proxy TRUST_PROXY trusts: the address the request came from, as Express judges the first hop.

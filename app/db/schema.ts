@@ -47,6 +47,22 @@ export interface SessionsTable {
   sso_sid: string | null;
 }
 
+/** A provider an admin added in the console; `domains` comma-separated; the secret sealed (lib/crypto.server.ts). */
+export interface SsoProvidersTable {
+  id: string;
+  name: string;
+  issuer: string;
+  client_id: string;
+  client_secret_sealed: string | null;
+  scopes: string;
+  groups_claim: string;
+  domains: string;
+  sso_only: Flag;
+  new_users: "create" | "refuse";
+  created_at: number;
+  updated_at: number;
+}
+
 /** A provider's subject, and the account it signs in to. */
 export interface SsoIdentitiesTable {
   provider: string;
@@ -361,6 +377,7 @@ export interface TagVectorsTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  sso_providers: SsoProvidersTable;
   sso_identities: SsoIdentitiesTable;
   sso_group_roles: SsoGroupRolesTable;
   sso_used_values: SsoUsedValuesTable;

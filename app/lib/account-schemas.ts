@@ -232,6 +232,37 @@ export const SsoGroupRoleActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("group-remove"), id: postedId }),
 ]);
 
+/** The console's company sign-in provider (services/oidc.server.ts checks the rest: URL, domains, uniqueness). */
+export const SSO_PROVIDER_MESSAGES = {
+  id: "Please enter an id: 1 to 32 lower-case letters or digits (it is part of the redirect URI).",
+  name: "Please enter the name people see on the sign-in page.",
+  issuer: "Please enter the provider's issuer URL.",
+  clientId: "Please enter the client id the provider gave Koala.",
+  domains: "Please enter the e-mail domains this provider signs in, separated by commas.",
+  scopes: "The scopes must include openid.",
+} as const;
+export const SsoProviderSchema = z.object({
+  id: z
+    .string({ required_error: SSO_PROVIDER_MESSAGES.id })
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9]{1,32}$/, SSO_PROVIDER_MESSAGES.id),
+  name: z.string({ required_error: SSO_PROVIDER_MESSAGES.name }).trim().max(60, tooLong("Name", 60)),
+  issuer: z.string({ required_error: SSO_PROVIDER_MESSAGES.issuer }).trim().max(500, tooLong("Issuer", 500)),
+  clientId: z.string({ required_error: SSO_PROVIDER_MESSAGES.clientId }).trim().max(500, tooLong("Client id", 500)),
+  clientSecret: z.string().max(2000, tooLong("Client secret", 2000)).optional(),
+  scopes: z
+    .string()
+    .trim()
+    .max(500, tooLong("Scopes", 500))
+    .optional()
+    .refine((v) => !v || v.split(/\s+/).includes("openid"), SSO_PROVIDER_MESSAGES.scopes),
+  groupsClaim: z.string().trim().max(100, tooLong("Groups claim", 100)).optional(),
+  domains: z.string({ required_error: SSO_PROVIDER_MESSAGES.domains }).max(2000, tooLong("Domains", 2000)),
+  ssoOnly: z.boolean().optional(),
+  newUsers: z.enum(["create", "refuse"]),
+});
+
 export function parseConsoleForm<S extends z.ZodTypeAny>(schema: S, form: FormData): z.output<S> {
   const parsed = schema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new InvalidError("Data format error");

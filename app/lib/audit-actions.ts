@@ -39,5 +39,7 @@ export const AUDIT_ACTIONS = [
   "sso.logout",
   "sso.group_role_added",
   "sso.group_role_removed",
+  "sso.provider_saved",
+  "sso.provider_deleted",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
 /** A URL-safe random token; 32 bytes = 256 bits. */
 export const randomToken = (bytes = 32) => randomBytes(bytes).toString("base64url");
@@ -34,4 +34,30 @@ export async function verifyPassword(password: string, stored: string | null): P
   const key = await scryptAsync(password, Buffer.from(salt, "base64"), Number(n), Number(r), Number(p));
   const expected = Buffer.from(hash, "base64");
   return stored !== null && expected.length === key.length && timingSafeEqual(expected, key);
+}
+
+/**
+ * A secret Koala must use again later (a provider's client secret), sealed for the database: AES-256-GCM under a key
+ * derived from `masterSecret` (SESSION_SECRET) for `purpose`. `v1.<iv>.<tag>.<ciphertext>`, base64url.
+ */
+export function sealSecret(plain: string, masterSecret: string, purpose: string): string {
+  const key = Buffer.from(hkdfSync("sha256", masterSecret, "koala", purpose, 32));
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return ["v1", iv, cipher.getAuthTag(), body].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+}
+
+/** The secret `sealSecret` sealed, or null when it cannot be opened (another SESSION_SECRET, or tampered with). */
+export function openSecret(sealed: string, masterSecret: string, purpose: string): string | null {
+  const [version, iv, tag, body] = sealed.split(".");
+  if (version !== "v1" || !iv || !tag || body === undefined) return null;
+  try {
+    const key = Buffer.from(hkdfSync("sha256", masterSecret, "koala", purpose, 32));
+    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
+  }
 }

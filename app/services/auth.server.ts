@@ -61,7 +61,7 @@ async function failure(meta: RequestMeta, method: string, userId: number | null,
  * e-mailed link, also one sent before the rule was set.
  */
 async function refuseSsoOnly(email: string, meta: RequestMeta, method: string, userId: number | null) {
-  const provider = ssoOnlyProviderFor(email);
+  const provider = await ssoOnlyProviderFor(email);
   if (!provider) return;
   await recordAudit({ action: "sign_in.failure", actorUserId: userId, ip: meta.ip, detail: { method, reason: "sso_only" } });
   throw new SignInError(`Your organisation signs in to Koala through ${provider.name}. Please use "Sign in with ${provider.name}".`, 403);

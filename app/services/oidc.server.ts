@@ -1,6 +1,9 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import * as client from "openid-client";
-import { config, type OidcProvider } from "~/config.server";
+import { config, oidcProviderProblems, type OidcProvider } from "~/config.server";
+import { db } from "~/db/connection.server";
+import type { Actor } from "~/models/actor";
+import { deleteStoredProvider, saveStoredProvider, storedProviders } from "~/models/sso-providers.server";
 import { log } from "~/lib/log.server";
 import { safeRedirect } from "~/lib/redirect";
 import { activeAdmins } from "~/models/admin-users.server";
@@ -49,13 +52,72 @@ export class SsoRefusal extends Error {
   }
 }
 
-export const ssoProviders = () => config().oidc.providers;
-export const ssoProvider = (id: string | undefined): OidcProvider | undefined => ssoProviders().find((p) => p.id === id);
+/**
+ * The providers: the environment's, then those an admin added in the console (models/sso-providers.server.ts),
+ * read again at most every 30 s (another instance's change reaches this one within that) and at once after a
+ * change made here.
+ */
+const STORED_TTL_MS = 30_000;
+let stored: { db: unknown; at: number; list: OidcProvider[] } | null = null;
+export async function ssoProviders(): Promise<OidcProvider[]> {
+  const handle = db();
+  if (!stored || stored.db !== handle || Date.now() - stored.at > STORED_TTL_MS)
+    stored = { db: handle, at: Date.now(), list: await storedProviders() };
+  return [...config().oidc.providers, ...stored.list];
+}
+export const ssoProvider = async (id: string | undefined): Promise<OidcProvider | undefined> =>
+  (await ssoProviders()).find((p) => p.id === id);
+
+/**
+ * The providers' origins for the pages' CSP `form-action` (a post may end at a provider: an SSO-only address, a
+ * sign-out), as last read; a stale list is read again in the background. server/headers.ts asks through the entry.
+ */
+export function providerOrigins(): string[] {
+  if (!stored || Date.now() - stored.at > STORED_TTL_MS) void ssoProviders().catch(() => {});
+  return [...new Set([...config().oidc.providers, ...(stored?.list ?? [])].map((p) => new URL(p.issuer).origin))];
+}
 
 /** The provider whose domains include this address, when its people must sign in there (SSO only). */
-export function ssoOnlyProviderFor(email: string): OidcProvider | undefined {
+export async function ssoOnlyProviderFor(email: string): Promise<OidcProvider | undefined> {
   const domain = email.trim().toLowerCase().split("@").pop() ?? "";
-  return ssoProviders().find((p) => p.ssoOnly && p.domains.includes(domain));
+  return (await ssoProviders()).find((p) => p.ssoOnly && p.domains.includes(domain));
+}
+
+/** A provider as the console's form gives it; an empty `clientSecret` keeps the stored one. */
+export type ProviderInput = Omit<OidcProvider, "clientSecret"> & { clientSecret: string };
+
+/**
+ * The console's save: the configuration's rules (oidcProviderProblems), an id no other provider has, domains no
+ * other provider claims. Returns the problems by field (nothing saved), or none.
+ */
+export async function saveConsoleProvider(actor: Actor, input: ProviderInput, isNew: boolean) {
+  const problems: { field: string; message: string }[] = oidcProviderProblems(input, config().production);
+  const all = await ssoProviders();
+  if (config().oidc.providers.some((p) => p.id === input.id))
+    problems.push({ field: "id", message: "This provider is set in the environment; change it there." });
+  else if (isNew && all.some((p) => p.id === input.id)) problems.push({ field: "id", message: "Another provider has this id." });
+  for (const d of input.domains) {
+    const other = all.find((p) => p.id !== input.id && p.domains.includes(d));
+    if (other) problems.push({ field: "domains", message: `${d} already signs in through ${other.name}.` });
+  }
+  if (problems.length) return problems;
+  const { clientSecret, ...rest } = input;
+  await saveStoredProvider(actor, clientSecret ? { ...rest, clientSecret } : rest, isNew);
+  await forgetProvider(input.id);
+  return [];
+}
+
+export async function deleteConsoleProvider(actor: Actor, id: string) {
+  await deleteStoredProvider(actor, id);
+  await forgetProvider(id);
+}
+
+/** After a change here: the provider's discovery and keys are forgotten, and the stored list is read afresh. */
+async function forgetProvider(id: string) {
+  stored = null;
+  discovered.delete(id);
+  jwksByProvider.delete(id);
+  await ssoProviders();
 }
 
 /** Where a provider sends the person back; registered at the provider as the redirect URI. */
@@ -64,11 +126,12 @@ export const callbackUrl = (p: OidcProvider) => `${config().appUrl}/auth/sso/${p
 export const backchannelUrl = (p: OidcProvider) => `${config().appUrl}/auth/sso/${p.id}/backchannel-logout`;
 
 /** Discovery, once per provider and process while it answers (a failure is tried again on the next sign-in). */
-const discovered = new Map<string, { config: ReturnType<typeof config>; pending: Promise<client.Configuration> }>();
+const discovered = new Map<string, { settings: string; pending: Promise<client.Configuration> }>();
 function discover(p: OidcProvider): Promise<client.Configuration> {
   const cfg = config();
+  const settings = JSON.stringify([p.issuer, p.clientId, p.clientSecret, cfg.oidc.timeoutSeconds, cfg.oidc.clockToleranceSeconds]);
   const known = discovered.get(p.id);
-  if (known && known.config === cfg) return known.pending;
+  if (known && known.settings === settings) return known.pending;
   const pending = client
     .discovery(
       new URL(p.issuer),
@@ -91,7 +154,7 @@ function discover(p: OidcProvider): Promise<client.Configuration> {
       discovered.delete(p.id);
       throw error;
     });
-  discovered.set(p.id, { config: cfg, pending });
+  discovered.set(p.id, { settings, pending });
   return pending;
 }
 
@@ -293,7 +356,7 @@ async function contacts() {
 
 /** RP-initiated logout: the provider's end-session address, back to /login afterwards; null when it has none. */
 export async function providerLogoutUrl(providerId: string): Promise<string | null> {
-  const p = ssoProvider(providerId);
+  const p = await ssoProvider(providerId);
   if (!p) return null;
   try {
     const server = await discover(p);

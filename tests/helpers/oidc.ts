@@ -20,8 +20,12 @@ export interface Person {
 export const CLIENT_ID = "koala-test";
 export const CLIENT_SECRET = "koala-test-secret-0123456789";
 
-/** The real provider, with Koala at `appBase` as its one client (redirect, post-logout and back-channel URIs). */
-export async function startTestProvider(appBase: string, providerId: string, people: Map<string, Person>) {
+/**
+ * The real provider, with Koala at `appBase` as its one client: a redirect URI for each of Koala's provider ids that
+ * use it, the post-logout URI, and the first id's back-channel logout URI.
+ */
+export async function startTestProvider(appBase: string, providerIds: string | string[], people: Map<string, Person>) {
+  const ids = typeof providerIds === "string" ? [providerIds] : providerIds;
   return startOidcProvider({
     people,
     title: "Test SSO",
@@ -29,9 +33,9 @@ export async function startTestProvider(appBase: string, providerId: string, peo
       {
         client_id: CLIENT_ID,
         client_secret: CLIENT_SECRET,
-        redirect_uris: [`${appBase}/auth/sso/${providerId}/callback`],
+        redirect_uris: ids.map((id) => `${appBase}/auth/sso/${id}/callback`),
         post_logout_redirect_uris: [`${appBase}/login`],
-        backchannel_logout_uri: `${appBase}/auth/sso/${providerId}/backchannel-logout`,
+        backchannel_logout_uri: `${appBase}/auth/sso/${ids[0]}/backchannel-logout`,
       },
     ],
   }) as Promise<{

@@ -2,7 +2,8 @@ import type { Kysely, Migration } from "kysely";
 import type { Dialect } from "../connection.server";
 
 /**
- * Company sign-in (OpenID Connect): who a provider's subject is here, which of its groups give which role in which
+ * Company sign-in (OpenID Connect): the providers an admin added in the console (their client secrets sealed with a
+ * key from SESSION_SECRET), who a provider's subject is here, which of its groups give which role in which
  * project, the values a provider sends once (a sign-in's `state`, a logout token's `jti`) kept until they expire so
  * that a replay is refused, and on each session the provider, subject and provider session it came from (so that a
  * back-channel logout finds the sessions it names).
@@ -12,6 +13,21 @@ export function companySignIn(dialect: Dialect): Migration {
   const time = pg ? "bigint" : "integer";
   return {
     async up(db: Kysely<any>) {
+      await db.schema
+        .createTable("sso_providers")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("issuer", "text", (c) => c.notNull())
+        .addColumn("client_id", "text", (c) => c.notNull())
+        .addColumn("client_secret_sealed", "text")
+        .addColumn("scopes", "text", (c) => c.notNull())
+        .addColumn("groups_claim", "text", (c) => c.notNull())
+        .addColumn("domains", "text", (c) => c.notNull())
+        .addColumn("sso_only", "integer", (c) => c.notNull())
+        .addColumn("new_users", "text", (c) => c.notNull())
+        .addColumn("created_at", time, (c) => c.notNull())
+        .addColumn("updated_at", time, (c) => c.notNull())
+        .execute();
       await db.schema
         .createTable("sso_identities")
         .addColumn("provider", "text", (c) => c.notNull())

@@ -15,7 +15,7 @@ export const meta: MetaFunction = () => [{ title: "Sign in | Koala" }];
  * transaction in a signed cookie. A provider that does not answer gets a page saying so.
  */
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const provider = ssoProvider(params.provider);
+  const provider = await ssoProvider(params.provider);
   if (!provider) throw new NotFoundError("Page not found");
   const url = new URL(request.url);
   try {

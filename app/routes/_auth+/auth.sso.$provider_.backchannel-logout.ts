@@ -10,7 +10,7 @@ import { api, readForm } from "~/web/http.server";
  * `Cache-Control: no-store` as the specification asks.
  */
 export const action = api(async ({ request, params, context }: ActionFunctionArgs) => {
-  const provider = ssoProvider(params.provider);
+  const provider = await ssoProvider(params.provider);
   if (!provider) throw new NotFoundError("Not found");
   const form = await readForm(request);
   const token = form.get("logout_token");

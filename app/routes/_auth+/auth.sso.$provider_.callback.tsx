@@ -15,7 +15,7 @@ export const meta: MetaFunction = () => [{ title: "Sign in | Koala" }];
  * Koala session starts; or a page says why not. The transaction cookie is cleared either way (it is used once).
  */
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const provider = ssoProvider(params.provider);
+  const provider = await ssoProvider(params.provider);
   if (!provider) throw new NotFoundError("Page not found");
   const meta = requestMeta(request, context);
   const clear = await clearSsoTransaction();

@@ -26,7 +26,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     method: url.searchParams.get("method") === "password" ? ("password" as const) : ("link" as const),
     redirectTo: redirectTo ? safeRedirect(redirectTo) : "",
     background: await dailyMedia(),
-    providers: ssoProviders().map((p) => ({ id: p.id, name: p.name })),
+    providers: (await ssoProviders()).map((p) => ({ id: p.id, name: p.name })),
   };
 }
 
@@ -52,7 +52,7 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const submission = parseWithZod(formData, { schema: MagicLinkSchema });
   if (submission.status !== "success") return refused("magic-link", submission.reply());
   // An address of an SSO-only domain goes to its provider, the address as its login hint.
-  const provider = ssoOnlyProviderFor(submission.value.email);
+  const provider = await ssoOnlyProviderFor(submission.value.email);
   if (provider) {
     const to = new URLSearchParams({ login_hint: submission.value.email });
     if (submission.value.redirectTo) to.set("redirectTo", safeRedirect(submission.value.redirectTo));

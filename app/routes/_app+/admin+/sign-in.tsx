@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { DataTable } from "~/components/data-table";
 import { FormError, IntentButton } from "~/components/forms";
 import { RoleSelect } from "~/components/membership-form";
@@ -11,19 +11,22 @@ import { parseId } from "~/models/scope.server";
 import { addGroupRole, groupRoles, removeGroupRole } from "~/models/sso.server";
 import { adminActor } from "~/routes/_app+/admin+/admin.server";
 import { backchannelUrl, callbackUrl, ssoProviders } from "~/services/oidc.server";
+import { config } from "~/config.server";
 import { actorOf } from "~/models/actor";
 import { requestMeta } from "~/sessions.server";
 import { formError, page, readForm, redirectWithToast, refused } from "~/web/http.server";
 
 /**
- * Company sign-in: the providers the configuration names (read only here: they are set in the environment, and
- * their secrets are never shown), and which provider group gives which role in which project.
+ * Company sign-in: the providers (the environment's, shown only; those added here, with a link to change them; no
+ * secret is ever shown), and which provider group gives which role in which project.
  */
 export const loader = page(async ({ request }: LoaderFunctionArgs) => {
   const actor = await adminActor(request);
-  const [mappings, projects] = await Promise.all([groupRoles(actor), allProjects(actor)]);
+  const [mappings, projects, providers] = await Promise.all([groupRoles(actor), allProjects(actor), ssoProviders()]);
+  const fromEnv = new Set(config().oidc.providers.map((p) => p.id));
   return {
-    providers: ssoProviders().map((p) => ({
+    providers: providers.map((p) => ({
+      fromEnv: fromEnv.has(p.id),
       id: p.id,
       name: p.name,
       issuer: p.issuer,
@@ -52,7 +55,7 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
     await removeGroupRole(actor, id);
     return back("Group removed");
   }
-  if (!ssoProviders().some((p) => p.id === v.provider)) throw new InvalidError("Unknown provider");
+  if (!(await ssoProviders()).some((p) => p.id === v.provider)) throw new InvalidError("Unknown provider");
   if (!v.group) return refused("group-add", formError(SSO_GROUP_MESSAGES.group));
   const projectId = parseId(v.project);
   if (projectId === null) throw new NotFoundError("Project not found");
@@ -76,10 +79,10 @@ export default function AdminSignIn() {
       ) : (
         <>
           <h3 id="providers-heading">Providers</h3>
-          <p>Set in the server&apos;s environment; the client secrets are never shown.</p>
+          <p>The client secrets are never shown. Providers set in the server&apos;s environment are changed there.</p>
           <DataTable
             labelledBy="providers-heading"
-            columns={["Name", "Issuer", "E-mail domains", "Sign-in", "New people", "Redirect URI", "Back-channel logout URI"]}
+            columns={["Name", "Issuer", "E-mail domains", "Sign-in", "New people", "Redirect URI", "Back-channel logout URI", "Set in"]}
           >
             {providers.map((p) => (
               <tr key={p.id}>
@@ -92,6 +95,15 @@ export default function AdminSignIn() {
                 <td>{p.newUsers === "create" ? "Account made on first sign-in" : "Refused until an admin makes the account"}</td>
                 <td>{p.callback}</td>
                 <td>{p.backchannel}</td>
+                <td>
+                  {p.fromEnv ? (
+                    "Environment"
+                  ) : (
+                    <Link to={`/admin/sign-in/providers/${p.id}`}>
+                      Change<span className="sr-only">{` ${p.name}`}</span>
+                    </Link>
+                  )}
+                </td>
               </tr>
             ))}
           </DataTable>
