@@ -1,7 +1,7 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { ssoEmail, ssoIssuer, ssoLogin, ssoNewGroup, SSO_NAME, SSO_PASSWORD, SSO_PROJECT, type SsoPerson } from "./sso";
-import { expectAccessible, tabTo } from "./support";
+import { expectAccessible, hasJs, tabTo } from "./support";
 
 /**
  * Company sign-in in a real browser, with JavaScript and without: Koala's "Sign in with" link, the provider's own
@@ -157,5 +157,49 @@ test.describe("company sign-in", () => {
     await row.getByRole("button", { name: `Remove ${group} from ${SSO_PROJECT}` }).click();
     await expect(page.getByRole("status").filter({ hasText: "Group removed" })).toBeVisible();
     await expect(page.getByRole("row").filter({ hasText: group })).toHaveCount(0);
+  });
+
+  test("an admin adds a provider in the console, is told what is wrong first, and its link appears on the sign-in page", async ({
+    page,
+    signIn,
+  }, info) => {
+    const id = `c${info.project.name.replace(/[^a-z0-9]/g, "")}`;
+    const name = `Console ${info.project.name}`;
+    await signIn("admin");
+    await page.goto("/admin/sign-in");
+    await page.getByRole("link", { name: "Add a provider" }).click();
+    await expect(page.getByRole("heading", { name: "Add a company sign-in provider" })).toBeVisible();
+    await expectAccessible(page, info);
+    await page.getByLabel("Id", { exact: true }).fill(id);
+    await page.getByLabel("Name on the sign-in page").fill(name);
+    await page.getByLabel("Issuer URL").fill(ssoIssuer());
+    await page.getByLabel("Client id", { exact: true }).fill(`console-${id}`);
+    await page.getByLabel("Client secret").fill("a-secret-for-the-console-test");
+    await page.getByLabel("E-mail domains").fill("not a domain");
+    await page.getByRole("button", { name: "Add provider" }).click();
+    await expect(page.getByText('"not a domain" is not a domain name')).toBeVisible();
+    // The server never sends the secret back: without JavaScript the new page's field is empty and it is typed again
+    // (with it, the field still holds what was typed on this page).
+    if (!hasJs(info)) {
+      await expect(page.getByLabel("Client secret")).toHaveValue("");
+      await page.getByLabel("Client secret").fill("a-secret-for-the-console-test");
+    }
+    await page.getByLabel("E-mail domains").fill(`${id}.test`);
+    await page.getByRole("button", { name: "Add provider" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Provider added" })).toBeVisible();
+    await expect(page.getByRole("link", { name: `Change ${name}` })).toBeVisible();
+
+    await page.getByRole("link", { name: `Change ${name}` }).click();
+    await expect(page.getByText("A secret is saved; leave this empty to keep it.")).toBeVisible();
+    await expect(page.getByLabel("Client secret")).toHaveValue("");
+    await page.context().clearCookies();
+    await page.goto("/login");
+    await expect(page.getByRole("link", { name: `Sign in with ${name}` })).toBeVisible();
+
+    await signIn("admin");
+    await page.goto(`/admin/sign-in/providers/${id}`);
+    await page.getByRole("button", { name: `Remove ${name}` }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Provider removed" })).toBeVisible();
+    await expect(page.getByRole("link", { name: `Change ${name}` })).toHaveCount(0);
   });
 });

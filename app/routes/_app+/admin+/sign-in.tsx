@@ -74,8 +74,13 @@ export default function AdminSignIn() {
   return (
     <section aria-labelledby="sign-in-heading">
       <h2 id="sign-in-heading">Company sign-in</h2>
+      <p>
+        <Link to="/admin/sign-in/providers/new" className="btn">
+          Add a provider
+        </Link>
+      </p>
       {providers.length === 0 ? (
-        <p>No provider is configured. Company sign-in (OpenID Connect) is set with the OIDC_PROVIDERS variables; see docs/sso.md.</p>
+        <p>No provider yet. Add one here, or set them with the OIDC_PROVIDERS variables (docs/sso.md).</p>
       ) : (
         <>
           <h3 id="providers-heading">Providers</h3>
