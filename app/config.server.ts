@@ -332,6 +332,11 @@ export interface OidcProvider {
   domains: string[];
   ssoOnly: boolean;
   newUsers: "create" | "refuse";
+  /**
+   * Take the `email` claim without `email_verified: true`: for a provider that does not send that claim (Entra ID)
+   * and whose addresses are its own directory's. The address must still be in `domains`.
+   */
+  trustEmail: boolean;
 }
 
 const OIDC_ID = /^[a-z0-9]{1,32}$/;
@@ -378,8 +383,11 @@ function oidcProvidersFrom(list: string, env: Record<string, string | undefined>
     const value = (name: string) => env[key(name)]?.trim() || undefined;
     const newUsers = value("NEW_USERS") ?? "create";
     if (newUsers !== "create" && newUsers !== "refuse") problems.push(`${key("NEW_USERS")}: create or refuse`);
-    const ssoOnly = value("SSO_ONLY") ?? "false";
-    if (!["1", "0", "true", "false", "on", "off", "yes", "no"].includes(ssoOnly)) problems.push(`${key("SSO_ONLY")}: true or false`);
+    const flag = (name: string) => {
+      const v = value(name) ?? "false";
+      if (!["1", "0", "true", "false", "on", "off", "yes", "no"].includes(v)) problems.push(`${key(name)}: true or false`);
+      return ["1", "true", "on", "yes"].includes(v);
+    };
     const provider: OidcProvider = {
       id,
       name: (value("NAME") ?? id).slice(0, 60),
@@ -389,8 +397,9 @@ function oidcProvidersFrom(list: string, env: Record<string, string | undefined>
       scopes: value("SCOPES") ?? "openid email profile",
       groupsClaim: value("GROUPS_CLAIM") ?? "groups",
       domains: domainList(value("DOMAINS") ?? ""),
-      ssoOnly: ["1", "true", "on", "yes"].includes(ssoOnly),
+      ssoOnly: flag("SSO_ONLY"),
       newUsers: newUsers === "refuse" ? "refuse" : "create",
+      trustEmail: flag("TRUST_EMAIL"),
     };
     const names = { id: "OIDC_PROVIDERS", issuer: key("ISSUER"), clientId: key("CLIENT_ID"), domains: key("DOMAINS") };
     for (const problem of oidcProviderProblems(provider, production))

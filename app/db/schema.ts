@@ -59,6 +59,7 @@ export interface SsoProvidersTable {
   domains: string;
   sso_only: Flag;
   new_users: "create" | "refuse";
+  trust_email: Flag;
   created_at: number;
   updated_at: number;
 }

@@ -7,13 +7,16 @@ type Level = keyof typeof levels;
 const SECRET_KEYS = /pass(word)?|secret|token|code|cookie|authorization|otp/i;
 
 /**
- * Paths carry bearer tokens (share links `/shared-board/<board>:<token>`, sign-in links `/auth/<token>`), and error
+ * Paths carry bearer tokens (share links `/shared-board/<board>:<token>`, sign-in links `/auth/<token>`, a company
+ * sign-in's `?code=…&state=…`), and error
  * messages may quote them: a long run of token characters in a logged path, URL or error is masked. Ids, board ids
  * and words are shorter.
  */
 const TOKEN_RUN = /[A-Za-z0-9_-]{24,}/g;
+/** A company sign-in's callback carries the provider's one-time code and our state, whatever their shape. */
+const OAUTH_PARAMS = /([?&](?:code|state|session_state)=)[^&#\s]*/g;
 const PATH_KEYS = /^(path|url|error)$/i;
-export const maskTokens = (path: string) => path.replace(TOKEN_RUN, "[token]");
+export const maskTokens = (path: string) => path.replace(OAUTH_PARAMS, "$1[token]").replace(TOKEN_RUN, "[token]");
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 4 || value === null || typeof value !== "object") return value;

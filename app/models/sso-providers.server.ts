@@ -37,6 +37,7 @@ export async function storedProviders(): Promise<OidcProvider[]> {
       domains: r.domains.split(",").filter(Boolean),
       ssoOnly: r.sso_only === 1,
       newUsers: r.new_users,
+      trustEmail: r.trust_email === 1,
     });
   }
   return out;
@@ -67,6 +68,7 @@ export async function saveStoredProvider(actor: Actor, p: Omit<OidcProvider, "cl
     domains: p.domains.join(","),
     sso_only: p.ssoOnly ? 1 : 0,
     new_users: p.newUsers,
+    trust_email: p.trustEmail ? 1 : 0,
     updated_at: now,
     ...(p.clientSecret !== undefined ? { client_secret_sealed: sealSecret(p.clientSecret, config().sessionSecret, PURPOSE) } : {}),
   };

@@ -290,7 +290,7 @@ export async function completeSignIn(
 
   const subject = typeof claims.sub === "string" ? claims.sub : "";
   const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : "";
-  if (!subject || !email || claims.email_verified !== true)
+  if (!subject || !email || (claims.email_verified !== true && !p.trustEmail))
     throw await refuse(
       "email_unverified",
       `${p.name} did not give a confirmed e-mail address, so Koala cannot tell whose account this is. Please ask your IT department.`,

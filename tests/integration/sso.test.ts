@@ -97,8 +97,8 @@ describe.each(dialects)("company sign-in over HTTP (%s)", (dialect) => {
         .executeTakeFirst()
     )?.role ?? null;
   /** The hostile provider's round: Koala's link, the provider's instant redirect back, and Koala's answer. */
-  const evilSignIn = async (jar = new CookieJar()) => {
-    const out = await jar.follow(`${base}/auth/sso/evil`, {}, (url) => url.startsWith(base));
+  const evilSignIn = async (jar = new CookieJar(), providerId = "evil") => {
+    const out = await jar.follow(`${base}/auth/sso/${providerId}`, {}, (url) => url.startsWith(base));
     const callback = out.url;
     return { res: await jar.fetch(callback), callback, jar };
   };
@@ -133,6 +133,7 @@ describe.each(dialects)("company sign-in over HTTP (%s)", (dialect) => {
     ] as const)
       await addGroupRole(SYSTEM, { provider: "acme", group, projectId, role });
     await addGroupRole(SYSTEM, { provider: "evil", group: "evil-editors", projectId: research.id, role: "editor" });
+    await addGroupRole(SYSTEM, { provider: "lax", group: "evil-editors", projectId: research.id, role: "viewer" });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     op = await startTestProvider(base, "acme", people);
@@ -147,10 +148,12 @@ describe.each(dialects)("company sign-in over HTTP (%s)", (dialect) => {
         SESSION_SECRET,
         APP_URL: base,
         RATE_LIMIT_PER_IP: "10000",
-        OIDC_PROVIDERS: "acme,evil,down,slow",
+        OIDC_PROVIDERS: "acme,evil,lax,down,slow",
         OIDC_TIMEOUT_SECONDS: "3",
         ...providerEnv("acme", op.issuer, { NAME: "Acme SSO", DOMAINS: "acme.test", SSO_ONLY: "true" }),
         ...providerEnv("evil", evil.issuer, { NAME: "Evil", DOMAINS: "evil.test" }),
+        // The same provider again, told to take its addresses without email_verified (as Entra ID needs).
+        ...providerEnv("lax", evil.issuer, { NAME: "Lax", DOMAINS: "lax.test", TRUST_EMAIL: "true" }),
         ...providerEnv("down", `http://127.0.0.1:${closedPort}`, { NAME: "Down", DOMAINS: "down.test" }),
         ...providerEnv("slow", silent.url, { NAME: "Slow", DOMAINS: "slow.test" }),
       },
@@ -356,6 +359,21 @@ describe.each(dialects)("company sign-in over HTTP (%s)", (dialect) => {
     }
     Object.assign(evil.state, { claims: {}, sign: "good" });
     expect(await findUserByEmail("mallory@evil.test")).toBeUndefined();
+  });
+
+  it("takes an address without email_verified only from a provider set to trust its addresses", async () => {
+    Object.assign(evil.state, { sign: "good", claims: { email: "lou@lax.test", email_verified: undefined, sub: "lou" } });
+    try {
+      evil.state.claims.email = "lou@evil.test";
+      await expectRefused(async () => (await evilSignIn()).res, 403, /did not give a confirmed e-mail address/, "email_unverified");
+      evil.state.claims.email = "lou@lax.test";
+      const { res } = await evilSignIn(new CookieJar(), "lax");
+      expect(res.status).toBe(302);
+      const lou = (await findUserByEmail("lou@lax.test"))!;
+      expect(await roleIn(lou.id, research.id)).toBe("viewer");
+    } finally {
+      evil.state.claims = {};
+    }
   });
 
   it("says a provider that is down or does not answer is unreachable, within the time-out", async () => {

@@ -120,6 +120,65 @@ describe("configuration", () => {
   });
 });
 
+describe("company sign-in settings", () => {
+  const base = { DATA_DIR: "/tmp/koala-cfg" };
+  const acme = {
+    OIDC_PROVIDERS: "Acme",
+    OIDC_ACME_ISSUER: "https://login.acme.example/",
+    OIDC_ACME_CLIENT_ID: "koala",
+    OIDC_ACME_CLIENT_SECRET: "s3cret",
+    OIDC_ACME_DOMAINS: "Acme.example, acme.co.uk",
+  };
+  it("reads each provider from its OIDC_<ID>_ variables, with the defaults", () => {
+    expect(loadConfig({ ...base, ...acme }).oidc).toEqual({
+      providers: [
+        {
+          id: "acme",
+          name: "acme",
+          issuer: "https://login.acme.example/",
+          clientId: "koala",
+          clientSecret: "s3cret",
+          scopes: "openid email profile",
+          groupsClaim: "groups",
+          domains: ["acme.example", "acme.co.uk"],
+          ssoOnly: false,
+          newUsers: "create",
+          trustEmail: false,
+        },
+      ],
+      timeoutSeconds: 10,
+      clockToleranceSeconds: 30,
+    });
+    expect(loadConfig(base).oidc.providers).toEqual([]);
+  });
+  it("refuses a provider it could not use, saying which variable and why", () => {
+    const bad = (env: Record<string, string>) => () => loadConfig({ ...base, ...acme, ...env });
+    expect(bad({ OIDC_ACME_ISSUER: "" })).toThrow(/OIDC_ACME_ISSUER: required/);
+    expect(bad({ OIDC_ACME_CLIENT_ID: "" })).toThrow(/OIDC_ACME_CLIENT_ID: required/);
+    expect(bad({ OIDC_ACME_DOMAINS: "" })).toThrow(/OIDC_ACME_DOMAINS: required/);
+    expect(bad({ OIDC_ACME_DOMAINS: "acme.example, not a domain" })).toThrow(/"not a domain" is not a domain name/);
+    expect(bad({ OIDC_ACME_NEW_USERS: "maybe" })).toThrow(/OIDC_ACME_NEW_USERS: create or refuse/);
+    expect(bad({ OIDC_ACME_SSO_ONLY: "perhaps" })).toThrow(/OIDC_ACME_SSO_ONLY: true or false/);
+    expect(bad({ OIDC_PROVIDERS: "acme,acme" })).toThrow(/an id is named twice/);
+    expect(bad({ OIDC_PROVIDERS: "ac-me" })).toThrow(/OIDC_PROVIDERS: "ac-me" must be 1 to 32 lower-case letters or digits/);
+    expect(
+      bad({
+        OIDC_PROVIDERS: "acme,beta",
+        OIDC_BETA_ISSUER: "https://b.example",
+        OIDC_BETA_CLIENT_ID: "k",
+        OIDC_BETA_DOMAINS: "acme.example",
+      }),
+    ).toThrow(/a domain belongs to two providers/);
+  });
+  it("takes an http:// issuer outside production only", () => {
+    const local = { ...acme, OIDC_ACME_ISSUER: "http://127.0.0.1:3001" };
+    expect(loadConfig({ ...base, ...local }).oidc.providers[0]!.issuer).toBe("http://127.0.0.1:3001");
+    expect(() =>
+      loadConfig({ ...local, KOALA_ENV: "production", SESSION_SECRET: "x".repeat(32), SMTP_URL: "smtp://h", APP_URL: "https://k.example" }),
+    ).toThrow(/OIDC_ACME_ISSUER: must be an https:\/\/ URL$/m);
+  });
+});
+
 describe("the README's configuration table", () => {
   it("lists every variable the configuration reads", () => {
     const source = readFileSync("app/config.server.ts", "utf8");
@@ -142,6 +201,12 @@ describe("log redaction", () => {
       password: "[redacted]",
       nested: { token: "[redacted]", sessionCookie: "[redacted]", list: [{ code: "[redacted]" }] },
       ok: 1,
+    });
+  });
+
+  it("masks a company sign-in callback's code and state, whatever their shape", () => {
+    expect(redact({ path: "/auth/sso/acme/callback?code=4/0Ab.c-d&state=xyz&iss=https%3A%2F%2Fidp" })).toEqual({
+      path: "/auth/sso/acme/callback?code=[token]&state=[token]&iss=https%3A%2F%2Fidp",
     });
   });
 

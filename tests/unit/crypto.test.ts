@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashPassword, randomToken, verifyPassword } from "~/lib/crypto.server";
+import { hashPassword, openSecret, randomToken, sealSecret, verifyPassword } from "~/lib/crypto.server";
 import { safeRedirect } from "~/lib/redirect";
 
 describe("passwords", () => {
@@ -38,5 +38,25 @@ describe("safeRedirect", () => {
     ["/ok\nSet-Cookie: x", "/dashboard"],
   ])("%j gives %j", (input, expected) => {
     expect(safeRedirect(input)).toBe(expected);
+  });
+});
+
+describe("sealed secrets", () => {
+  const master = "m".repeat(40);
+  it("open with the same master secret and purpose only, and differ each time", () => {
+    const a = sealSecret("client-secret", master, "sso client secret");
+    expect(a).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(a).not.toContain("client-secret");
+    expect(sealSecret("client-secret", master, "sso client secret")).not.toBe(a);
+    expect(openSecret(a, master, "sso client secret")).toBe("client-secret");
+    expect(openSecret(a, "n".repeat(40), "sso client secret")).toBeNull();
+    expect(openSecret(a, master, "another purpose")).toBeNull();
+  });
+  it("refuse a sealed value that was tampered with or is not one", () => {
+    const [v, iv, tag, body] = sealSecret("client-secret", master, "p").split(".");
+    const flipped = Buffer.from(body!, "base64url");
+    flipped[0] = flipped[0]! ^ 1;
+    expect(openSecret([v, iv, tag, flipped.toString("base64url")].join("."), master, "p")).toBeNull();
+    for (const junk of ["", "v1", "v2.a.b.c", "v1.!!.??.", "plain text"]) expect(openSecret(junk, master, "p")).toBeNull();
   });
 });

@@ -25,6 +25,7 @@ export function companySignIn(dialect: Dialect): Migration {
         .addColumn("domains", "text", (c) => c.notNull())
         .addColumn("sso_only", "integer", (c) => c.notNull())
         .addColumn("new_users", "text", (c) => c.notNull())
+        .addColumn("trust_email", "integer", (c) => c.notNull())
         .addColumn("created_at", time, (c) => c.notNull())
         .addColumn("updated_at", time, (c) => c.notNull())
         .execute();
