@@ -332,11 +332,6 @@ export interface OidcProvider {
   domains: string[];
   ssoOnly: boolean;
   newUsers: "create" | "refuse";
-  /**
-   * Take the `email` claim without `email_verified: true`: for a provider that does not send that claim (Entra ID)
-   * and whose addresses are its own directory's. The address must still be in `domains`.
-   */
-  trustEmail: boolean;
 }
 
 const OIDC_ID = /^[a-z0-9]{1,32}$/;
@@ -358,6 +353,8 @@ export function oidcProviderProblems(
 ): { field: "id" | "issuer" | "clientId" | "domains"; message: string }[] {
   const problems: ReturnType<typeof oidcProviderProblems> = [];
   if (!OIDC_ID.test(p.id)) problems.push({ field: "id", message: "1 to 32 lower-case letters or digits" });
+  // The console's address for a provider to be added is /admin/sign-in/providers/new.
+  else if (p.id === "new") problems.push({ field: "id", message: '"new" is taken by the console' });
   try {
     const url = new URL(p.issuer);
     if (url.protocol !== "https:" && (production || url.protocol !== "http:"))
@@ -399,7 +396,6 @@ function oidcProvidersFrom(list: string, env: Record<string, string | undefined>
       domains: domainList(value("DOMAINS") ?? ""),
       ssoOnly: flag("SSO_ONLY"),
       newUsers: newUsers === "refuse" ? "refuse" : "create",
-      trustEmail: flag("TRUST_EMAIL"),
     };
     const names = { id: "OIDC_PROVIDERS", issuer: key("ISSUER"), clientId: key("CLIENT_ID"), domains: key("DOMAINS") };
     for (const problem of oidcProviderProblems(provider, production))

@@ -59,7 +59,6 @@ export interface SsoProvidersTable {
   domains: string;
   sso_only: Flag;
   new_users: "create" | "refuse";
-  trust_email: Flag;
   created_at: number;
   updated_at: number;
 }
@@ -67,8 +66,12 @@ export interface SsoProvidersTable {
 /** A provider's subject, and the account it signs in to. */
 export interface SsoIdentitiesTable {
   provider: string;
+  /** The provider's issuer when the link was made: a provider id given another issuer links nobody. */
+  issuer: string;
   subject: string;
   user_id: number;
+  /** The groups the provider last said the person is in (JSON array); null: it never said. */
+  groups: string | null;
   created_at: number;
   last_sign_in_at: number;
 }
@@ -99,6 +102,8 @@ export interface SignInTokensTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** totp_challenge after a company sign-in: the session's provider, subject and sid (JSON). */
+  sso: string | null;
 }
 
 export interface RateLimitsTable {
@@ -122,6 +127,8 @@ export interface ProjectMembersTable {
   user_id: number;
   role: "viewer" | "editor" | "manager";
   created_at: number;
+  /** The company sign-in provider whose groups gave this membership; null: given by hand (the groups leave it alone). */
+  sso_provider: string | null;
 }
 
 export interface BoardsTable {

@@ -260,7 +260,6 @@ export const SsoProviderSchema = z.object({
   groupsClaim: z.string().trim().max(100, tooLong("Groups claim", 100)).optional(),
   domains: z.string({ required_error: SSO_PROVIDER_MESSAGES.domains }).max(2000, tooLong("Domains", 2000)),
   ssoOnly: z.boolean().optional(),
-  trustEmail: z.boolean().optional(),
   newUsers: z.enum(["create", "refuse"]),
 });
 

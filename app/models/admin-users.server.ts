@@ -67,7 +67,8 @@ export async function setMembership(actor: Actor, userId: number, projectId: num
       await trx
         .insertInto("project_members")
         .values({ project_id: projectId, user_id: userId, role, created_at: Date.now() })
-        .onConflict((oc) => oc.columns(["project_id", "user_id"]).doUpdateSet({ role }))
+        // Set by hand from now on: a company provider's groups no longer change it (models/sso.server.ts).
+        .onConflict((oc) => oc.columns(["project_id", "user_id"]).doUpdateSet({ role, sso_provider: null }))
         .execute();
     await recordAudit(
       { action: "user.membership_changed", actorUserId: actor.id, subject: `user:${userId}`, ip, detail: { project: projectId, role } },

@@ -8,7 +8,14 @@ export const WELCOME_LINK_TTL_MS = 72 * 3_600_000;
 
 type Purpose = "magic_link" | "totp_challenge";
 
-async function issue(userId: number, purpose: Purpose, ttlMs: number, redirectTo: string | null) {
+/** A company sign-in's session details, carried through the TOTP challenge to the session it starts. */
+export interface SsoRef {
+  provider: string;
+  subject: string;
+  sid: string | null;
+}
+
+async function issue(userId: number, purpose: Purpose, ttlMs: number, redirectTo: string | null, sso: SsoRef | null = null) {
   const token = randomToken(32);
   const now = Date.now();
   await db()
@@ -32,6 +39,7 @@ async function issue(userId: number, purpose: Purpose, ttlMs: number, redirectTo
           created_at: now,
           expires_at: now + ttlMs,
           used_at: null,
+          sso: sso ? JSON.stringify(sso) : null,
         })
         .execute();
     });
@@ -40,13 +48,19 @@ async function issue(userId: number, purpose: Purpose, ttlMs: number, redirectTo
 
 export const issueMagicLink = (userId: number, redirectTo: string | null, ttlMs = MAGIC_LINK_TTL_MS) =>
   issue(userId, "magic_link", ttlMs, redirectTo);
-export const issueTotpChallenge = (userId: number, redirectTo: string | null) =>
-  issue(userId, "totp_challenge", TOTP_CHALLENGE_TTL_MS, redirectTo);
+export const issueTotpChallenge = (userId: number, redirectTo: string | null, sso: SsoRef | null = null) =>
+  issue(userId, "totp_challenge", TOTP_CHALLENGE_TTL_MS, redirectTo, sso);
 
 export interface ConsumedToken {
   userId: number;
   redirectTo: string | null;
+  sso: SsoRef | null;
 }
+const consumed = (row: { user_id: number; redirect_to: string | null; sso: string | null }): ConsumedToken => ({
+  userId: row.user_id,
+  redirectTo: row.redirect_to,
+  sso: row.sso ? (JSON.parse(row.sso) as SsoRef) : null,
+});
 
 /** Uses a token once: the UPDATE only matches an unused, unexpired token, so two racing requests cannot both win. */
 export async function consumeToken(token: string, purpose: Purpose): Promise<ConsumedToken | null> {
@@ -64,10 +78,10 @@ export async function consumeToken(token: string, purpose: Purpose): Promise<Con
   if (Number(res.numUpdatedRows) !== 1) return null;
   const row = await db()
     .selectFrom("sign_in_tokens")
-    .select(["user_id", "redirect_to"])
+    .select(["user_id", "redirect_to", "sso"])
     .where("token_hash", "=", hash)
     .executeTakeFirstOrThrow();
-  return { userId: row.user_id, redirectTo: row.redirect_to };
+  return consumed(row);
 }
 
 /** Reads a live token without using it (the TOTP challenge stays valid while the person retypes a code). */
@@ -75,13 +89,13 @@ export async function peekToken(token: string, purpose: Purpose): Promise<Consum
   if (!token || token.length > 200) return null;
   const row = await db()
     .selectFrom("sign_in_tokens")
-    .select(["user_id", "redirect_to"])
+    .select(["user_id", "redirect_to", "sso"])
     .where("token_hash", "=", sha256(token))
     .where("purpose", "=", purpose)
     .where("used_at", "is", null)
     .where("expires_at", ">", Date.now())
     .executeTakeFirst();
-  return row ? { userId: row.user_id, redirectTo: row.redirect_to } : null;
+  return row ? consumed(row) : null;
 }
 
 export async function pruneSignInTokens() {

@@ -5,6 +5,7 @@ import { NotFoundError } from "~/lib/errors";
 import { log } from "~/lib/log.server";
 import { requireAdmin, type Actor } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
+import { forgetProviderRecords } from "./sso.server";
 import { write } from "./write.server";
 
 /**
@@ -37,7 +38,6 @@ export async function storedProviders(): Promise<OidcProvider[]> {
       domains: r.domains.split(",").filter(Boolean),
       ssoOnly: r.sso_only === 1,
       newUsers: r.new_users,
-      trustEmail: r.trust_email === 1,
     });
   }
   return out;
@@ -68,7 +68,6 @@ export async function saveStoredProvider(actor: Actor, p: Omit<OidcProvider, "cl
     domains: p.domains.join(","),
     sso_only: p.ssoOnly ? 1 : 0,
     new_users: p.newUsers,
-    trust_email: p.trustEmail ? 1 : 0,
     updated_at: now,
     ...(p.clientSecret !== undefined ? { client_secret_sealed: sealSecret(p.clientSecret, config().sessionSecret, PURPOSE) } : {}),
   };
@@ -101,13 +100,16 @@ export async function saveStoredProvider(actor: Actor, p: Omit<OidcProvider, "cl
   });
 }
 
-/** Removes a provider; its group table goes with it. Accounts and their identities stay (they may sign in otherwise). */
+/**
+ * Removes a provider: its group table, the memberships its groups gave, its links to accounts and its sessions go
+ * with it. The accounts stay (they may sign in otherwise).
+ */
 export async function deleteStoredProvider(actor: Actor, id: string) {
   requireAdmin(actor);
   await write(async (trx) => {
     const res = await trx.deleteFrom("sso_providers").where("id", "=", id).executeTakeFirst();
     if (Number(res.numDeletedRows) !== 1) throw new NotFoundError("Provider not found");
-    await trx.deleteFrom("sso_group_roles").where("provider", "=", id).execute();
+    await forgetProviderRecords(trx, id);
     await recordAudit({ action: "sso.provider_deleted", ...byActor(actor), subject: `provider:${id}` }, trx);
   });
 }

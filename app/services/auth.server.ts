@@ -5,7 +5,7 @@ import { escapeHtml } from "~/lib/html";
 import { safeRedirect } from "~/lib/redirect";
 import { recordAudit } from "~/models/audit.server";
 import { hitRateLimit, waitMessage } from "~/models/rate-limits.server";
-import { consumeToken, issueMagicLink, issueTotpChallenge, peekToken } from "~/models/sign-in-tokens.server";
+import { consumeToken, issueMagicLink, issueTotpChallenge, peekToken, type SsoRef } from "~/models/sign-in-tokens.server";
 import { acceptTotpStep, findUserByEmail, findUserById, normaliseEmail } from "~/models/users.server";
 import type { RequestMeta } from "~/sessions.server";
 import { sendMail } from "./mail.server";
@@ -33,6 +33,8 @@ export interface SignInResult {
   userId: number;
   redirectTo: string | null;
   totpRequired: boolean;
+  /** After a company sign-in: the provider session the Koala session will carry. */
+  sso?: SsoRef | null;
 }
 
 /**
@@ -110,11 +112,11 @@ export async function verifyTotpChallenge(challenge: string | null, code: string
   if (!user?.totp_secret || user.status !== "active") return failure(meta, "magic_link_totp", pending.userId, "inactive");
   if (!(await acceptCode(user.id, user.totp_secret, code))) return failure(meta, "magic_link_totp", user.id, "bad_or_replayed_code");
   if (!(await consumeToken(challenge, "totp_challenge"))) throw new SignInError(INVALID_LINK, 400);
-  return { userId: user.id, redirectTo: pending.redirectTo, totpRequired: false };
+  return { userId: user.id, redirectTo: pending.redirectTo, totpRequired: false, sso: pending.sso };
 }
 
 /** After a magic link, for a user with TOTP: a short-lived challenge the code form redeems. */
-export const startTotpChallenge = (result: SignInResult) => issueTotpChallenge(result.userId, result.redirectTo);
+export const startTotpChallenge = (result: SignInResult) => issueTotpChallenge(result.userId, result.redirectTo, result.sso ?? null);
 
 /**
  * Magic link, first half. Every well-formed address gets the same answer; the mail differs:

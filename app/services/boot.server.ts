@@ -7,7 +7,7 @@ import { countUsers } from "~/models/users.server";
 import { startHousekeeping } from "./housekeeping.server";
 import { jobRegistry } from "./job-registry.server";
 import { startRunner, type Runner } from "./jobs.server";
-import { ssoProviders } from "./oidc.server";
+import { warmProviders } from "./oidc.server";
 
 export interface Services {
   connection: Connection;
@@ -42,7 +42,7 @@ export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
     await seedDemo({ log: (text) => text.split("\n").forEach((line) => line.trim() && log.info(line.trim(), { demo: true })) });
   }
   // The console's company sign-in providers, read once now: the first pages' CSP names them (services/oidc.server.ts).
-  await ssoProviders();
+  await warmProviders();
   const runner = (opts.runner ?? cfg.jobRunner) ? startRunner(jobRegistry) : null;
   const stopHousekeeping = startHousekeeping();
   return {

@@ -1,11 +1,13 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import * as client from "openid-client";
 import { config, oidcProviderProblems, type OidcProvider } from "~/config.server";
 import { db } from "~/db/connection.server";
 import type { Actor } from "~/models/actor";
 import { deleteStoredProvider, saveStoredProvider, storedProviders } from "~/models/sso-providers.server";
 import { log } from "~/lib/log.server";
+import { REGISTRATION_LIMITS } from "~/lib/account-schemas";
 import { safeRedirect } from "~/lib/redirect";
+import { EMAIL_PATTERN } from "~/lib/schemas";
 import { activeAdmins } from "~/models/admin-users.server";
 import { recordAudit } from "~/models/audit.server";
 import { admitPerson, revokeProviderSessions, spendOnce, type Admission } from "~/models/sso.server";
@@ -29,8 +31,29 @@ export interface SsoTransaction {
 /** How long a person may take at their provider before the callback is refused. */
 export const TRANSACTION_TTL_MS = 10 * 60_000;
 
+/** The authorization errors a provider may send back (RFC 6749 §4.1.2.1, OpenID Connect Core §3.1.2.6). */
+const OAUTH_ERRORS = new Set([
+  "access_denied",
+  "invalid_request",
+  "unauthorized_client",
+  "unsupported_response_type",
+  "invalid_scope",
+  "server_error",
+  "temporarily_unavailable",
+  "interaction_required",
+  "login_required",
+  "account_selection_required",
+  "consent_required",
+  "invalid_request_uri",
+  "invalid_request_object",
+  "request_not_supported",
+  "request_uri_not_supported",
+  "registration_not_supported",
+]);
+
 export type RefusalReason =
   | "expired_or_replayed"
+  | "claims_invalid"
   | "provider_error"
   | "token_invalid"
   | "provider_unreachable"
@@ -65,6 +88,17 @@ export async function ssoProviders(): Promise<OidcProvider[]> {
     stored = { db: handle, at: Date.now(), list: await storedProviders() };
   return [...config().oidc.providers, ...stored.list];
 }
+/** At start: the stored providers read, and every provider's discovery begun (its endpoints join the CSP). */
+export async function warmProviders() {
+  for (const p of await ssoProviders())
+    discover(p).catch((error: unknown) =>
+      log.warn("sso discovery failed at start; tried again at the next sign-in", {
+        provider: p.id,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+}
+
 export const ssoProvider = async (id: string | undefined): Promise<OidcProvider | undefined> =>
   (await ssoProviders()).find((p) => p.id === id);
 
@@ -72,9 +106,20 @@ export const ssoProvider = async (id: string | undefined): Promise<OidcProvider 
  * The providers' origins for the pages' CSP `form-action` (a post may end at a provider: an SSO-only address, a
  * sign-out), as last read; a stale list is read again in the background. server/headers.ts asks through the entry.
  */
+let origins: { from: unknown[]; list: string[] } = { from: [], list: [] };
+/** The origins of each provider's authorization and end-session endpoints, once discovered (they may not be the issuer's). */
+const endpointOrigins = new Map<string, string[]>();
+let endpointsVersion = 0;
 export function providerOrigins(): string[] {
   if (!stored || Date.now() - stored.at > STORED_TTL_MS) void ssoProviders().catch(() => {});
-  return [...new Set([...config().oidc.providers, ...(stored?.list ?? [])].map((p) => new URL(p.issuer).origin))];
+  // Worked out again only when a list is another one (every page asks).
+  const from = [config().oidc.providers, stored?.list, endpointsVersion];
+  if (from.some((part, i) => part !== origins.from[i])) {
+    const providers = [...config().oidc.providers, ...(stored?.list ?? [])];
+    const all = providers.flatMap((p) => [new URL(p.issuer).origin, ...(endpointOrigins.get(p.id) ?? [])]);
+    origins = { from, list: [...new Set(all)] };
+  }
+  return origins.list;
 }
 
 /** The provider whose domains include this address, when its people must sign in there (SSO only). */
@@ -150,6 +195,16 @@ function discover(p: OidcProvider): Promise<client.Configuration> {
         ],
       },
     )
+    .then((server) => {
+      const meta = server.serverMetadata();
+      const endpoints = [meta.authorization_endpoint, meta.end_session_endpoint].filter((u): u is string => typeof u === "string");
+      endpointOrigins.set(
+        p.id,
+        endpoints.map((u) => new URL(u).origin),
+      );
+      endpointsVersion++;
+      return server;
+    })
     .catch((error: unknown) => {
       discovered.delete(p.id);
       throw error;
@@ -225,6 +280,8 @@ export interface SsoSignIn {
   redirectTo: string | null;
   subject: string;
   sid: string | null;
+  /** The account has Koala's TOTP enrolled: its code is asked too, as after an e-mailed link. */
+  totpSecret: boolean;
 }
 
 /**
@@ -240,18 +297,22 @@ export async function completeSignIn(
   meta: RequestMeta,
 ): Promise<SsoSignIn> {
   const refuse = async (reason: RefusalReason, message: string, status: number, extra: Record<string, string> = {}) => {
-    await recordAudit({ action: "sso.refused", ip: meta.ip, subject: `provider:${p.id}`, detail: { provider: p.id, reason, ...extra } });
+    // A callback without any transaction is anyone's GET (a bookmark, a crawler): logged, not written to the audit log.
+    if (extra.why !== "no_transaction")
+      await recordAudit({ action: "sso.refused", ip: meta.ip, subject: `provider:${p.id}`, detail: { provider: p.id, reason, ...extra } });
     log.warn("sso sign-in refused", { provider: p.id, reason, ...extra });
-    return new SsoRefusal(reason, message, status, reason === "no_group" || reason === "no_account" ? await contacts() : []);
+    const askAdmins = reason === "no_group" || reason === "no_account" || reason === "groups_missing";
+    return new SsoRefusal(reason, message, status, askAdmins ? await contacts() : []);
   };
   const again = "This sign-in has expired or was already used. Please start again from the sign-in page.";
-  const providerError = current.searchParams.get("error");
-  if (providerError)
-    throw await refuse("provider_error", `${p.name} did not sign you in (${providerError.slice(0, 60)}). Please try again.`, 400, {
-      error: providerError.slice(0, 60),
-    });
   if (!transaction || transaction.provider !== p.id || Date.now() - transaction.startedAt > TRANSACTION_TTL_MS)
     throw await refuse("expired_or_replayed", again, 400, { why: transaction ? "expired_or_other_provider" : "no_transaction" });
+  // The provider's own refusal (the person cancelled, or may not use Koala there): its error code, if a known one.
+  const providerError = current.searchParams.get("error");
+  if (providerError !== null) {
+    const code = OAUTH_ERRORS.has(providerError) ? providerError : "error";
+    throw await refuse("provider_error", `${p.name} did not sign you in (${code}). Please try again.`, 400, { error: code });
+  }
   if (current.searchParams.get("state") !== transaction.state)
     throw await refuse("expired_or_replayed", again, 400, { why: "state_mismatch" });
   if (!(await spendOnce("state", transaction.state, transaction.startedAt + TRANSACTION_TTL_MS)))
@@ -273,12 +334,14 @@ export async function completeSignIn(
     // openid-client checks `exp` and `nbf`; an ID token issued later than now (past the tolerance) is refused too.
     if (typeof claims.iat === "number" && claims.iat > Date.now() / 1000 + config().oidc.clockToleranceSeconds)
       throw new Error("the ID token was issued in the future");
-    if (!Array.isArray(claims[p.groupsClaim]) && tokens.access_token && server.serverMetadata().userinfo_endpoint) {
+    if (claims[p.groupsClaim] === undefined && tokens.access_token && server.serverMetadata().userinfo_endpoint) {
       const info = await client.fetchUserInfo(server, tokens.access_token, String(claims.sub));
       claims = { ...info, ...claims, [p.groupsClaim]: info[p.groupsClaim] ?? claims[p.groupsClaim] };
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // openid-client's message, and the provider's OAuth error code where it sent one (invalid_grant, invalid_client…).
+    const code = (error as { error?: unknown }).error;
+    const message = `${error instanceof Error ? error.message : String(error)}${typeof code === "string" ? ` (${code.slice(0, 40)})` : ""}`;
     if (isUnreachable(error)) throw await refusedUnreachable(p, meta, error);
     throw await refuse(
       "token_invalid",
@@ -289,28 +352,39 @@ export async function completeSignIn(
   }
 
   const subject = typeof claims.sub === "string" ? claims.sub : "";
+  const sid = claims.sid === undefined ? null : claims.sid;
+  // What becomes a key or a row here must be a plain, bounded string (a NUL would fail PostgreSQL's insert).
+  if (!usableText(subject, 255) || (sid !== null && !usableText(sid, 255)))
+    throw await refuse("claims_invalid", `${p.name} sent details Koala cannot use. Please tell your administrator.`, 400, {
+      claim: "sub/sid",
+    });
   const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : "";
-  if (!subject || !email || (claims.email_verified !== true && !p.trustEmail))
+  // Entra ID sends no email_verified; its optional claim xms_edov ("e-mail domain owner verified") says the same.
+  if (!email || (claims.email_verified !== true && claims.xms_edov !== true))
     throw await refuse(
       "email_unverified",
       `${p.name} did not give a confirmed e-mail address, so Koala cannot tell whose account this is. Please ask your IT department.`,
       403,
     );
-  const domain = email.split("@").pop() ?? "";
+  if (!EMAIL_PATTERN.test(email) || email.length > REGISTRATION_LIMITS.email)
+    throw await refuse("claims_invalid", `${p.name} sent details Koala cannot use. Please tell your administrator.`, 400, {
+      claim: "email",
+    });
+  const domain = email.split("@")[1]!;
   if (!p.domains.includes(domain))
     throw await refuse("domain", `Koala does not sign in ${email} through ${p.name}. Please use the sign-in page's other ways in.`, 403, {
-      domain: domain.slice(0, 100),
+      domain,
     });
 
-  const groupsClaim = claims[p.groupsClaim];
   const admission = await admitPerson(
     {
       provider: p.id,
+      issuer: (await discover(p)).serverMetadata().issuer,
       subject,
       email,
       name: nameOf(claims, "given_name") ?? firstWord(claims.name),
       surname: nameOf(claims, "family_name") ?? restWords(claims.name),
-      groups: Array.isArray(groupsClaim) ? groupsClaim.filter((g): g is string => typeof g === "string") : [],
+      groups: groupsOf(claims[p.groupsClaim]),
     },
     p.newUsers,
   );
@@ -319,8 +393,9 @@ export async function completeSignIn(
       disabled: ["The account for this address is disabled. Please contact your administrator.", 403],
       pending: ["Your registration is still waiting for approval; you will get an e-mail once it is approved.", 403],
       no_account: ["There is no Koala account for this address yet. Please ask a Koala administrator to make one.", 403],
-      no_group: [
-        `You are signed in at ${p.name}, but none of your groups gives access to a Koala project. Please ask your IT department to add you to a Koala group, or ask a Koala administrator.`,
+      no_group: [noProject(p), 403],
+      groups_missing: [
+        `${p.name} did not say which groups you are in, so Koala cannot tell which projects you may see. Please ask your IT department or a Koala administrator.`,
         403,
       ],
       other_subject: [`This address already belongs to another ${p.name} account. Please ask a Koala administrator.`, 403],
@@ -328,26 +403,35 @@ export async function completeSignIn(
     const [message, status] = why[admission.reason];
     throw await refuse(admission.reason, message, status);
   }
-  if (admission.projects === 0 && admission.user.role !== "admin")
-    throw await refuse(
-      "no_group",
-      `You are signed in at ${p.name}, but none of your groups gives access to a Koala project. Please ask your IT department to add you to a Koala group, or ask a Koala administrator.`,
-      403,
-    );
+  if (admission.projects === 0 && admission.user.role !== "admin") throw await refuse("no_group", noProject(p), 403);
+  if (admission.changes.length === 0 && groupsOf(claims[p.groupsClaim]) === null)
+    log.warn("sso sign-in without a groups claim: roles left as they were", { provider: p.id, claim: p.groupsClaim });
   return {
     userId: admission.user.id,
     redirectTo: transaction.redirectTo,
     subject,
-    sid: typeof claims.sid === "string" ? claims.sid : null,
+    sid: sid as string | null,
+    totpSecret: admission.user.totp_secret !== null,
   };
 }
 
-const nameOf = (claims: Record<string, unknown>, key: string) => {
-  const v = claims[key];
-  return typeof v === "string" && v.trim() ? v.trim().slice(0, 50) : null;
-};
-const firstWord = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim().split(/\s+/)[0]!.slice(0, 50) : null);
-const restWords = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim().split(/\s+/).slice(1).join(" ").slice(0, 50) : null);
+/** A string of at most `max` characters and no control characters. */
+const usableText = (v: unknown, max: number): v is string => typeof v === "string" && v.length > 0 && v.length <= max && !/\p{Cc}/u.test(v);
+const noProject = (p: OidcProvider) =>
+  `You are signed in at ${p.name}, but none of your groups gives access to a Koala project. Please ask your IT department to add you to a Koala group, or ask a Koala administrator.`;
+
+/** The groups claim: a list of names, one name alone (some providers send that for a single group), or none (null). */
+function groupsOf(claim: unknown): string[] | null {
+  if (typeof claim === "string") return usableText(claim, 200) ? [claim] : [];
+  if (!Array.isArray(claim)) return null;
+  return claim.filter((g): g is string => usableText(g, 200));
+}
+
+/** A name claim as Koala keeps it: without control characters, at most 50 characters; null when there is none. */
+const cleanName = (v: unknown) => (typeof v === "string" ? v.replace(/\p{Cc}/gu, "").trim() : "");
+const nameOf = (claims: Record<string, unknown>, key: string) => cleanName(claims[key]).slice(0, 50) || null;
+const firstWord = (v: unknown) => cleanName(v).split(/\s+/)[0]!.slice(0, 50) || null;
+const restWords = (v: unknown) => (cleanName(v) ? cleanName(v).split(/\s+/).slice(1).join(" ").slice(0, 50) : null);
 
 /** Whom a person without a project asks: the active admins (at most three). */
 async function contacts() {
@@ -384,6 +468,9 @@ export async function backchannelLogout(p: OidcProvider, logoutToken: string, me
   };
   let payload: JWTPayload;
   try {
+    // An explicitly typed token of another kind (an access token, a security event) is not a logout token.
+    const typ = decodeProtectedHeader(logoutToken).typ?.toLowerCase();
+    if (typ !== undefined && typ !== "logout+jwt" && typ !== "jwt") throw bad(`typ ${typ.slice(0, 40)}`);
     const server = await discover(p);
     const uri = server.serverMetadata().jwks_uri;
     if (!uri) throw bad("no jwks_uri");
@@ -404,7 +491,8 @@ export async function backchannelLogout(p: OidcProvider, logoutToken: string, me
     throw bad(error instanceof Error ? error.message.slice(0, 200) : "unverifiable");
   }
   const events = payload.events as Record<string, unknown> | undefined;
-  if (!events || typeof events !== "object" || !(BACKCHANNEL_EVENT in events)) throw bad("no back-channel logout event");
+  const event = events && typeof events === "object" ? events[BACKCHANNEL_EVENT] : undefined;
+  if (!event || typeof event !== "object" || Array.isArray(event)) throw bad("no back-channel logout event");
   if ("nonce" in payload) throw bad("nonce present");
   const subject = typeof payload.sub === "string" ? payload.sub : undefined;
   const sid = typeof payload.sid === "string" ? payload.sid : undefined;

@@ -214,7 +214,7 @@ export async function startHostileProvider(appBase: string, providerId: string) 
     state,
     redirectUri: `${appBase}/auth/sso/${providerId}/callback`,
     /** A logout token as a provider would post it, with `claims` on top; signed as `sign` says. */
-    async logoutToken(claims: JWTPayload, sign: "good" | "otherKey" | "none" = "good") {
+    async logoutToken(claims: JWTPayload, sign: "good" | "otherKey" | "none" = "good", typ = "logout+jwt") {
       const now = Math.floor(Date.now() / 1000);
       const payload: JWTPayload = {
         iss: issuer,
@@ -229,7 +229,7 @@ export async function startHostileProvider(appBase: string, providerId: string) 
         return `${enc({ alg: "none" })}.${enc(payload)}.`;
       }
       return new SignJWT(payload)
-        .setProtectedHeader({ alg: "RS256", kid: "k1", typ: "logout+jwt" })
+        .setProtectedHeader({ alg: "RS256", kid: "k1", typ })
         .sign(sign === "otherKey" ? other.privateKey : privateKey);
     },
     close: () => new Promise<void>((r) => server.close(() => r())),

@@ -143,7 +143,6 @@ describe("company sign-in settings", () => {
           domains: ["acme.example", "acme.co.uk"],
           ssoOnly: false,
           newUsers: "create",
-          trustEmail: false,
         },
       ],
       timeoutSeconds: 10,

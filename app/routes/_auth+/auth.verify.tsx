@@ -14,7 +14,10 @@ import { readTotpChallenge, requestMeta, signIn } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Verification code | Koala" }];
 
-/** After a magic link, a user with TOTP enrolled proves the second factor here before the session starts. */
+/**
+ * After a magic link or a company sign-in, a user with TOTP enrolled proves the second factor here before the session
+ * starts.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   const challenge = await readTotpChallenge(request);
   if (!challenge || !(await peekToken(challenge, "totp_challenge"))) throw redirect("/login");
@@ -27,7 +30,8 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   if (submission.status !== "success") return data(submission.reply(CODE_REPLY), { status: 400 });
   try {
     const result = await verifyTotpChallenge(await readTotpChallenge(request), submission.value.code, meta);
-    return await signIn(request, meta, result.userId, result.redirectTo, "magic_link_totp");
+    const method = result.sso ? `oidc:${result.sso.provider}+totp` : "magic_link_totp";
+    return await signIn(request, meta, result.userId, result.redirectTo, method, result.sso ?? null);
   } catch (error) {
     if (error instanceof SignInError)
       return data(submission.reply({ ...CODE_REPLY, formErrors: [error.message] }), { status: error.status });

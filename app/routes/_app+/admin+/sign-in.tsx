@@ -114,9 +114,9 @@ export default function AdminSignIn() {
           </DataTable>
           <h3 id="groups-heading">Groups and roles</h3>
           <p>
-            At each sign-in a person gets, in every project listed here, the best role among their groups (the{" "}
-            <code>{providers[0]!.groupsClaim}</code> claim), or no membership when no group of theirs is listed for it. Projects not listed
-            here keep the members an admin gives them.
+            A person gets, in every project listed here, the best role among their groups (the provider&apos;s groups claim, read at each
+            sign-in), or no membership when no group of theirs gives one. A change here applies at once, by each person&apos;s groups at
+            their last sign-in. A membership an admin gives by hand is never changed by the groups.
           </p>
           {mappings.length ? (
             <DataTable labelledBy="groups-heading" columns={["Provider", "Group", "Project", "Role", "Action"]}>

@@ -44,7 +44,6 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
       domains: p.domains.split(",").join(", "),
       ssoOnly: p.sso_only === 1,
       newUsers: p.new_users,
-      trustEmail: p.trust_email === 1,
       secretSet: p.secretSet,
     },
   };
@@ -78,7 +77,6 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
       domains: domainList(v.domains),
       ssoOnly: v.ssoOnly ?? false,
       newUsers: v.newUsers,
-      trustEmail: v.trustEmail ?? false,
     },
     isNew,
   );
@@ -130,13 +128,6 @@ export default function ProviderPage() {
         <Field label="E-mail domains" field={fields.domains} hint="Separated by commas, for example example.com, example.co.uk." />
         <FieldShell label="Only through this provider" field={fields.ssoOnly}>
           <input {...getInputProps(fields.ssoOnly, { type: "checkbox" })} />
-        </FieldShell>
-        <FieldShell
-          label="Trust its e-mail addresses without email_verified"
-          field={fields.trustEmail}
-          hint="For a provider that does not send email_verified (Entra ID) and whose addresses are its own directory's."
-        >
-          <input {...getInputProps(fields.trustEmail, { type: "checkbox" })} aria-describedby={`${fields.trustEmail.id}-hint`} />
         </FieldShell>
         <SelectField
           label="New people"
