@@ -321,6 +321,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * or made only for an address in one of them); `ssoOnly`: those domains' people cannot use a password or an e-mailed
  * link; `newUsers`: a first sign-in makes the account (`create`) or is refused (`refuse`, the admins make accounts).
  */
+/** A first company sign-in without an account: make it, send the person to the application form, or refuse. */
+export type NewUsers = "create" | "register" | "refuse";
+const NEW_USERS: NewUsers[] = ["create", "register", "refuse"];
+
 export interface OidcProvider {
   id: string;
   name: string;
@@ -331,7 +335,7 @@ export interface OidcProvider {
   groupsClaim: string;
   domains: string[];
   ssoOnly: boolean;
-  newUsers: "create" | "refuse";
+  newUsers: NewUsers;
 }
 
 const OIDC_ID = /^[a-z0-9]{1,32}$/;
@@ -379,7 +383,7 @@ function oidcProvidersFrom(list: string, env: Record<string, string | undefined>
     const key = (name: string) => `OIDC_${id.toUpperCase()}_${name}`;
     const value = (name: string) => env[key(name)]?.trim() || undefined;
     const newUsers = value("NEW_USERS") ?? "create";
-    if (newUsers !== "create" && newUsers !== "refuse") problems.push(`${key("NEW_USERS")}: create or refuse`);
+    if (!NEW_USERS.includes(newUsers as NewUsers)) problems.push(`${key("NEW_USERS")}: create, register or refuse`);
     const flag = (name: string) => {
       const v = value(name) ?? "false";
       if (!["1", "0", "true", "false", "on", "off", "yes", "no"].includes(v)) problems.push(`${key(name)}: true or false`);
@@ -395,7 +399,7 @@ function oidcProvidersFrom(list: string, env: Record<string, string | undefined>
       groupsClaim: value("GROUPS_CLAIM") ?? "groups",
       domains: domainList(value("DOMAINS") ?? ""),
       ssoOnly: flag("SSO_ONLY"),
-      newUsers: newUsers === "refuse" ? "refuse" : "create",
+      newUsers: NEW_USERS.includes(newUsers as NewUsers) ? (newUsers as NewUsers) : "create",
     };
     const names = { id: "OIDC_PROVIDERS", issuer: key("ISSUER"), clientId: key("CLIENT_ID"), domains: key("DOMAINS") };
     for (const problem of oidcProviderProblems(provider, production))

@@ -2,7 +2,15 @@ import { Link } from "@remix-run/react";
 import { Logo } from "./logo";
 
 /** A refused company sign-in, as the person reads it: what happened, whom to ask, and the way back. */
-export function SsoRefusalPage({ message, contacts }: { message: string; contacts: { name: string; email: string }[] }) {
+export function SsoRefusalPage({
+  message,
+  contacts,
+  applyUrl = null,
+}: {
+  message: string;
+  contacts: { name: string; email: string }[];
+  applyUrl?: string | null;
+}) {
   return (
     <main className="auth-page" aria-labelledby="sso-title">
       <Logo />
@@ -20,7 +28,12 @@ export function SsoRefusalPage({ message, contacts }: { message: string; contact
           </ul>
         </>
       ) : null}
-      <Link to="/login" className="btn btn-primary">
+      {applyUrl ? (
+        <Link to={applyUrl} className="btn btn-primary">
+          Apply for an account
+        </Link>
+      ) : null}
+      <Link to="/login" className={applyUrl ? "btn" : "btn btn-primary"}>
         Back to sign in
       </Link>
     </main>

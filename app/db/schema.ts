@@ -58,7 +58,7 @@ export interface SsoProvidersTable {
   groups_claim: string;
   domains: string;
   sso_only: Flag;
-  new_users: "create" | "refuse";
+  new_users: "create" | "register" | "refuse";
   created_at: number;
   updated_at: number;
 }

@@ -260,7 +260,7 @@ export const SsoProviderSchema = z.object({
   groupsClaim: z.string().trim().max(100, tooLong("Groups claim", 100)).optional(),
   domains: z.string({ required_error: SSO_PROVIDER_MESSAGES.domains }).max(2000, tooLong("Domains", 2000)),
   ssoOnly: z.boolean().optional(),
-  newUsers: z.enum(["create", "refuse"]),
+  newUsers: z.enum(["create", "register", "refuse"]),
 });
 
 export function parseConsoleForm<S extends z.ZodTypeAny>(schema: S, form: FormData): z.output<S> {

@@ -1,3 +1,4 @@
+import type { NewUsers } from "~/config.server";
 import { db } from "~/db/connection.server";
 import type { User } from "~/db/schema";
 import { MEMBER_ROLES, type MemberRole } from "~/lib/account-schemas";
@@ -37,7 +38,7 @@ export type Admission =
   | { admitted: true; user: User; created: boolean; changes: RoleChange[]; projects: number }
   | {
       admitted: false;
-      reason: "disabled" | "pending" | "no_account" | "no_group" | "groups_missing" | "other_subject";
+      reason: "disabled" | "pending" | "no_account" | "apply" | "no_group" | "groups_missing" | "other_subject";
       userId: number | null;
     };
 
@@ -51,7 +52,7 @@ const rank = (role: MemberRole) => MEMBER_ROLES.indexOf(role);
  * gives one. It only changes memberships its groups gave: one an admin gave by hand stays as it is. A refusal before
  * the account exists creates nothing. Two first sign-ins at once: the second finds the first's account (a retry).
  */
-export async function admitPerson(person: ProviderPerson, newUsers: "create" | "refuse", at = Date.now()): Promise<Admission> {
+export async function admitPerson(person: ProviderPerson, newUsers: NewUsers, at = Date.now()): Promise<Admission> {
   try {
     return await admitOnce(person, newUsers, at);
   } catch (error) {
@@ -60,7 +61,7 @@ export async function admitPerson(person: ProviderPerson, newUsers: "create" | "
   }
 }
 
-async function admitOnce(person: ProviderPerson, newUsers: "create" | "refuse", at: number): Promise<Admission> {
+async function admitOnce(person: ProviderPerson, newUsers: NewUsers, at: number): Promise<Admission> {
   const email = normaliseEmail(person.email);
   const link = { provider: person.provider, issuer: person.issuer };
   return write(async (trx) => {
@@ -93,6 +94,9 @@ async function admitOnce(person: ProviderPerson, newUsers: "create" | "refuse", 
     let created = false;
     if (!user) {
       if (newUsers === "refuse") return { admitted: false, reason: "no_account", userId: null };
+      // The registration queue: the person applies (the form prefilled), an admin decides, and the next company
+      // sign-in links the account the approval made.
+      if (newUsers === "register") return { admitted: false, reason: "apply", userId: null };
       if (person.groups === null) return { admitted: false, reason: "groups_missing", userId: null };
       if (!wanted.size) return { admitted: false, reason: "no_group", userId: null };
       user = await trx

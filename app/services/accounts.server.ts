@@ -12,6 +12,7 @@ import { issueMagicLink, WELCOME_LINK_TTL_MS } from "~/models/sign-in-tokens.ser
 import { normaliseEmail } from "~/models/users.server";
 import type { RequestMeta } from "~/sessions.server";
 import { dailyJob } from "./jobs.server";
+import { ssoOnlyProviderFor } from "./oidc.server";
 import { sendMail } from "./mail.server";
 
 /**
@@ -88,6 +89,18 @@ export async function adminSendLink(actor: Actor, userId: number, ip: string | n
 }
 
 async function sendSignInLink(user: { id: number; email: string; name: string }, subject: string, why: string) {
+  // An SSO-only address signs in through its company's provider: a link would be refused, so the mail says where.
+  const provider = await ssoOnlyProviderFor(user.email);
+  if (provider) {
+    const login = `${config().appUrl}/login`;
+    await sendMail({
+      to: user.email,
+      subject,
+      text: `Hello ${user.name},\n\n${why} Sign in to Koala at ${login} with "Sign in with ${provider.name}".\n`,
+      html: `<p>Hello ${escapeHtml(user.name)},</p><p>${escapeHtml(why)} Sign in to Koala at <a href="${login}">${login}</a> with "Sign in with ${escapeHtml(provider.name)}".</p>`,
+    });
+    return;
+  }
   const link = `${config().appUrl}/auth/${await issueMagicLink(user.id, null, WELCOME_LINK_TTL_MS)}`;
   await sendMail({
     to: user.email,

@@ -69,6 +69,8 @@ export class SsoRefusal extends Error {
     public status: number,
     /** Whom to ask, on a refusal a Koala administrator can lift. */
     public contacts: { name: string; email: string }[] = [],
+    /** The application form, prefilled with what the provider said (a provider that sends new people there). */
+    public applyUrl: string | null = null,
   ) {
     super(message);
     this.name = "SsoRefusal";
@@ -393,6 +395,10 @@ export async function completeSignIn(
       disabled: ["The account for this address is disabled. Please contact your administrator.", 403],
       pending: ["Your registration is still waiting for approval; you will get an e-mail once it is approved.", 403],
       no_account: ["There is no Koala account for this address yet. Please ask a Koala administrator to make one.", 403],
+      apply: [
+        `You do not have a Koala account yet. Apply for one: an administrator reviews it, and once it is approved you sign in with ${p.name}.`,
+        403,
+      ],
       no_group: [noProject(p), 403],
       groups_missing: [
         `${p.name} did not say which groups you are in, so Koala cannot tell which projects you may see. Please ask your IT department or a Koala administrator.`,
@@ -401,7 +407,16 @@ export async function completeSignIn(
       other_subject: [`This address already belongs to another ${p.name} account. Please ask a Koala administrator.`, 403],
     };
     const [message, status] = why[admission.reason];
-    throw await refuse(admission.reason, message, status);
+    const refusal = await refuse(admission.reason, message, status);
+    if (admission.reason === "apply") {
+      const prefill = new URLSearchParams({ email });
+      const name = nameOf(claims, "given_name") ?? firstWord(claims.name);
+      const surname = nameOf(claims, "family_name") ?? restWords(claims.name);
+      if (name) prefill.set("name", name);
+      if (surname) prefill.set("surname", surname);
+      refusal.applyUrl = `/pending?${prefill}`;
+    }
+    throw refusal;
   }
   if (admission.projects === 0 && admission.user.role !== "admin") throw await refuse("no_group", noProject(p), 403);
   if (admission.changes.length === 0 && groupsOf(claims[p.groupsClaim]) === null)

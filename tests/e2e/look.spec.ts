@@ -39,6 +39,7 @@ const PAGES: PageCase[] = [
   { name: "sign-in with password", who: null, path: () => "/login?method=password" },
   { name: "registration", who: null, path: () => "/pending" },
   { name: "page not found", who: null, path: () => "/no/such/page" },
+  { name: "company sign-in refused", who: null, path: () => "/auth/sso/e2e/callback?code=x&state=y" },
   { name: "terms", who: "lookTerms", path: () => "/terms" },
   { name: "dashboard", who: "look", path: () => "/dashboard" },
   { name: "all projects", who: "look", path: () => "/all-clients" },
@@ -107,6 +108,8 @@ const PAGES: PageCase[] = [
   { name: "admin projects", who: "lookAdmin", path: () => "/admin/projects" },
   { name: "admin project", who: "lookAdmin", path: (i) => `/admin/projects/${i.project}` },
   { name: "admin audit", who: "lookAdmin", path: () => "/admin/audit" },
+  { name: "admin company sign-in", who: "lookAdmin", path: () => "/admin/sign-in" },
+  { name: "admin sign-in provider", who: "lookAdmin", path: () => "/admin/sign-in/providers/new" },
 ];
 
 const sharedBoard = (i: Ids) => shareLinkTo(i.db, emailFor("look", i.info.project.name), i.board.split("/").pop()!);

@@ -106,11 +106,12 @@ async function startOnce(env: Env, port: number): Promise<RunningServer> {
 }
 
 /**
- * The app on the test's database and DATA_DIR, without its job runner. The session secret is the one the test
+ * The app on the test's database and DATA_DIR, without its job runner (on `port` when given: a test whose other
+ * servers must know the app's address first, such as an OpenID Provider's redirect URIs). The session secret is the one the test
  * process generated into DATA_DIR, so cookies made by `sessionCookie` are valid there.
  */
-export function startAppServer(t: TestDatabase, env: Record<string, string> = {}): Promise<AppServer> {
-  return startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, JOB_RUNNER: "false", ...env });
+export function startAppServer(t: TestDatabase, env: Record<string, string> = {}, port?: number): Promise<AppServer> {
+  return startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, JOB_RUNNER: "false", ...env }, port);
 }
 
 /** Starts the server expecting it to refuse to start: resolves with its exit code and output (or fails if it serves). */

@@ -74,11 +74,11 @@ describe.each(dialects)("sign-in models (%s)", (dialect) => {
     const second = await issueMagicLink(user.id, null);
     expect(await consumeToken(first, "magic_link")).toBeNull();
     const results = await Promise.all([consumeToken(second, "magic_link"), consumeToken(second, "magic_link")]);
-    expect(results.filter(Boolean)).toEqual([{ userId: user.id, redirectTo: null }]);
+    expect(results.filter(Boolean)).toEqual([{ userId: user.id, redirectTo: null, sso: null }]);
 
     const third = await issueMagicLink(user.id, "/x");
     expect(await consumeToken(third, "totp_challenge")).toBeNull(); // wrong purpose
-    expect(await peekToken(third, "magic_link")).toEqual({ userId: user.id, redirectTo: "/x" });
+    expect(await peekToken(third, "magic_link")).toEqual({ userId: user.id, redirectTo: "/x", sso: null });
     await db()
       .updateTable("sign_in_tokens")
       .set({ expires_at: Date.now() - 1 })

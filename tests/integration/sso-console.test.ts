@@ -7,7 +7,7 @@ import { findUserByEmail } from "~/models/users.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
 import { CLIENT_ID, CLIENT_SECRET, CookieJar, providerEnv, signInThroughProvider, startTestProvider, type Person } from "../helpers/oidc";
-import { freePort, pageText, sessionCookie, startServer, type RunningServer } from "../helpers/server";
+import { freePort, pageText, sessionCookie, startAppServer, type RunningServer } from "../helpers/server";
 
 /**
  * Company sign-in providers added in the admin console, over real HTTP: the form's rules, the secret sealed in the
@@ -62,11 +62,9 @@ describe.each(dialects)("company sign-in providers in the console (%s)", (dialec
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     op = await startTestProvider(base, ["acme", "console"], people);
-    server = await startServer(
+    server = await startAppServer(
+      t,
       {
-        DATA_DIR: t.dataDir,
-        DATABASE_URL: t.url,
-        JOB_RUNNER: "false",
         SESSION_SECRET,
         APP_URL: base,
         OIDC_PROVIDERS: "acme",

@@ -17,7 +17,7 @@ import {
   startTestProvider,
   type Person,
 } from "../helpers/oidc";
-import { freePort, pageText, startServer, type RunningServer } from "../helpers/server";
+import { freePort, pageText, sessionCookie, startAppServer, type RunningServer } from "../helpers/server";
 
 /**
  * Company sign-in over real HTTP: the built server, a real OpenID Provider (`oidc-provider`) on loopback with people
@@ -154,18 +154,18 @@ describe.each(dialects)("company sign-in over HTTP (%s)", (dialect) => {
     evil = await startHostileProvider(base, "evil");
     silent = await startSilentServer();
     const closedPort = await freePort();
-    server = await startServer(
+    server = await startAppServer(
+      t,
       {
-        DATA_DIR: t.dataDir,
-        DATABASE_URL: t.url,
-        JOB_RUNNER: "false",
         SESSION_SECRET,
         APP_URL: base,
         RATE_LIMIT_PER_IP: "10000",
-        OIDC_PROVIDERS: "acme,evil,down,slow",
+        OIDC_PROVIDERS: "acme,evil,queue,down,slow",
         OIDC_TIMEOUT_SECONDS: "3",
         ...providerEnv("acme", op.issuer, { NAME: "Acme SSO", DOMAINS: "acme.test", SSO_ONLY: "true" }),
         ...providerEnv("evil", evil.issuer, { NAME: "Evil", DOMAINS: "evil.test" }),
+        // The hostile provider again, as one that sends new people to the application form, its domain SSO only.
+        ...providerEnv("queue", evil.issuer, { NAME: "Queue SSO", DOMAINS: "queue.test", NEW_USERS: "register", SSO_ONLY: "true" }),
         ...providerEnv("down", `http://127.0.0.1:${closedPort}`, { NAME: "Down", DOMAINS: "down.test" }),
         ...providerEnv("slow", silent.url, { NAME: "Slow", DOMAINS: "slow.test" }),
       },
@@ -536,6 +536,75 @@ describe.each(dialects)("company sign-in over HTTP (%s)", (dialect) => {
     expect(await live()).toEqual(["sid-two"]);
   });
 
+  it("sends a new person of a registering provider to the application form, prefilled; once approved, their sign-in links the account", async () => {
+    const jar = new CookieJar();
+    const claims = claimsOf("quinn", "quinn@queue.test", { given_name: "Quinn", family_name: "Quill", groups: [] });
+    Object.assign(evil.state, { sign: "good", claims });
+    let page = "";
+    try {
+      page = await expectRefused(
+        async () => (await evilSignIn(jar, "queue")).res,
+        403,
+        /Apply for one: an administrator reviews it/,
+        "apply",
+      );
+    } finally {
+      evil.state.claims = {};
+    }
+    // The page's text, its entities read (pageText): the link as the browser follows it.
+    const apply = "/pending?email=quinn%40queue.test&name=Quinn&surname=Quill";
+    expect(page).toContain(`href="${apply}"`);
+    const form = await (await fetch(`${base}${apply}`)).text();
+    for (const value of ['value="quinn@queue.test"', 'value="Quinn"', 'value="Quill"']) expect(form).toContain(value);
+
+    const tz = await db().selectFrom("timezones").select("id").where("name", "=", "Africa/Johannesburg").executeTakeFirstOrThrow();
+    const applied = await fetch(`${base}/pending`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base },
+      body: new URLSearchParams({
+        intent: "confirm",
+        name: "Quinn",
+        surname: "Quill",
+        email: "quinn@queue.test",
+        country_code: "ZA",
+        mobile: "82 123 4567",
+        country: "ZA",
+        timezone: String(tz.id),
+        org_unit: "Research",
+        language: "en",
+        client: "Acme",
+        sim_use: "Shelf photos",
+      }),
+    });
+    expect(applied.status).toBe(302);
+    const reg = await db().selectFrom("registrations").select("id").where("email", "=", "quinn@queue.test").executeTakeFirstOrThrow();
+    const approved = await fetch(`${base}/admin/registrations/${reg.id}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: await sessionCookie(admin.user.id), "Content-Type": "application/x-www-form-urlencoded", Origin: base },
+      body: new URLSearchParams({ intent: "approve", [`role-${research.id}`]: "viewer" }),
+    });
+    expect(approved.status).toBe(302);
+    // The approval's mail says where to sign in: an e-mailed link would be refused to an SSO-only address.
+    const mails = (await db().selectFrom("jobs").select("payload").where("type", "=", "mail.send").execute()).map(
+      (j) => JSON.parse(j.payload) as { to: string; subject: string; text: string },
+    );
+    const mail = mails.find((m) => m.to === "quinn@queue.test" && m.subject === "Your Koala account is ready")!;
+    expect(mail.text).toContain('with "Sign in with Queue SSO"');
+    expect(mail.text).not.toMatch(/\/auth\/[\w-]{20,}/);
+
+    Object.assign(evil.state, { claims });
+    try {
+      expect((await evilSignIn(new CookieJar(), "queue")).res.status).toBe(302);
+    } finally {
+      evil.state.claims = {};
+    }
+    const quinn = (await findUserByEmail("quinn@queue.test"))!;
+    const link = await db().selectFrom("sso_identities").select(["provider", "user_id"]).where("subject", "=", "quinn").execute();
+    expect(link).toEqual([{ provider: "queue", user_id: quinn.id }]);
+  });
+
   it("says a provider that is down or does not answer is unreachable, within the time-out", async () => {
     await expectRefused(() => fetch(`${base}/auth/sso/down`, { redirect: "manual" }), 502, /Down did not answer/, "provider_unreachable");
     const started = Date.now();
@@ -561,8 +630,10 @@ describe.each(dialects)("company sign-in over HTTP (%s)", (dialect) => {
     });
     expect(link.status).toBe(302);
     expect(link.headers.get("Location")).toBe("/auth/sso/acme?login_hint=Alice%40Acme.test&redirectTo=%2Fprojects");
-    const mailsBefore = await db().selectFrom("jobs").select("id").where("type", "=", "mail.send").execute();
-    expect(mailsBefore).toHaveLength(0);
+    const mailed = (await db().selectFrom("jobs").select("payload").where("type", "=", "mail.send").execute()).filter(
+      (j) => (JSON.parse(j.payload) as { to: string }).to === "alice@acme.test",
+    );
+    expect(mailed).toHaveLength(0);
 
     const password = await fetch(`${base}/login`, {
       method: "POST",

@@ -156,7 +156,7 @@ describe("company sign-in settings", () => {
     expect(bad({ OIDC_ACME_CLIENT_ID: "" })).toThrow(/OIDC_ACME_CLIENT_ID: required/);
     expect(bad({ OIDC_ACME_DOMAINS: "" })).toThrow(/OIDC_ACME_DOMAINS: required/);
     expect(bad({ OIDC_ACME_DOMAINS: "acme.example, not a domain" })).toThrow(/"not a domain" is not a domain name/);
-    expect(bad({ OIDC_ACME_NEW_USERS: "maybe" })).toThrow(/OIDC_ACME_NEW_USERS: create or refuse/);
+    expect(bad({ OIDC_ACME_NEW_USERS: "maybe" })).toThrow(/OIDC_ACME_NEW_USERS: create, register or refuse/);
     expect(bad({ OIDC_ACME_SSO_ONLY: "perhaps" })).toThrow(/OIDC_ACME_SSO_ONLY: true or false/);
     expect(bad({ OIDC_PROVIDERS: "acme,acme" })).toThrow(/an id is named twice/);
     expect(bad({ OIDC_PROVIDERS: "ac-me" })).toThrow(/OIDC_PROVIDERS: "ac-me" must be 1 to 32 lower-case letters or digits/);

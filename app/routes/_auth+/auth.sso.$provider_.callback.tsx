@@ -35,12 +35,13 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
     headers.forEach((value, name) => name.toLowerCase() === "set-cookie" && response.headers.append(name, value));
     return response;
   } catch (error) {
-    if (error instanceof SsoRefusal) return data({ message: error.message, contacts: error.contacts }, { status: error.status, headers });
+    if (error instanceof SsoRefusal)
+      return data({ message: error.message, contacts: error.contacts, applyUrl: error.applyUrl }, { status: error.status, headers });
     throw error;
   }
 });
 
 export default function SsoCallback() {
   const refusal = useLoaderData<typeof loader>();
-  return <SsoRefusalPage message={refusal.message} contacts={refusal.contacts} />;
+  return <SsoRefusalPage message={refusal.message} contacts={refusal.contacts} applyUrl={refusal.applyUrl} />;
 }

@@ -25,7 +25,12 @@ type Values = Partial<Record<(typeof REGISTRATION_FIELDS)[number], string>>;
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   if (params.submitted !== undefined && params.submitted !== "submitted") throw new NotFoundError("Page not found");
   if (await getUser(request)) throw redirect("/dashboard");
-  return { submitted: params.submitted === "submitted", options: await choiceOptions() };
+  // A company sign-in that sends new people here fills in what the provider said (name, surname, address).
+  const url = new URL(request.url);
+  const prefill = Object.fromEntries(
+    (["name", "surname", "email"] as const).map((f) => [f, (url.searchParams.get(f) ?? "").slice(0, REGISTRATION_LIMITS[f])]),
+  );
+  return { submitted: params.submitted === "submitted", options: await choiceOptions(), prefill };
 });
 
 export const action = page(async ({ request, context, params }: ActionFunctionArgs) => {
@@ -59,7 +64,7 @@ export const action = page(async ({ request, context, params }: ActionFunctionAr
 });
 
 export default function Pending() {
-  const { submitted, options } = useLoaderData<typeof loader>();
+  const { submitted, options, prefill } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   return (
     <div className="login-page">
@@ -70,7 +75,7 @@ export default function Pending() {
         ) : answer?.step === "confirm" ? (
           <ConfirmPage values={answer.values} options={options} />
         ) : (
-          <RegistrationForm options={options} lastResult={answer?.result} values={answer?.values} />
+          <RegistrationForm options={options} lastResult={answer?.result} values={answer?.values ?? (prefill as Values)} />
         )}
       </main>
     </div>

@@ -68,6 +68,12 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   return back("Group added");
 });
 
+const NEW_PEOPLE = {
+  create: "Account made on first sign-in",
+  register: "Sent to the application form",
+  refuse: "Refused until an admin makes the account",
+} as const;
+
 export default function AdminSignIn() {
   const { providers, mappings, projects } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
@@ -97,7 +103,7 @@ export default function AdminSignIn() {
                 <td>{p.issuer}</td>
                 <td>{p.domains.join(", ")}</td>
                 <td>{p.ssoOnly ? "Only through this provider" : "Also password or e-mailed link"}</td>
-                <td>{p.newUsers === "create" ? "Account made on first sign-in" : "Refused until an admin makes the account"}</td>
+                <td>{NEW_PEOPLE[p.newUsers]}</td>
                 <td>{p.callback}</td>
                 <td>{p.backchannel}</td>
                 <td>

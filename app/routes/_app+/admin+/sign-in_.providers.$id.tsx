@@ -134,6 +134,7 @@ export default function ProviderPage() {
           field={fields.newUsers}
           options={[
             { value: "create", label: "Make the account on the first sign-in" },
+            { value: "register", label: "Send them to the application form (an admin approves)" },
             { value: "refuse", label: "Refuse until an admin makes the account" },
           ]}
         />
