@@ -378,6 +378,7 @@ export async function completeSignIn(
       domain,
     });
 
+  const groups = groupsOf(claims[p.groupsClaim]);
   const admission = await admitPerson(
     {
       provider: p.id,
@@ -386,7 +387,7 @@ export async function completeSignIn(
       email,
       name: nameOf(claims, "given_name") ?? firstWord(claims.name),
       surname: nameOf(claims, "family_name") ?? restWords(claims.name),
-      groups: groupsOf(claims[p.groupsClaim]),
+      groups,
     },
     p.newUsers,
   );
@@ -419,8 +420,7 @@ export async function completeSignIn(
     throw refusal;
   }
   if (admission.projects === 0 && admission.user.role !== "admin") throw await refuse("no_group", noProject(p), 403);
-  if (admission.changes.length === 0 && groupsOf(claims[p.groupsClaim]) === null)
-    log.warn("sso sign-in without a groups claim: roles left as they were", { provider: p.id, claim: p.groupsClaim });
+  if (groups === null) log.warn("sso sign-in without a groups claim: roles left as they were", { provider: p.id, claim: p.groupsClaim });
   return {
     userId: admission.user.id,
     redirectTo: transaction.redirectTo,

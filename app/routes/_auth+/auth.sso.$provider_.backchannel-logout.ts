@@ -2,7 +2,11 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { NotFoundError } from "~/lib/errors";
 import { backchannelLogout, ssoProvider, SsoRefusal } from "~/services/oidc.server";
 import { requestMeta } from "~/sessions.server";
+import { z } from "zod";
 import { api, readForm } from "~/web/http.server";
+
+/** The provider's post: one logout token (a JWT, a few kB at most). */
+const LogoutTokenSchema = z.object({ logout_token: z.string().min(1).max(16_384) });
 
 /**
  * OpenID Connect Back-Channel Logout: the provider posts a signed logout token here (server to server) and the
@@ -12,11 +16,10 @@ import { api, readForm } from "~/web/http.server";
 export const action = api(async ({ request, params, context }: ActionFunctionArgs) => {
   const provider = await ssoProvider(params.provider);
   if (!provider) throw new NotFoundError("Not found");
-  const form = await readForm(request);
-  const token = form.get("logout_token");
+  const parsed = LogoutTokenSchema.safeParse(Object.fromEntries(await readForm(request)));
   const headers = { "Cache-Control": "no-store" };
-  if (typeof token !== "string" || !token || token.length > 16_384)
-    return Response.json({ error: "invalid_request" }, { status: 400, headers });
+  if (!parsed.success) return Response.json({ error: "invalid_request" }, { status: 400, headers });
+  const token = parsed.data.logout_token;
   try {
     const ended = await backchannelLogout(provider, token, requestMeta(request, context));
     return Response.json({ ended }, { headers });
