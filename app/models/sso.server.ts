@@ -76,12 +76,15 @@ async function admitOnce(person: ProviderPerson, newUsers: NewUsers, at: number)
     let user: User | undefined = linked ?? (await trx.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst());
     if (user && !linked) {
       // An address this provider already linked to another of its subjects: the address was given to someone else.
+      // The subject's own link is not "another": under READ COMMITTED a concurrent first sign-in of this person may
+      // commit it between the statements above and this one.
       const other = await trx
         .selectFrom("sso_identities")
         .select("subject")
         .where("provider", "=", link.provider)
         .where("issuer", "=", link.issuer)
         .where("user_id", "=", user.id)
+        .where("subject", "<>", person.subject)
         .executeTakeFirst();
       if (other) return { admitted: false, reason: "other_subject", userId: user.id };
     }
