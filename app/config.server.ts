@@ -168,6 +168,8 @@ const EnvSchema = z.object({
   OIDC_TIMEOUT_SECONDS: int(10, 1),
   /** How far a provider's clock may be off from ours when its tokens' times are checked. */
   OIDC_CLOCK_TOLERANCE_SECONDS: int(30, 0),
+  /** Requests one personal access token may make per minute on the public API (/api/v1); past it, 429. */
+  API_RATE_LIMIT_PER_MINUTE: int(600, 1),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -313,6 +315,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     /** Company sign-in (services/oidc.server.ts, docs/sso.md). */
     oidc: { providers: oidcProviders, timeoutSeconds: e.OIDC_TIMEOUT_SECONDS, clockToleranceSeconds: e.OIDC_CLOCK_TOLERANCE_SECONDS },
+    /** The public API (app/routes/api.v1+/, docs/api.md). */
+    api: { ratePerMinute: e.API_RATE_LIMIT_PER_MINUTE },
   };
 }
 

@@ -2,7 +2,7 @@
 // message and one log line, never a crash or a stack trace. Bodies (other than the two upload paths, which
 // stream with their own limits) are read whole here, at most 1 MiB, checked for their declared type, and handed
 // to Remix as they are, so no route ever meets a truncated multipart body or broken JSON.
-import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import { createReadableStreamFromReadable, createRequestHandler, type AppLoadContext, type ServerBuild } from "@remix-run/node";
 import busboy from "busboy";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
@@ -88,7 +88,9 @@ function drained(res: ServerResponse): Promise<boolean> {
 export const MAX_BODY = 1024 * 1024;
 /** A host name or address with an optional port: nothing that could carry a path or a query. */
 const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i;
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "OPTIONS"]);
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** The public API (app/routes/api.v1+/): its problem documents, and the only place PATCH and DELETE are answered. */
+const PUBLIC_API = /^\/api\/v1(\/|$)/;
 const FORM = /^application\/x-www-form-urlencoded\b/i;
 const MULTIPART = /^multipart\/form-data\b/i;
 const JSON_TYPE = /^application\/json\b/i;
@@ -107,6 +109,13 @@ function refuse(req: Request, res: Response, log: WarnLog, status: number, messa
   });
   res.set({ "Cache-Control": "no-store", ...headers });
   if (!res.headersSent) res.status(status);
+  if (PUBLIC_API.test(req.path)) {
+    res
+      .type("application/problem+json")
+      .send(JSON.stringify({ type: "about:blank", title: STATUS_CODES[status], status, detail: message }));
+    if (!req.complete) req.resume();
+    return;
+  }
   const wantsJson = req.path.startsWith("/api/") || JSON_TYPE.test(req.get("content-type") ?? "") || /json/.test(req.get("accept") ?? "");
   if (wantsJson) res.json({ error: message });
   else res.type("text/plain").send(message);
@@ -180,6 +189,8 @@ export function checkRequests(log: WarnLog): RequestHandler {
     const badAddress = addressProblem(req);
     if (badAddress) return refuse(req, res, log, 400, badAddress);
     if (req.method === "PUT" && req.path !== "/storage/upload")
+      return refuse(req, res, log, 405, "Method not allowed.", { Allow: "GET, HEAD, POST" });
+    if ((req.method === "PATCH" || req.method === "DELETE") && !PUBLIC_API.test(req.path))
       return refuse(req, res, log, 405, "Method not allowed.", { Allow: "GET, HEAD, POST" });
     if (["GET", "HEAD", "OPTIONS"].includes(req.method) || streamsItsBody(req)) return next();
     const type = req.get("content-type") ?? "";

@@ -20,6 +20,7 @@ import { jobCheckpoints } from "./migrations/018-job-checkpoints.server";
 import { searchDocument } from "./migrations/019-search-document.server";
 import { searchPendingList } from "./migrations/020-search-pending-list.server";
 import { companySignIn } from "./migrations/021-company-sign-in.server";
+import { apiTokens } from "./migrations/022-api-tokens.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -43,6 +44,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "019-search-document": searchDocument(dialect),
     "020-search-pending-list": searchPendingList(dialect),
     "021-company-sign-in": companySignIn(dialect),
+    "022-api-tokens": apiTokens(dialect),
   };
 }
 

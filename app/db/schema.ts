@@ -92,6 +92,23 @@ export interface SsoUsedValuesTable {
   expires_at: number;
 }
 
+/** A personal access token for the public API, kept as the SHA-256 of its secret (shown once, when made). */
+export interface ApiTokensTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  token_hash: string;
+  /** 0: reads only; 1: also writes (within the owner's role). */
+  can_write: Flag;
+  /** The project ids it reaches (JSON array), or null: all of the owner's. */
+  projects: string | null;
+  expires_at: number;
+  created_at: number;
+  last_used_at: number | null;
+  last_used_ip: string | null;
+  revoked_at: number | null;
+}
+
 export interface SignInTokensTable {
   id: Id;
   user_id: number;
@@ -390,6 +407,7 @@ export interface Database {
   sso_group_roles: SsoGroupRolesTable;
   sso_used_values: SsoUsedValuesTable;
   sign_in_tokens: SignInTokensTable;
+  api_tokens: ApiTokensTable;
   rate_limits: RateLimitsTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;

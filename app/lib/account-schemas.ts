@@ -268,3 +268,24 @@ export function parseConsoleForm<S extends z.ZodTypeAny>(schema: S, form: FormDa
   if (!parsed.success) throw new InvalidError("Data format error");
   return parsed.data;
 }
+
+/** Days a personal access token may live (the profile's choices). */
+export const TOKEN_DAYS = ["7", "30", "90", "365"] as const;
+export const TOKEN_MESSAGES = {
+  name: "Give the token a name",
+  nameLong: "Token name cannot be longer than 60 characters",
+  projects: "Choose at least one project",
+} as const;
+
+/** A new personal access token (Profile → Access tokens): what it is for, read or write, where, how long. */
+export const ApiTokenSchema = z
+  .object({
+    name: z.string({ required_error: TOKEN_MESSAGES.name }).trim().min(1, TOKEN_MESSAGES.name).max(60, TOKEN_MESSAGES.nameLong),
+    access: z.enum(["read", "write"]).default("read"),
+    reach: z.enum(["all", "some"]).default("all"),
+    projects: z.array(z.coerce.number().int().positive()).max(500).optional(),
+    days: z.enum(TOKEN_DAYS).default("30"),
+  })
+  .superRefine((v, ctx) => {
+    if (v.reach === "some" && !v.projects?.length) ctx.addIssue({ code: "custom", path: ["projects"], message: TOKEN_MESSAGES.projects });
+  });

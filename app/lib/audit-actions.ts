@@ -41,5 +41,8 @@ export const AUDIT_ACTIONS = [
   "sso.group_role_removed",
   "sso.provider_saved",
   "sso.provider_deleted",
+  "api_token.created",
+  "api_token.revoked",
+  "api.write",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -338,7 +338,7 @@ async function newestWindow(projectId: number, from: Cursor | null, size: number
  */
 export async function gridPage(
   scope: GridScope,
-  opts: { after?: Cursor | null; before?: Cursor | null; limit?: number } = {},
+  opts: { after?: Cursor | null; before?: Cursor | null; limit?: number; fullKeywords?: boolean } = {},
 ): Promise<GridPage> {
   const limit = Math.min(Math.max(opts.limit ?? 60, 1), MAX_PAGE);
   const plan = searchPlan(scope);
@@ -354,7 +354,8 @@ export async function gridPage(
   const cards = page.map((r) => ({
     id: r.id,
     title: r.title,
-    keywords: (JSON.parse(r.keywords) as string[]).slice(0, 5),
+    // A card shows five; the API's list gives them all.
+    keywords: opts.fullKeywords ? (JSON.parse(r.keywords) as string[]) : (JSON.parse(r.keywords) as string[]).slice(0, 5),
     thumbKey: r.thumb_key,
   }));
   const cursor = (r: GridRow) => encodeCursor({ rank: Number(r.rank ?? 0), t: Number(r.t), id: Number(r.id) });

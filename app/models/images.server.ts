@@ -3,7 +3,7 @@ import { db } from "~/db/connection.server";
 import type { Image, ImagesTable } from "~/db/schema";
 import { recordedAs, type Actor } from "./actor";
 import { assertObjectsStored, lockObjects } from "./objects.server";
-import { requireEdit, type MemberScope, type ProjectScope } from "./scope.server";
+import { requireEdit, visibleProjectIds, type MemberScope, type ProjectScope } from "./scope.server";
 import { claimPendingUpload, getPendingUpload } from "./uploads.server";
 import { write, type Trx } from "./write.server";
 import { NotFoundError } from "~/lib/errors";
@@ -159,16 +159,7 @@ export async function findImageObject(actor: Actor, imageId: number, key: string
     .selectFrom("images as i")
     .select(["i.id", "i.mime_type", "i.storage_key", "i.thumb_key", "i.preview_key", "i.original_name"])
     .where("i.id", "=", imageId);
-  if (actor.role !== "admin")
-    q = q.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom("project_members as m")
-          .select("m.user_id")
-          .whereRef("m.project_id", "=", "i.project_id")
-          .where("m.user_id", "=", actor.id),
-      ),
-    );
+  if (actor.role !== "admin" || actor.grant) q = q.where("i.project_id", "in", visibleProjectIds(actor));
   const image = await q.executeTakeFirst();
   return image ? objectOf(image, key) : null;
 }

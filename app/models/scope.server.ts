@@ -156,8 +156,17 @@ export const boardRef = (r: {
   clientBoard: r.is_client_board === 1,
   version: Number(r.board_version),
 });
-const roleOf = (actor: Actor, membership: ProjectRole | null): ProjectRole | "admin" | null =>
-  actor.role === "admin" ? "admin" : membership;
+/**
+ * The actor's role in a project, or null: none. A token's grant narrows it: a project it does not list is out of
+ * reach, and a read-only token reads whatever its owner's role.
+ */
+function roleOf(actor: Actor, membership: ProjectRole | null, projectId: number): ProjectRole | "admin" | null {
+  const role = actor.role === "admin" ? "admin" : membership;
+  const grant = actor.grant;
+  if (!role || !grant) return role;
+  if (grant.projects && !grant.projects.includes(projectId)) return null;
+  return grant.write ? role : "viewer";
+}
 
 /**
  * The project and the actor's role in it, in one query; not found unless the actor is a member (or an admin).
@@ -174,7 +183,7 @@ export async function projectScope(actor: Actor, rawId: unknown, notFound = proj
           .select([...projectColumns, "m.role"])
           .where("p.id", "=", id)
           .executeTakeFirst();
-  const role = row ? roleOf(actor, row.role) : null;
+  const role = row ? roleOf(actor, row.role, row.id) : null;
   if (!row || !role) throw notFound(rawId);
   return { kind: "project", actor, project: projectRef(row), role, can: permissionsOf(role) };
 }
@@ -203,7 +212,7 @@ export async function boardScope(actor: Actor, rawBoardId: unknown, projectId?: 
           ])
           .where("b.id", "=", boardId)
           .executeTakeFirst();
-  const role = row ? roleOf(actor, row.role) : null;
+  const role = row ? roleOf(actor, row.role, row.id) : null;
   if (!row || !role || (projectId !== undefined && String(row.id) !== String(projectId).trim())) throw boardNotFound(rawBoardId);
   return {
     kind: "board",
@@ -266,8 +275,16 @@ export const scopeVersion = (scope: GridScope) =>
  * projects). A single target is resolved with projectScope / boardScope instead.
  */
 export function visibleProjectIds(actor: Actor) {
-  if (actor.role === "admin") return db().selectFrom("projects").select("projects.id as id");
-  return db().selectFrom("project_members").select("project_members.project_id as id").where("project_members.user_id", "=", actor.id);
+  const listed = actor.grant?.projects;
+  if (actor.role === "admin") {
+    const all = db().selectFrom("projects").select("projects.id as id");
+    return listed ? all.where("projects.id", "in", listed.length ? [...listed] : [0]) : all;
+  }
+  const mine = db()
+    .selectFrom("project_members")
+    .select("project_members.project_id as id")
+    .where("project_members.user_id", "=", actor.id);
+  return listed ? mine.where("project_members.project_id", "in", listed.length ? [...listed] : [0]) : mine;
 }
 
 /** Every project the actor may see, as one read-only grid scope (one query, for its version). */
@@ -306,7 +323,7 @@ export async function imageScope(actor: Actor, rawId: unknown): Promise<{ scope:
           ])
           .where("i.id", "=", id)
           .executeTakeFirst();
-  const role = row ? roleOf(actor, row.m_role) : null;
+  const role = row ? roleOf(actor, row.m_role, row.project_id) : null;
   if (!row || !role) throw new NotFoundError("Image not found");
   const { p_name, p_logo_key, p_wsc, p_wsc_source, p_updated_at, m_role: _role, ...image } = row;
   const project = projectRef({

@@ -101,6 +101,10 @@ export default function Profile() {
           </p>
         )}
         <Sessions sessions={sessions} />
+        <h3>Access tokens</h3>
+        <p>
+          Scripts and other programs use the Koala API with a token you make. <Link to="/profile/tokens">Manage access tokens</Link>
+        </p>
       </section>
     </div>
   );

@@ -1,0 +1,175 @@
+import { db } from "~/db/connection.server";
+import { randomToken, sha256 } from "~/lib/crypto.server";
+import { InvalidError, NotFoundError } from "~/lib/errors";
+import { requireAdmin, type Actor, type Grant } from "./actor";
+import { byActor, recordAudit } from "./audit.server";
+import { visibleProjectIds } from "./scope.server";
+import { write } from "./write.server";
+
+/**
+ * Personal access tokens (the public API's only credential). The secret is shown once, when made, and kept as its
+ * SHA-256: it is 256 random bits, so a fast hash is as safe as a slow one and costs nothing per request. Its prefix
+ * lets secret scanners (and people) recognise a leaked one.
+ */
+export const TOKEN_PREFIX = "koala_pat_";
+export const TOKEN_NAME_MAX = 60;
+const DAY_MS = 86_400_000;
+/** Last use is written at most this often per token: a script's every call must not be a write. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface NewToken {
+  name: string;
+  write: boolean;
+  /** null: all of the owner's projects, now and later. */
+  projects: number[] | null;
+  days: number;
+}
+
+export interface TokenRow {
+  id: number;
+  name: string;
+  write: boolean;
+  projects: { id: number; name: string }[] | null;
+  createdAt: number;
+  expiresAt: number;
+  lastUsedAt: number | null;
+  lastUsedIp: string | null;
+  revokedAt: number | null;
+}
+
+const parseProjects = (raw: string | null): number[] | null => (raw === null ? null : (JSON.parse(raw) as number[]));
+
+/** Makes a token for the actor; returns its secret (never stored, never shown again). */
+export async function createToken(actor: Actor, input: NewToken, at = Date.now()): Promise<{ id: number; secret: string }> {
+  if (actor.grant) throw new NotFoundError("Page not found");
+  let projects: number[] | null = null;
+  if (input.projects) {
+    const wanted = [...new Set(input.projects)];
+    // Only projects the owner is in: an id outside their reach is refused like an unknown one.
+    const mine = await db()
+      .selectFrom("projects")
+      .select("id")
+      .where("id", "in", wanted)
+      .where("id", "in", visibleProjectIds(actor))
+      .execute();
+    if (!wanted.length || mine.length !== wanted.length) throw new InvalidError("Choose projects you are a member of.");
+    projects = wanted.sort((a, b) => a - b);
+  }
+  const secret = TOKEN_PREFIX + randomToken(32);
+  const id = await write(async (trx) => {
+    const row = await trx
+      .insertInto("api_tokens")
+      .values({
+        user_id: actor.id,
+        name: input.name.trim(),
+        token_hash: sha256(secret),
+        can_write: input.write ? 1 : 0,
+        projects: projects ? JSON.stringify(projects) : null,
+        expires_at: at + input.days * DAY_MS,
+        created_at: at,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await recordAudit(
+      { action: "api_token.created", ...byActor(actor), subject: `api_token:${row.id}`, detail: { write: input.write, days: input.days } },
+      trx,
+    );
+    return Number(row.id);
+  });
+  return { id, secret };
+}
+
+async function tokenRows(where: { userId?: number }) {
+  let q = db()
+    .selectFrom("api_tokens as t")
+    .innerJoin("users as u", "u.id", "t.user_id")
+    .select([
+      "t.id",
+      "t.name",
+      "t.can_write",
+      "t.projects",
+      "t.created_at",
+      "t.expires_at",
+      "t.last_used_at",
+      "t.last_used_ip",
+      "t.revoked_at",
+      "u.email",
+    ])
+    .orderBy("t.created_at", "desc")
+    .orderBy("t.id", "desc");
+  if (where.userId !== undefined) q = q.where("t.user_id", "=", where.userId);
+  const rows = await q.execute();
+  const ids = [...new Set(rows.flatMap((r) => parseProjects(r.projects) ?? []))];
+  const names = new Map(
+    ids.length
+      ? (await db().selectFrom("projects").select(["id", "name"]).where("id", "in", ids).execute()).map((p) => [p.id, p.name])
+      : [],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    email: r.email,
+    write: r.can_write === 1,
+    projects: parseProjects(r.projects)?.map((id) => ({ id, name: names.get(id) ?? `#${id}` })) ?? null,
+    createdAt: Number(r.created_at),
+    expiresAt: Number(r.expires_at),
+    lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+    lastUsedIp: r.last_used_ip,
+    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+  }));
+}
+
+/** The actor's own tokens, newest first (revoked and expired ones too, so the profile shows what happened). */
+export async function myTokens(actor: Actor): Promise<TokenRow[]> {
+  return tokenRows({ userId: actor.id });
+}
+
+/** Everyone's tokens, for the admin console. */
+export async function allTokens(actor: Actor): Promise<(TokenRow & { email: string })[]> {
+  requireAdmin(actor);
+  return tokenRows({});
+}
+
+/**
+ * Revokes a token: the owner's own (`mine`), or anyone's by an admin. A token of someone else is not found for
+ * its owner's peers. Revoking a revoked token changes nothing and says so by returning false.
+ */
+export async function revokeToken(actor: Actor, tokenId: number, at = Date.now()): Promise<boolean> {
+  if (actor.grant) throw new NotFoundError("Page not found");
+  return write(async (trx) => {
+    let q = trx.updateTable("api_tokens").set({ revoked_at: at }).where("id", "=", tokenId).where("revoked_at", "is", null);
+    if (actor.role !== "admin") q = q.where("user_id", "=", actor.id);
+    const { numUpdatedRows } = await q.executeTakeFirst();
+    if (!numUpdatedRows) {
+      let known = trx.selectFrom("api_tokens").select("id").where("id", "=", tokenId);
+      if (actor.role !== "admin") known = known.where("user_id", "=", actor.id);
+      if (!(await known.executeTakeFirst())) throw new NotFoundError("Token not found");
+      return false;
+    }
+    await recordAudit({ action: "api_token.revoked", ...byActor(actor), subject: `api_token:${tokenId}` }, trx);
+    return true;
+  });
+}
+
+/**
+ * The actor a token's secret stands for: its active owner, narrowed by the token's grant; null for an unknown,
+ * revoked or expired token, or an owner who is no longer active. One indexed read; the last use written at most
+ * once a minute.
+ */
+export async function tokenActor(secret: string, ip: string | null, at = Date.now()): Promise<Actor | null> {
+  if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return null;
+  const row = await db()
+    .selectFrom("api_tokens as t")
+    .innerJoin("users as u", "u.id", "t.user_id")
+    .select(["t.id", "t.can_write", "t.projects", "t.last_used_at", "t.last_used_ip", "u.id as user_id", "u.role"])
+    .where("t.token_hash", "=", sha256(secret))
+    .where("t.revoked_at", "is", null)
+    .where("t.expires_at", ">", at)
+    .where("u.status", "=", "active")
+    .executeTakeFirst();
+  if (!row) return null;
+  if (row.last_used_at === null || at - Number(row.last_used_at) > TOUCH_EVERY_MS || row.last_used_ip !== ip)
+    await db().updateTable("api_tokens").set({ last_used_at: at, last_used_ip: ip }).where("id", "=", row.id).execute();
+  const grant: Grant = { tokenId: Number(row.id), write: row.can_write === 1, projects: parseProjects(row.projects) };
+  return { id: row.user_id, role: row.role, ip, grant };
+}

@@ -1,0 +1,156 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import {
+  Board,
+  BoardChange,
+  BoardIdParam,
+  BoardList,
+  Image,
+  ImageIdParam,
+  ImagePage,
+  ImagesQuery,
+  NewBoard,
+  Problem,
+  Project,
+  ProjectIdParam,
+  ProjectList,
+} from "./schemas.server";
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, generated from the schemas the routes parse and answer with. Every operation
+ * a route answers is listed here once; the API tests validate every answer they get against this document, so an
+ * operation missing here, or answering otherwise than it says, fails them.
+ */
+const problems = (...statuses: number[]): RouteConfig["responses"] =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: DESCRIPTIONS[status] ?? "A problem", content: { "application/problem+json": { schema: Problem } } },
+    ]),
+  );
+const DESCRIPTIONS: Record<number, string> = {
+  400: "Bad input: `detail` says what, `errors` where",
+  401: "No token, or one unknown, revoked or expired",
+  403: "The token's role here does not allow this (a read-only token, a viewer)",
+  404: "Not found, or outside the token's reach",
+  409: "A name already taken",
+  412: "The image changed since the version given in If-Match",
+  413: "The body is over 1 MiB",
+  415: "The body is not JSON",
+  429: "Over the token's rate limit: wait Retry-After seconds",
+};
+const READ = [401, 404, 429];
+const WRITE = [400, 401, 403, 404, 413, 415, 429];
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
+
+function operations(registry: OpenAPIRegistry) {
+  const auth = [{ token: [] }];
+  const add = (config: Omit<RouteConfig, "security">) => registry.registerPath({ ...config, security: auth });
+
+  add({
+    method: "get",
+    path: "/projects",
+    operationId: "listProjects",
+    summary: "The projects the token reaches",
+    tags: ["Projects"],
+    responses: { 200: json(ProjectList, "The projects, by name"), ...problems(401, 429) },
+  });
+  add({
+    method: "get",
+    path: "/projects/{projectId}",
+    operationId: "getProject",
+    summary: "A project, the token's role in it and its image count",
+    tags: ["Projects"],
+    request: { params: ProjectIdParam },
+    responses: { 200: json(Project, "The project"), 304: { description: "Not modified" }, ...problems(...READ) },
+  });
+  add({
+    method: "get",
+    path: "/projects/{projectId}/images",
+    operationId: "listImages",
+    summary: "A page of the project's images, newest first, with the grid's filters",
+    tags: ["Images"],
+    request: { params: ProjectIdParam, query: ImagesQuery },
+    responses: { 200: json(ImagePage, "A page"), 304: { description: "Not modified" }, ...problems(400, ...READ) },
+  });
+  add({
+    method: "get",
+    path: "/images/{imageId}",
+    operationId: "getImage",
+    summary: "An image's details and attribute values",
+    tags: ["Images"],
+    request: { params: ImageIdParam },
+    responses: { 200: json(Image, "The image; its ETag is its version"), 304: { description: "Not modified" }, ...problems(...READ) },
+  });
+  add({
+    method: "get",
+    path: "/projects/{projectId}/boards",
+    operationId: "listBoards",
+    summary: "The project's boards, by title",
+    tags: ["Boards"],
+    request: { params: ProjectIdParam },
+    responses: { 200: json(BoardList, "The boards"), ...problems(...READ) },
+  });
+  add({
+    method: "post",
+    path: "/projects/{projectId}/boards",
+    operationId: "createBoard",
+    summary: "A new board, with images of the project on it or empty",
+    tags: ["Boards"],
+    request: { params: ProjectIdParam, body: { required: true, content: { "application/json": { schema: NewBoard } } } },
+    responses: { 201: json(Board, "The board made"), ...problems(...WRITE, 409) },
+  });
+  add({
+    method: "get",
+    path: "/boards/{boardId}",
+    operationId: "getBoard",
+    summary: "A board",
+    tags: ["Boards"],
+    request: { params: BoardIdParam },
+    responses: { 200: json(Board, "The board"), 304: { description: "Not modified" }, ...problems(...READ) },
+  });
+  add({
+    method: "patch",
+    path: "/boards/{boardId}",
+    operationId: "renameBoard",
+    summary: "Renames a board",
+    tags: ["Boards"],
+    request: { params: BoardIdParam, body: { required: true, content: { "application/json": { schema: BoardChange } } } },
+    responses: { 200: json(Board, "The board renamed"), ...problems(...WRITE, 409) },
+  });
+  add({
+    method: "delete",
+    path: "/boards/{boardId}",
+    operationId: "deleteBoard",
+    summary: "Deletes a board; its images stay in the project",
+    tags: ["Boards"],
+    request: { params: BoardIdParam },
+    responses: { 204: { description: "Deleted" }, ...problems(401, 403, 404, 429) },
+  });
+}
+
+let cached: object | null = null;
+
+/** The document (built once per process: it depends on the code only). */
+export function openApiDocument(): object {
+  if (cached) return cached;
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent("securitySchemes", "token", {
+    type: "http",
+    scheme: "bearer",
+    description: "A personal access token from your profile (Profile → Access tokens).",
+  });
+  operations(registry);
+  cached = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Koala API",
+      version: "1.0.0",
+      description:
+        "The image library's public API. Every request carries a personal access token; anything outside its reach is 404. " +
+        "Errors are RFC 9457 problem documents. See /api/docs.",
+    },
+    servers: [{ url: "/api/v1" }],
+  });
+  return cached;
+}

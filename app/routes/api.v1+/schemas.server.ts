@@ -1,0 +1,113 @@
+import { extendZodWithOpenApi } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { MAX_ID } from "~/lib/ids";
+import { BoardNameSchema } from "~/lib/schemas";
+import { MAX_PAGE } from "~/models/grid.server";
+
+/**
+ * The public API's shapes: the routes parse and answer with these, and the OpenAPI document (openapi.server.ts) is
+ * generated from the same objects, so the two cannot say different things. Request bodies are strict: a field the
+ * API does not know is refused, never ignored.
+ */
+extendZodWithOpenApi(z);
+
+const Id = z.coerce.number().int().min(1).max(MAX_ID);
+export const ProjectIdParam = z.object({ projectId: Id.openapi({ param: { name: "projectId", in: "path" }, example: 1 }) });
+export const ImageIdParam = z.object({ imageId: Id.openapi({ param: { name: "imageId", in: "path" }, example: 42 }) });
+export const BoardIdParam = z.object({
+  boardId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "boardId", in: "path" }, example: "Xb3kP0aQz" }),
+});
+
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().openapi({ description: "What went wrong, in the product's words." }),
+    errors: z.array(z.object({ pointer: z.string(), detail: z.string() })).optional(),
+  })
+  .openapi("Problem", { description: "RFC 9457 problem details." });
+
+export const Role = z.enum(["viewer", "editor", "manager", "admin"]).openapi("Role");
+
+export const ProjectSummary = z.object({ id: z.number().int(), name: z.string() }).openapi("ProjectSummary");
+export const ProjectList = z.object({ items: z.array(ProjectSummary) }).openapi("ProjectList");
+export const Project = ProjectSummary.extend({
+  role: Role.openapi({ description: "The token's role here: its owner's, or viewer for a read-only token." }),
+  canEdit: z.boolean(),
+  canManage: z.boolean(),
+  imageCount: z.number().int(),
+}).openapi("Project");
+
+export const ImageSummary = z.object({ id: z.number().int(), title: z.string(), keywords: z.array(z.string()) }).openapi("ImageSummary");
+export const ImagePage = z
+  .object({
+    items: z.array(ImageSummary),
+    next: z.string().nullable().openapi({ description: "Give as `after` for the next page; null on the last page." }),
+  })
+  .openapi("ImagePage");
+
+export const ImagesQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
+    after: z.string().max(64).optional().openapi({ description: "The `next` of the previous page." }),
+    q: z.string().max(400).optional().openapi({ description: "Keyword search, as in the grid's sidebar." }),
+    smart: z.string().max(400).optional().openapi({ description: "A smart search phrase: turned into the project's tags." }),
+    tags: z.string().max(2000).optional().openapi({ description: "Smart search tags, comma-separated (instead of `smart`)." }),
+    f: z
+      .union([z.string().max(220), z.array(z.string().max(220)).max(50)])
+      .optional()
+      .openapi({ description: "Attribute filter `<attributeId>:<value>`, repeated (values of one attribute OR, across AND)." }),
+  })
+  .strict();
+
+export const Image = z
+  .object({
+    id: z.number().int(),
+    projectId: z.number().int(),
+    title: z.string(),
+    description: z.string(),
+    keywords: z.array(z.string()),
+    ocrText: z.string(),
+    originalName: z.string(),
+    mimeType: z.string(),
+    sizeBytes: z.number().int(),
+    width: z.number().int(),
+    height: z.number().int(),
+    rotation: z.number().int(),
+    version: z.number().int().openapi({ description: "Moves on with every change; the ETag is built from it." }),
+    createdAt: z.string().datetime(),
+    updatedAt: z.string().datetime(),
+    attributes: z.array(z.object({ attributeId: z.number().int(), name: z.string(), value: z.string() })),
+  })
+  .openapi("Image");
+
+export const Board = z
+  .object({
+    id: z.string(),
+    projectId: z.number().int(),
+    title: z.string(),
+    clientBoard: z.boolean(),
+  })
+  .openapi("Board");
+export const BoardList = z.object({ items: z.array(Board) }).openapi("BoardList");
+
+/** The pages' rules and messages (3 to 64 characters, none of ( ) & @ $ | % ~). */
+const BoardTitle = BoardNameSchema.shape.title.openapi({
+  type: "string",
+  minLength: 3,
+  maxLength: 64,
+  description: "3 to 64 characters, none of ( ) & @ $ | % ~; unique in the project, whatever the case.",
+});
+export const NewBoard = z
+  .object({
+    title: BoardTitle,
+    imageIds: z.array(Id).max(1000).optional().openapi({ description: "Images of the project to put on it at once." }),
+  })
+  .strict()
+  .openapi("NewBoard");
+export const BoardChange = z.object({ title: BoardTitle }).strict().openapi("BoardChange");

@@ -1,0 +1,373 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/connection.server";
+import { sha256 } from "~/lib/crypto.server";
+import { createToken, revokeToken } from "~/models/api-tokens.server";
+import { createBoard } from "~/models/boards.server";
+import { insertImageRows } from "~/models/images.server";
+import { projectScope } from "~/models/scope.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+import { apiChecker, type ApiChecker } from "../helpers/openapi";
+import { pageText, sessionCookie, startAppServer, type RunningServer } from "../helpers/server";
+
+/**
+ * The public API over real HTTP against the built server, every answer checked against the OpenAPI document it
+ * serves (tests/helpers/openapi.ts): the access matrix of two people's tokens over their projects (read and write
+ * tokens, a token narrowed to one project, expired, revoked, none), the database unchanged by every refusal, bad
+ * input, the rate limit, paging, and tokens made and revoked on the profile page.
+ */
+const SESSION_SECRET = "api-v1-test-secret-0123456789abcdef0123456";
+const RATE = 120;
+
+describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
+  let t: TestDatabase;
+  let server: RunningServer;
+  let api: ApiChecker;
+  let token: string | null = null;
+  const as = async <T>(secret: string | null, work: () => Promise<T>) => {
+    const before = token;
+    token = secret;
+    try {
+      return await work();
+    } finally {
+      token = before;
+    }
+  };
+  const call = (path: string, init?: RequestInit) => api.call(path, init);
+  const send = (path: string, method: string, body: unknown) =>
+    call(path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+  const ids = { p1: 0, p2: 0, p3: 0, b1: "", b2: "", b3: "", i1: 0, i2: 0, i3: 0 };
+  const tokens = { aliceWrite: "", aliceRead: "", aliceP1: "", bobWrite: "", expired: "", revoked: "" };
+  let alice: Awaited<ReturnType<typeof makeUser>>;
+  let aliceCookie: string;
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect, { SESSION_SECRET });
+    alice = await makeUser();
+    const bob = await makeUser();
+    const carol = await makeUser();
+    // Alice edits P1 and views P2; Bob edits P2; P3 is Carol's alone.
+    const p1 = await makeProject([{ actor: alice.actor, role: "editor" }]);
+    const p2 = await makeProject([
+      { actor: bob.actor, role: "editor" },
+      { actor: alice.actor, role: "viewer" },
+    ]);
+    const p3 = await makeProject([{ actor: carol.actor, role: "manager" }]);
+    Object.assign(ids, { p1: p1.id, p2: p2.id, p3: p3.id });
+    const seed = async (actor: typeof alice.actor, projectId: number, offset: number, titles: string[]) => {
+      const scope = await projectScope(actor, projectId);
+      await insertImageRows(
+        scope,
+        titles.map((title, i) => ({
+          file: fakeFile(offset + i),
+          meta: meta(title, ["shelf", `kw${i}`]),
+          at: 1_700_000_000_000 + (offset + i) * 1000,
+        })),
+      );
+      const [first] = await db().selectFrom("images").select("id").where("project_id", "=", projectId).orderBy("id").execute();
+      return { scope, image: first!.id };
+    };
+    const s1 = await seed(alice.actor, p1.id, 0, ["Tea aisle", "Coffee aisle", "Milk shelf", "Bread shelf", "Tea end cap"]);
+    const s2 = await seed(bob.actor, p2.id, 100, ["Beta one", "Beta two", "Beta three"]);
+    const s3 = await seed(carol.actor, p3.id, 200, ["Gamma"]);
+    Object.assign(ids, { i1: s1.image, i2: s2.image, i3: s3.image });
+    ids.b1 = (await createBoard(s1.scope, { title: "Alpha board" })).id;
+    ids.b2 = (await createBoard(s2.scope, { title: "Beta board" })).id;
+    ids.b3 = (await createBoard(s3.scope, { title: "Gamma board" })).id;
+
+    const make = async (who: typeof alice.actor, input: Partial<Parameters<typeof createToken>[1]> = {}, at?: number) =>
+      (await createToken(who, { name: "t", write: true, projects: null, days: 30, ...input }, at)).secret;
+    tokens.aliceWrite = await make(alice.actor);
+    tokens.aliceRead = await make(alice.actor, { write: false });
+    tokens.aliceP1 = await make(alice.actor, { projects: [p1.id] });
+    tokens.bobWrite = await make(bob.actor);
+    tokens.expired = await make(alice.actor, { days: 7 }, Date.now() - 8 * 86_400_000);
+    const revoked = await createToken(alice.actor, { name: "gone", write: true, projects: null, days: 30 });
+    await revokeToken(alice.actor, revoked.id);
+    tokens.revoked = revoked.secret;
+    aliceCookie = await sessionCookie(alice.user.id);
+
+    server = await startAppServer(t, { SESSION_SECRET, API_RATE_LIMIT_PER_MINUTE: String(RATE) });
+    api = await apiChecker(server.base, () => token);
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    await t.drop();
+  });
+
+  const boardsNow = () => db().selectFrom("boards").select(["id", "title", "project_id"]).orderBy("id").execute();
+
+  /** Every operation of the document, for one project's ids, as [method, path, body]. */
+  const operations = (p: number, b: string, i: number): [string, string, unknown?][] => [
+    ["GET", "/projects"],
+    ["GET", `/projects/${p}`],
+    ["GET", `/projects/${p}/images`],
+    ["GET", `/images/${i}`],
+    ["GET", `/projects/${p}/boards`],
+    ["GET", `/boards/${b}`],
+    ["POST", `/projects/${p}/boards`, { title: "Refused board" }],
+    ["PATCH", `/boards/${b}`, { title: "Refused name" }],
+    ["DELETE", `/boards/${b}`],
+  ];
+  const run = ([method, path, body]: [string, string, unknown?]) =>
+    body === undefined ? call(path, { method }) : send(path, method, body);
+
+  it("serves a valid OpenAPI 3.1 document that lists every operation the routes answer", async () => {
+    expect(api.doc.openapi).toBe("3.1.0");
+    const listed = Object.entries(api.doc.paths!).flatMap(([path, item]) =>
+      Object.keys(item!)
+        .filter((k) => ["get", "post", "patch", "delete", "put"].includes(k))
+        .map((m) => `${m} ${path}`),
+    );
+    expect(listed.sort()).toEqual(
+      [
+        "get /projects",
+        "get /projects/{projectId}",
+        "get /projects/{projectId}/images",
+        "get /images/{imageId}",
+        "get /projects/{projectId}/boards",
+        "post /projects/{projectId}/boards",
+        "get /boards/{boardId}",
+        "patch /boards/{boardId}",
+        "delete /boards/{boardId}",
+      ].sort(),
+    );
+  });
+
+  it("answers 401 to every operation without a token, with a wrong, expired or revoked one, or with a session cookie alone", async () => {
+    const before = await boardsNow();
+    for (const secret of [null, "koala_pat_nonsense", "not-even-a-token", tokens.expired, tokens.revoked]) {
+      for (const op of operations(ids.p1, ids.b1, ids.i1)) {
+        const { res, body } = await as(secret, () => run(op));
+        expect(res.status, `${op[0]} ${op[1]} with ${secret}`).toBe(401);
+        expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer realm="koala"/);
+        expect(body.detail).toMatch(/token/);
+      }
+    }
+    const withCookie = await fetch(`${server.base}/api/v1/projects`, { headers: { Cookie: aliceCookie } });
+    expect(withCookie.status).toBe(401);
+    expect(await boardsNow()).toEqual(before);
+  });
+
+  it("never lets a token in on the pages: a bearer token alone on a page is a visitor sent to sign in", async () => {
+    for (const path of ["/dashboard", `/client/${ids.p1}`, "/profile/tokens"]) {
+      const res = await fetch(`${server.base}${path}`, { redirect: "manual", headers: { Authorization: `Bearer ${tokens.aliceWrite}` } });
+      expect(res.status, path).toBe(302);
+      expect(res.headers.get("Location")).toMatch(/^\/login/);
+    }
+  });
+
+  it("answers 404 to everything of a project outside the token's reach, and changes nothing", async () => {
+    const before = await boardsNow();
+    const cases: [string, number, string, number][] = [
+      [tokens.aliceWrite, ids.p3, ids.b3, ids.i3], // not a member
+      [tokens.bobWrite, ids.p1, ids.b1, ids.i1], // not a member
+      [tokens.aliceP1, ids.p2, ids.b2, ids.i2], // a member, but the token lists P1 only
+    ];
+    for (const [secret, p, b, i] of cases)
+      for (const op of operations(p, b, i).slice(1)) {
+        const { res, body } = await as(secret, () => run(op));
+        expect(res.status, `${op[0]} ${op[1]}`).toBe(404);
+        expect(res.headers.get("Content-Type")).toMatch(/^application\/problem\+json/);
+        expect(body.detail).not.toMatch(/Gamma|Beta|Alpha/);
+      }
+    expect(await boardsNow()).toEqual(before);
+    // The narrowed token's project list holds P1 only; Bob's holds his own.
+    const listed = await as(tokens.aliceP1, () => call("/projects"));
+    expect(listed.body.items.map((p: { id: number }) => p.id)).toEqual([ids.p1]);
+    const bobs = await as(tokens.bobWrite, () => call("/projects"));
+    expect(bobs.body.items.map((p: { id: number }) => p.id)).toEqual([ids.p2]);
+  });
+
+  it("reads with any token in reach, and refuses writes with 403 to a read-only token and to a viewer's, changing nothing", async () => {
+    const before = await boardsNow();
+    for (const [secret, p, b, i] of [
+      [tokens.aliceRead, ids.p1, ids.b1, ids.i1],
+      [tokens.aliceWrite, ids.p2, ids.b2, ids.i2], // Alice only views P2
+    ] as const) {
+      const ops = operations(p, b, i);
+      for (const op of ops.slice(0, 6)) expect((await as(secret, () => run(op))).res.status, `${op[0]} ${op[1]}`).toBe(200);
+      for (const op of ops.slice(6)) {
+        const { res, body } = await as(secret, () => run(op));
+        expect(res.status, `${op[0]} ${op[1]}`).toBe(403);
+        expect(body.detail).toMatch(/can view this (project|board) but not change it/);
+      }
+    }
+    expect(await boardsNow()).toEqual(before);
+    const project = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}`));
+    expect(project.body).toMatchObject({ id: ids.p1, role: "viewer", canEdit: false, imageCount: 5 });
+  });
+
+  it("makes, renames and deletes a board with a write token, each write in the audit log", async () => {
+    const made = await as(tokens.aliceWrite, () =>
+      send(`/projects/${ids.p1}/boards`, "POST", { title: "  Made   by script ", imageIds: [ids.i1] }),
+    );
+    expect(made.res.status).toBe(201);
+    expect(made.body).toMatchObject({ projectId: ids.p1, title: "Made by script", clientBoard: false });
+    expect(made.res.headers.get("Location")).toBe(`/api/v1/boards/${made.body.id}`);
+    expect(await db().selectFrom("board_images").select("image_id").where("board_id", "=", made.body.id).execute()).toEqual([
+      { image_id: ids.i1 },
+    ]);
+    const renamed = await as(tokens.aliceWrite, () => send(`/boards/${made.body.id}`, "PATCH", { title: "Renamed by script" }));
+    expect(renamed.body.title).toBe("Renamed by script");
+    expect((await as(tokens.aliceWrite, () => call(`/boards/${made.body.id}`))).body.title).toBe("Renamed by script");
+    const taken = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/boards`, "POST", { title: "alpha BOARD" }));
+    expect(taken.res.status).toBe(409);
+    expect(taken.body.detail).toBe("Board name already exists");
+    const gone = await as(tokens.aliceWrite, () => call(`/boards/${made.body.id}`, { method: "DELETE" }));
+    expect(gone.res.status).toBe(204);
+    expect((await as(tokens.aliceWrite, () => call(`/boards/${made.body.id}`))).res.status).toBe(404);
+    const audit = await db()
+      .selectFrom("audit_log")
+      .select(["actor_user_id", "detail"])
+      .where("action", "=", "api.write")
+      .where("detail", "like", `%${made.body.id}%`)
+      .orderBy("id")
+      .execute();
+    expect(audit.map((a) => JSON.parse(a.detail).method)).toEqual(["PATCH", "DELETE"]);
+    expect(audit.every((a) => a.actor_user_id === alice.user.id)).toBe(true);
+  });
+
+  it("pages a project's images by keyset cursor, filters them like the grid, and answers 304 while nothing changed", async () => {
+    const seen: number[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = `/projects/${ids.p1}/images?limit=2${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+      const { body } = await as(tokens.aliceRead, () => call(query));
+      seen.push(...body.items.map((i: { id: number }) => i.id));
+      after = body.next;
+      pages += 1;
+    } while (after && pages < 10);
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(5);
+    const tea = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?q=tea`));
+    expect(tea.body.items.map((i: { title: string }) => i.title).sort()).toEqual(["Tea aisle", "Tea end cap"]);
+    expect(tea.body.items[0].keywords).toEqual(["shelf", expect.stringMatching(/^kw/)]);
+    const etag = tea.res.headers.get("ETag")!;
+    const again = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?q=tea`, { headers: { "If-None-Match": etag } }));
+    expect(again.res.status).toBe(304);
+    const image = await as(tokens.aliceRead, () => call(`/images/${ids.i1}`));
+    expect(image.body).toMatchObject({ id: ids.i1, projectId: ids.p1, title: "Tea aisle", keywords: ["shelf", "kw0"] });
+    expect(image.res.headers.get("ETag")).toBe(`"v${image.body.version}"`);
+  });
+
+  it("refuses bad input with a problem document and changes nothing", async () => {
+    const before = await boardsNow();
+    const path = `/projects/${ids.p1}/boards`;
+    const post = (body: string, type = "application/json", extra: Record<string, string> = {}) =>
+      as(tokens.aliceWrite, () => call(path, { method: "POST", headers: { "Content-Type": type, ...extra }, body }));
+    const cases: [Awaited<ReturnType<typeof post>>, number, RegExp][] = [
+      [await post("title=Form+board", "application/x-www-form-urlencoded"), 415, /Send JSON/],
+      [await post("just text", "text/plain"), 415, /Send a form|JSON/],
+      [await post('{"title": "Broken'), 400, /Data format error/],
+      [await post(JSON.stringify({ title: 5 })), 400, /Expected string/],
+      [await post(JSON.stringify({ title: "ab" })), 400, /^Board name must be 3 to 64 characters$/],
+      [await post(JSON.stringify({ title: "Fine (name)" })), 400, /cannot contain/],
+      [await post(JSON.stringify({ title: "Fine name", colour: "red" })), 400, /Unknown field: colour/],
+      [await post(JSON.stringify({ title: "Fine name", imageIds: [ids.i3] })), 404, /Image not found/],
+      [await post(JSON.stringify({ title: "Fine name", imageIds: "1,2" })), 400, /Expected array/],
+      [await post(JSON.stringify(["Fine name"])), 400, /Expected object/],
+      [await post(JSON.stringify({ title: "x".repeat(2 * 1024 * 1024) })), 413, /too large/],
+    ];
+    for (const [{ res, body }, status, detail] of cases) {
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.headers.get("Content-Type")).toMatch(/^application\/problem\+json/);
+      expect(body.detail).toMatch(detail);
+    }
+    const wrongType = cases[3]![0].body;
+    expect(wrongType.errors).toEqual([{ pointer: "/title", detail: expect.stringMatching(/Expected string/) }]);
+    const badQuery = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?limit=5000`));
+    expect(badQuery.res.status).toBe(400);
+    const badCursor = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?after=nonsense`));
+    expect(badCursor.res.status).toBe(400);
+    const unknownParam = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?limt=5`));
+    expect(unknownParam.res.status).toBe(400);
+    const wrongMethod = await as(tokens.aliceRead, () => call("/projects", { method: "POST" }));
+    expect(wrongMethod.res.status).toBe(405);
+    expect(wrongMethod.res.headers.get("Allow")).toBe("GET");
+    const nowhere = await as(tokens.aliceRead, () => call("/no/such/thing"));
+    expect(nowhere.res.status).toBe(404);
+    expect(await boardsNow()).toEqual(before);
+    expect(server.output()).not.toContain("api error");
+  });
+
+  it("counts each token's requests per minute in RateLimit fields and answers 429 with Retry-After past them", async () => {
+    const { secret } = await createToken(alice.actor, { name: "busy", write: false, projects: null, days: 7 });
+    const first = await as(secret, () => call("/projects"));
+    expect(first.res.headers.get("RateLimit-Limit")).toBe(String(RATE));
+    expect(first.res.headers.get("RateLimit-Remaining")).toBe(String(RATE - 1));
+    for (let i = 1; i < RATE; i++) await fetch(`${server.base}/api/v1/projects`, { headers: { Authorization: `Bearer ${secret}` } });
+    const over = await as(secret, () => call("/projects"));
+    expect(over.res.status).toBe(429);
+    expect(Number(over.res.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(over.res.headers.get("RateLimit-Remaining")).toBe("0");
+    // Another token's budget is its own.
+    expect((await as(tokens.aliceRead, () => call("/projects"))).res.status).toBe(200);
+  });
+
+  it("makes a token on the profile page, shows it once, keeps only its hash, records its use, and revokes it", async () => {
+    const form = (fields: [string, string][]) =>
+      fetch(`${server.base}/profile/tokens`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { Cookie: aliceCookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.base },
+        body: new URLSearchParams(fields),
+      });
+    const refused = await form([
+      ["intent", "create"],
+      ["name", "Notebook"],
+      ["reach", "some"],
+    ]);
+    expect(refused.status).toBe(400);
+    expect(await pageText(refused)).toContain("Choose at least one project");
+    const foreign = await form([
+      ["intent", "create"],
+      ["name", "Notebook"],
+      ["reach", "some"],
+      ["projects", String(ids.p3)],
+    ]);
+    expect(await pageText(foreign)).toContain("Choose projects you are a member of.");
+
+    const made = await form([
+      ["intent", "create"],
+      ["name", "Notebook"],
+      ["access", "read"],
+      ["reach", "some"],
+      ["projects", String(ids.p1)],
+      ["days", "7"],
+    ]);
+    expect(made.status).toBe(200);
+    const html = await made.text();
+    const secret = /koala_pat_[A-Za-z0-9_-]{43}/.exec(html)?.[0];
+    expect(secret).toBeDefined();
+    const row = await db().selectFrom("api_tokens").selectAll().where("name", "=", "Notebook").executeTakeFirstOrThrow();
+    expect(row.token_hash).toBe(sha256(secret!));
+    expect(JSON.stringify(row)).not.toContain(secret);
+    expect(row).toMatchObject({ can_write: 0, projects: JSON.stringify([ids.p1]) });
+
+    expect((await as(secret!, () => call(`/projects/${ids.p1}`))).res.status).toBe(200);
+    const listed = await pageText(await fetch(`${server.base}/profile/tokens`, { headers: { Cookie: aliceCookie } }));
+    expect(listed).toContain("Notebook");
+    expect(listed).toMatch(/from 127\.0\.0\.1/);
+    expect(listed).not.toContain(secret);
+
+    // Another person cannot revoke it; its owner can, and it stops at once.
+    const bobCookie = await sessionCookie((await makeUser()).user.id);
+    const theirs = await fetch(`${server.base}/profile/tokens`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: bobCookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.base },
+      body: new URLSearchParams({ intent: "revoke", token: String(row.id) }),
+    });
+    expect(theirs.status).toBe(404);
+    expect((await as(secret!, () => call("/projects"))).res.status).toBe(200);
+    const revoked = await form([
+      ["intent", "revoke"],
+      ["token", String(row.id)],
+    ]);
+    expect(revoked.status).toBe(302);
+    expect((await as(secret!, () => call("/projects"))).res.status).toBe(401);
+  });
+});
