@@ -62,12 +62,12 @@ const KEYWORD_SPECIAL = /[()&@*$|%~]/;
 export const KEYWORD_HINT = `Separate keywords with commas; each at least ${LIMITS.keywordMin} and less than ${LIMITS.keywordMax + 1} characters, without ( ) & @ * $ | % ~.`;
 
 /** Keywords typed as one comma-separated string: trimmed, empty entries dropped, duplicates (any case) once. */
-export function splitKeywords(value: string): string[] {
+export const splitKeywords = (value: string): string[] => uniqueKeywords(value.split(","));
+
+/** Keywords as a list (the API's): each trimmed, empty ones dropped, a duplicate (any case) kept as first written. */
+export function uniqueKeywords(list: string[]): string[] {
   const seen = new Set<string>();
-  return value
-    .split(",")
-    .map((k) => k.trim().replace(/\s+/g, " "))
-    .filter((k) => k && !seen.has(k.toLowerCase()) && seen.add(k.toLowerCase()));
+  return list.map((k) => k.trim().replace(/\s+/g, " ")).filter((k) => k && !seen.has(k.toLowerCase()) && seen.add(k.toLowerCase()));
 }
 
 /** The spec's first failing keyword rule, or null. */

@@ -5,8 +5,10 @@ import { createToken, revokeToken } from "~/models/api-tokens.server";
 import { createBoard } from "~/models/boards.server";
 import { insertImageRows } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
+import { storeImageFile } from "~/services/image-files.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+import { jpeg } from "../helpers/images";
 import { apiChecker, type ApiChecker } from "../helpers/openapi";
 import { pageText, sessionCookie, startAppServer, type RunningServer } from "../helpers/server";
 
@@ -37,7 +39,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
   const send = (path: string, method: string, body: unknown) =>
     call(path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
-  const ids = { p1: 0, p2: 0, p3: 0, b1: "", b2: "", b3: "", i1: 0, i2: 0, i3: 0 };
+  const ids = { p1: 0, p2: 0, p3: 0, b1: "", b2: "", b3: "", i1: 0, i2: 0, i3: 0, real: 0 };
   const tokens = { aliceWrite: "", aliceRead: "", aliceP1: "", bobWrite: "", expired: "", revoked: "" };
   let alice: Awaited<ReturnType<typeof makeUser>>;
   let aliceCookie: string;
@@ -72,6 +74,10 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     const s2 = await seed(bob.actor, p2.id, 100, ["Beta one", "Beta two", "Beta three"]);
     const s3 = await seed(carol.actor, p3.id, 200, ["Gamma"]);
     Object.assign(ids, { i1: s1.image, i2: s2.image, i3: s3.image });
+    // One image with real files (in the DATA_DIR the server shares), for rotation.
+    const real = await storeImageFile(await jpeg(64, 48));
+    await insertImageRows(s1.scope, [{ file: real, meta: meta("Real photo", ["real"]), at: 1_600_000_000_000 }]);
+    ids.real = (await db().selectFrom("images").select("id").where("checksum", "=", real.checksum).executeTakeFirstOrThrow()).id;
     ids.b1 = (await createBoard(s1.scope, { title: "Alpha board" })).id;
     ids.b2 = (await createBoard(s2.scope, { title: "Beta board" })).id;
     ids.b3 = (await createBoard(s3.scope, { title: "Gamma board" })).id;
@@ -96,7 +102,13 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     await t.drop();
   });
 
-  const boardsNow = () => db().selectFrom("boards").select(["id", "title", "project_id"]).orderBy("id").execute();
+  /** Everything a refused request could have changed. */
+  const boardsNow = async () => ({
+    boards: await db().selectFrom("boards").select(["id", "title", "project_id", "cover_image_id"]).orderBy("id").execute(),
+    pins: await db().selectFrom("board_images").select(["board_id", "image_id"]).orderBy("board_id").orderBy("image_id").execute(),
+    images: await db().selectFrom("images").select(["id", "version", "title", "keywords", "rotation"]).orderBy("id").execute(),
+    links: await db().selectFrom("share_links").select(["id", "revoked_at"]).orderBy("id").execute(),
+  });
 
   /** Every operation of the document, for one project's ids, as [method, path, body]. */
   const operations = (p: number, b: string, i: number): [string, string, unknown?][] => [
@@ -109,6 +121,16 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     ["POST", `/projects/${p}/boards`, { title: "Refused board" }],
     ["PATCH", `/boards/${b}`, { title: "Refused name" }],
     ["DELETE", `/boards/${b}`],
+    ["PATCH", `/images/${i}`, { title: "Refused title" }],
+    ["POST", `/images/${i}/rotate`, { degrees: 90 }],
+    ["DELETE", `/images/${i}`],
+    ["POST", `/boards/${b}/images`, { imageIds: [i] }],
+    ["POST", `/boards/${b}/images/remove`, { imageIds: [i] }],
+    ["POST", `/boards/${b}/images/copy`, { imageIds: [i], targetBoardId: b }],
+    ["POST", `/boards/${b}/images/move`, { imageIds: [i], targetBoardId: b }],
+    ["GET", `/boards/${b}/share-links`],
+    ["POST", `/boards/${b}/share-links`, { label: "Refused link" }],
+    ["DELETE", `/boards/${b}/share-links/999999`],
   ];
   const run = ([method, path, body]: [string, string, unknown?]) =>
     body === undefined ? call(path, { method }) : send(path, method, body);
@@ -131,6 +153,16 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
         "get /boards/{boardId}",
         "patch /boards/{boardId}",
         "delete /boards/{boardId}",
+        "patch /images/{imageId}",
+        "post /images/{imageId}/rotate",
+        "delete /images/{imageId}",
+        "post /boards/{boardId}/images",
+        "post /boards/{boardId}/images/remove",
+        "post /boards/{boardId}/images/copy",
+        "post /boards/{boardId}/images/move",
+        "get /boards/{boardId}/share-links",
+        "post /boards/{boardId}/share-links",
+        "delete /boards/{boardId}/share-links/{linkId}",
       ].sort(),
     );
   });
@@ -196,7 +228,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     }
     expect(await boardsNow()).toEqual(before);
     const project = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}`));
-    expect(project.body).toMatchObject({ id: ids.p1, role: "viewer", canEdit: false, imageCount: 5 });
+    expect(project.body).toMatchObject({ id: ids.p1, role: "viewer", canEdit: false, imageCount: 6 });
   });
 
   it("makes, renames and deletes a board with a write token, each write in the audit log", async () => {
@@ -241,7 +273,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
       pages += 1;
     } while (after && pages < 10);
     expect(pages).toBe(3);
-    expect(new Set(seen).size).toBe(5);
+    expect(new Set(seen).size).toBe(6);
     const tea = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?q=tea`));
     expect(tea.body.items.map((i: { title: string }) => i.title).sort()).toEqual(["Tea aisle", "Tea end cap"]);
     expect(tea.body.items[0].keywords).toEqual(["shelf", expect.stringMatching(/^kw/)]);
@@ -291,6 +323,131 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(nowhere.res.status).toBe(404);
     expect(await boardsNow()).toEqual(before);
     expect(server.output()).not.toContain("api error");
+  });
+
+  it("changes an image's metadata as a new version under If-Match, refuses a stale one with 412, rotates, and deletes", async () => {
+    const read = await as(tokens.aliceWrite, () => call(`/images/${ids.real}`));
+    const tag = read.res.headers.get("ETag")!;
+    const saved = await as(tokens.aliceWrite, () =>
+      call(`/images/${ids.real}`, {
+        method: "PATCH",
+        headers: { "Content-Type": "application/json", "If-Match": tag },
+        body: JSON.stringify({ title: "  Real photo, renamed ", keywords: ["Shelf", "shelf", "price tag"] }),
+      }),
+    );
+    expect(saved.res.status).toBe(200);
+    expect(saved.body).toMatchObject({ title: "Real photo, renamed", keywords: ["Shelf", "price tag"], version: read.body.version + 1 });
+    expect(saved.body.description).toBe(read.body.description); // left out: kept
+    expect(saved.res.headers.get("ETag")).toBe(`"v${saved.body.version}"`);
+
+    const before = await boardsNow();
+    const stale = await as(tokens.aliceWrite, () =>
+      call(`/images/${ids.real}`, {
+        method: "PATCH",
+        headers: { "Content-Type": "application/json", "If-Match": tag },
+        body: JSON.stringify({ title: "Lost update" }),
+      }),
+    );
+    expect(stale.res.status).toBe(412);
+    expect(stale.body.detail).toMatch(/changed by someone else/);
+    const badKeyword = await as(tokens.aliceWrite, () => send(`/images/${ids.real}`, "PATCH", { keywords: ["ok", "a"] }));
+    expect(badKeyword.res.status).toBe(400);
+    expect(badKeyword.body.detail).toBe('Keyword "a" should be at least 2 characters long');
+    const badDegrees = await as(tokens.aliceWrite, () => send(`/images/${ids.real}/rotate`, "POST", { degrees: 45 }));
+    expect(badDegrees.res.status).toBe(400);
+    const staleDelete = await as(tokens.aliceWrite, () => call(`/images/${ids.real}`, { method: "DELETE", headers: { "If-Match": tag } }));
+    expect(staleDelete.res.status).toBe(412);
+    expect(await boardsNow()).toEqual(before);
+
+    const rotated = await as(tokens.aliceWrite, () =>
+      call(`/images/${ids.real}/rotate`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "If-Match": `"v${saved.body.version}"` },
+        body: JSON.stringify({ degrees: 90 }),
+      }),
+    );
+    expect(rotated.res.status).toBe(200);
+    expect(rotated.body).toMatchObject({ rotation: 90, version: saved.body.version + 1, title: "Real photo, renamed" });
+    const versions = await db()
+      .selectFrom("image_versions")
+      .select("changes")
+      .where("image_id", "=", ids.real)
+      .orderBy("version")
+      .execute();
+    expect(versions.map((v) => JSON.parse(v.changes))).toEqual([["title", "keywords"], ["rotated to 90°"]]);
+
+    const gone = await as(tokens.aliceWrite, () =>
+      call(`/images/${ids.real}`, { method: "DELETE", headers: { "If-Match": `"v${rotated.body.version}"` } }),
+    );
+    expect(gone.res.status).toBe(204);
+    expect((await as(tokens.aliceWrite, () => call(`/images/${ids.real}`))).res.status).toBe(404);
+  });
+
+  it("adds images to a board, skips those already on it, copies, moves and removes them, and checks every id", async () => {
+    const p1Images = (await db().selectFrom("images").select("id").where("project_id", "=", ids.p1).orderBy("id").execute()).map(
+      (r) => r.id,
+    );
+    const [a, b, c] = p1Images;
+    const board = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/boards`, "POST", { title: "Ops board" }));
+    const other = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/boards`, "POST", { title: "Ops target" }));
+    const pinsOf = async (board: string) =>
+      (await db().selectFrom("board_images").select("image_id").where("board_id", "=", board).orderBy("image_id").execute()).map(
+        (r) => r.image_id,
+      );
+    const add = await as(tokens.aliceWrite, () => send(`/boards/${board.body.id}/images`, "POST", { imageIds: [a, b] }));
+    expect(add.body).toEqual({ affected: 2, skipped: 0 });
+    const again = await as(tokens.aliceWrite, () => send(`/boards/${board.body.id}/images`, "POST", { imageIds: [b, c] }));
+    expect(again.body).toEqual({ affected: 1, skipped: 1 });
+
+    // One id outside the project (or not on the board) refuses the whole request, naming it; nothing changes.
+    const before = await boardsNow();
+    const foreign = await as(tokens.aliceWrite, () => send(`/boards/${board.body.id}/images`, "POST", { imageIds: [a, ids.i2] }));
+    expect(foreign.res.status).toBe(404);
+    expect(foreign.body.errors).toEqual([{ pointer: "/imageIds/1", detail: `No image ${ids.i2} here` }]);
+    const notOnBoard = await as(tokens.aliceWrite, () => send(`/boards/${other.body.id}/images/remove`, "POST", { imageIds: [a] }));
+    expect(notOnBoard.res.status).toBe(404);
+    const elsewhere = await as(tokens.aliceWrite, () =>
+      send(`/boards/${board.body.id}/images/copy`, "POST", { imageIds: [a], targetBoardId: ids.b2 }),
+    );
+    expect(elsewhere.res.status).toBe(404);
+    expect(elsewhere.body.detail).toBe("Board ID not found, please refresh!");
+    expect(await boardsNow()).toEqual(before);
+
+    const copied = await as(tokens.aliceWrite, () =>
+      send(`/boards/${board.body.id}/images/copy`, "POST", { imageIds: [a], targetBoardId: other.body.id }),
+    );
+    expect(copied.body).toEqual({ affected: 1, skipped: 0 });
+    const moved = await as(tokens.aliceWrite, () =>
+      send(`/boards/${board.body.id}/images/move`, "POST", { imageIds: [a, b], targetBoardId: other.body.id }),
+    );
+    expect(moved.body).toEqual({ affected: 2, skipped: 1 });
+    const removed = await as(tokens.aliceWrite, () => send(`/boards/${board.body.id}/images/remove`, "POST", { imageIds: [c] }));
+    expect(removed.body).toEqual({ affected: 1, skipped: 0 });
+    expect(await pinsOf(board.body.id)).toEqual([]);
+    expect(await pinsOf(other.body.id)).toEqual([a, b].sort((x, y) => x! - y!));
+  });
+
+  it("shares a board through a link that works at once, lists it with its views, and revokes it", async () => {
+    const made = await as(tokens.aliceWrite, () =>
+      send(`/boards/${ids.b1}/share-links`, "POST", { label: "Client deck", expiry: "7", allowDownload: false }),
+    );
+    expect(made.res.status).toBe(201);
+    expect(made.body).toMatchObject({ label: "Client deck", allowDownload: false, showMetadata: true, revokedAt: null, views: 0 });
+    expect(made.body.url).toMatch(new RegExp(`/shared-board/${ids.b1}:`));
+    const path = new URL(made.body.url).pathname;
+    const opened = await fetch(`${server.base}${path}`);
+    expect(opened.status).toBe(200);
+    expect(await opened.text()).toContain("Alpha board");
+    const listed = await as(tokens.aliceWrite, () => call(`/boards/${ids.b1}/share-links`));
+    const mine = listed.body.items.find((l: { id: number }) => l.id === made.body.id);
+    expect(mine).toMatchObject({ label: "Client deck", views: 1 });
+    expect(JSON.stringify(listed.body)).not.toContain(path.split(":")[1]);
+    const revoked = await as(tokens.aliceWrite, () => call(`/boards/${ids.b1}/share-links/${made.body.id}`, { method: "DELETE" }));
+    expect(revoked.res.status).toBe(204);
+    expect((await fetch(`${server.base}${path}`)).status).not.toBe(200);
+    const missing = await as(tokens.aliceWrite, () => send(`/boards/${ids.b1}/share-links`, "POST", { expiry: "7" }));
+    expect(missing.res.status).toBe(400);
+    expect(missing.body.detail).toMatch(/Required|give the link a name/);
   });
 
   it("counts each token's requests per minute in RateLimit fields and answers 429 with Retry-After past them", async () => {

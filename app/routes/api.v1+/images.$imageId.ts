@@ -1,34 +1,53 @@
-import { imageAttributes, parseImage } from "~/models/images.server";
-import { imageScope } from "~/models/scope.server";
-import { type Methods, endpoint, reply } from "./api.server";
+import { StaleEdit } from "~/models/image-edits.server";
+import { parseImage } from "~/models/images.server";
+import { imageScope, requireEdit } from "~/models/scope.server";
+import { removeImage, saveImageEdit } from "~/services/ingest.server";
+import { endpoint, noContent, readBody, reply, type Methods } from "./api.server";
+import { ifMatch, imageBody, imageTag, staleImage } from "./representations.server";
+import { ImageChange } from "./schemas.server";
 
-const iso = (ms: number) => new Date(Number(ms)).toISOString();
-
-/** GET /api/v1/images/{imageId}: the image's details and attribute values; its ETag is its version. */
+/**
+ * /api/v1/images/{imageId}: the image (GET, its ETag its version); its metadata changed as a new version (PATCH);
+ * deleted, its files removed in the background (DELETE). Both writes take `If-Match`: a version that is no longer
+ * the image's is 412, nothing changed.
+ */
 const methods: Methods = {
   GET: async ({ request, params, actor }) => {
-    const { image: row } = await imageScope(actor, params.imageId);
-    const image = parseImage(row);
-    const attributes = await imageAttributes(image.id);
-    const body = {
-      id: image.id,
-      projectId: image.project_id,
-      title: image.title,
-      description: image.description,
-      keywords: image.keywords,
-      ocrText: image.ocr_text,
-      originalName: image.original_name,
-      mimeType: image.mime_type,
-      sizeBytes: Number(image.size_bytes),
-      width: image.width,
-      height: image.height,
-      rotation: image.rotation,
-      version: image.version,
-      createdAt: iso(image.created_at),
-      updatedAt: iso(image.updated_at),
-      attributes: attributes.map((a) => ({ attributeId: a.attributeId, name: a.name, value: a.value })),
-    };
-    return reply(request, body, { etag: `"v${image.version}"` });
+    const { image } = await imageScope(actor, params.imageId);
+    return reply(request, await imageBody(image), { etag: imageTag(image.version) });
+  },
+  PATCH: async ({ request, params, actor }) => {
+    const { scope, image } = await imageScope(actor, params.imageId);
+    requireEdit(scope);
+    const expected = ifMatch(request, image.version);
+    const change = await readBody(request, ImageChange);
+    const current = parseImage(image);
+    try {
+      await saveImageEdit(
+        scope,
+        image,
+        {
+          title: change.title ?? current.title,
+          description: change.description ?? current.description,
+          keywords: change.keywords ?? current.keywords,
+          ocrText: change.ocrText ?? current.ocr_text,
+        },
+        0,
+        expected ?? undefined,
+      );
+    } catch (err) {
+      if (err instanceof StaleEdit && expected !== null) throw staleImage();
+      throw err;
+    }
+    const { image: saved } = await imageScope(actor, image.id);
+    return reply(request, await imageBody(saved), { etag: imageTag(saved.version) });
+  },
+  DELETE: async ({ request, params, actor }) => {
+    const { scope, image } = await imageScope(actor, params.imageId);
+    requireEdit(scope);
+    ifMatch(request, image.version);
+    await removeImage(scope, image);
+    return noContent();
   },
 };
 

@@ -3,6 +3,15 @@ import { z } from "zod";
 import {
   Board,
   BoardChange,
+  BoardImages,
+  BoardTransfer,
+  BulkOutcome,
+  ImageChange,
+  MadeShareLink,
+  NewShareLink,
+  Rotation,
+  ShareLinkIdParam,
+  ShareLinkList,
   BoardIdParam,
   BoardList,
   Image,
@@ -82,6 +91,43 @@ function operations(registry: OpenAPIRegistry) {
     request: { params: ImageIdParam },
     responses: { 200: json(Image, "The image; its ETag is its version"), 304: { description: "Not modified" }, ...problems(...READ) },
   });
+  const ifMatch = z.object({
+    "If-Match": z
+      .string()
+      .optional()
+      .openapi({ description: 'The image\'s ETag (`"v<version>"`) as read: if it changed since, 412 and nothing changes.' }),
+  });
+  add({
+    method: "patch",
+    path: "/images/{imageId}",
+    operationId: "updateImage",
+    summary: "Changes an image's title, description, keywords or OCR text, as a new version",
+    tags: ["Images"],
+    request: {
+      params: ImageIdParam,
+      headers: ifMatch,
+      body: { required: true, content: { "application/json": { schema: ImageChange } } },
+    },
+    responses: { 200: json(Image, "The image as saved, with its new ETag"), ...problems(...WRITE, 412) },
+  });
+  add({
+    method: "post",
+    path: "/images/{imageId}/rotate",
+    operationId: "rotateImage",
+    summary: "Turns an image clockwise, as a new version",
+    tags: ["Images"],
+    request: { params: ImageIdParam, headers: ifMatch, body: { required: true, content: { "application/json": { schema: Rotation } } } },
+    responses: { 200: json(Image, "The image as saved, with its new ETag"), ...problems(...WRITE, 412) },
+  });
+  add({
+    method: "delete",
+    path: "/images/{imageId}",
+    operationId: "deleteImage",
+    summary: "Deletes an image with its versions; its files are removed in the background",
+    tags: ["Images"],
+    request: { params: ImageIdParam, headers: ifMatch },
+    responses: { 204: { description: "Deleted" }, ...problems(401, 403, 404, 412, 429) },
+  });
   add({
     method: "get",
     path: "/projects/{projectId}/boards",
@@ -126,6 +172,59 @@ function operations(registry: OpenAPIRegistry) {
     tags: ["Boards"],
     request: { params: BoardIdParam },
     responses: { 204: { description: "Deleted" }, ...problems(401, 403, 404, 429) },
+  });
+  add({
+    method: "post",
+    path: "/boards/{boardId}/images",
+    operationId: "addToBoard",
+    summary: "Puts images of the board's project on the board; those already on it are skipped",
+    tags: ["Boards"],
+    request: { params: BoardIdParam, body: { required: true, content: { "application/json": { schema: BoardImages } } } },
+    responses: { 200: json(BulkOutcome, "What changed"), ...problems(...WRITE) },
+  });
+  for (const [op, summary] of [
+    ["remove", "Takes images off the board; they stay in the project"],
+    ["copy", "Copies images of this board to another board of the project"],
+    ["move", "Moves images of this board to another board of the project"],
+  ] as const)
+    add({
+      method: "post",
+      path: `/boards/{boardId}/images/${op}`,
+      operationId: `${op}BoardImages`,
+      summary,
+      tags: ["Boards"],
+      request: {
+        params: BoardIdParam,
+        body: { required: true, content: { "application/json": { schema: op === "remove" ? BoardImages : BoardTransfer } } },
+      },
+      responses: { 200: json(BulkOutcome, "What changed"), ...problems(...WRITE) },
+    });
+  add({
+    method: "get",
+    path: "/boards/{boardId}/share-links",
+    operationId: "listShareLinks",
+    summary: "The board's public read-only links, with their views and downloads",
+    tags: ["Sharing"],
+    request: { params: BoardIdParam },
+    responses: { 200: json(ShareLinkList, "The links, newest first"), ...problems(403, ...READ) },
+  });
+  add({
+    method: "post",
+    path: "/boards/{boardId}/share-links",
+    operationId: "createShareLink",
+    summary: "A new public read-only link to the board; its URL is in this answer only",
+    tags: ["Sharing"],
+    request: { params: BoardIdParam, body: { required: true, content: { "application/json": { schema: NewShareLink } } } },
+    responses: { 201: json(MadeShareLink, "The link made, with its URL"), ...problems(...WRITE) },
+  });
+  add({
+    method: "delete",
+    path: "/boards/{boardId}/share-links/{linkId}",
+    operationId: "revokeShareLink",
+    summary: "Revokes a link: it stops working at once",
+    tags: ["Sharing"],
+    request: { params: ShareLinkIdParam },
+    responses: { 204: { description: "Revoked" }, ...problems(401, 403, 404, 429) },
   });
 }
 

@@ -1,7 +1,7 @@
 import { extendZodWithOpenApi } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { MAX_ID } from "~/lib/ids";
-import { BoardNameSchema } from "~/lib/schemas";
+import { BoardNameSchema, EXPIRY_CHOICES, keywordProblem, LIMITS, uniqueKeywords } from "~/lib/schemas";
 import { MAX_PAGE } from "~/models/grid.server";
 
 /**
@@ -111,3 +111,84 @@ export const NewBoard = z
   .strict()
   .openapi("NewBoard");
 export const BoardChange = z.object({ title: BoardTitle }).strict().openapi("BoardChange");
+
+/** Ids of images of the board's project (each one checked: one outside it makes the whole request 404). */
+const ImageIds = z
+  .array(Id)
+  .min(1, "Give at least one image id")
+  .max(1000, "At most 1000 images per request")
+  .openapi({ description: "Image ids of the project, 1 to 1000." });
+export const BoardImages = z.object({ imageIds: ImageIds }).strict().openapi("BoardImages");
+export const BoardTransfer = z
+  .object({ imageIds: ImageIds, targetBoardId: z.string().min(1).max(64) })
+  .strict()
+  .openapi("BoardTransfer");
+export const BulkOutcome = z
+  .object({
+    affected: z.number().int().openapi({ description: "Images the request changed." }),
+    skipped: z.number().int().openapi({ description: "Images left as they were (already on the target board)." }),
+  })
+  .openapi("BulkOutcome");
+
+/** The image panel's rules and messages (title 120, description 2,000, OCR 10,000 characters; keywords). */
+const text = (max: number, name: string) =>
+  z
+    .string()
+    .max(max, `${name} cannot be longer than ${max} characters`)
+    .transform((v) => v.replace(/\r\n/g, "\n").trim());
+export const ImageChange = z
+  .object({
+    title: text(LIMITS.title, "Title").optional(),
+    description: text(LIMITS.description, "Description").optional(),
+    keywords: z
+      .array(z.string().max(200))
+      .max(200)
+      .transform(uniqueKeywords)
+      .superRefine((list, ctx) => {
+        const problem = keywordProblem(list);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .optional()
+      .openapi({
+        description: `The whole list (it replaces the old one): at most ${LIMITS.keywords}, each ${LIMITS.keywordMin} to ${LIMITS.keywordMax} characters, without ( ) & @ * $ | % ~.`,
+      }),
+    ocrText: text(LIMITS.ocr, "OCR text").optional(),
+  })
+  .strict()
+  .openapi("ImageChange", { description: "The fields to change; those left out stay as they are." });
+export const Rotation = z
+  .object({ degrees: z.union([z.literal(90), z.literal(180), z.literal(270)]).openapi({ description: "Clockwise." }) })
+  .strict()
+  .openapi("Rotation");
+
+export const ShareLink = z
+  .object({
+    id: z.number().int(),
+    label: z.string().nullable(),
+    recipient: z.string().nullable(),
+    createdAt: z.string().datetime(),
+    expiresAt: z.string().datetime().nullable(),
+    revokedAt: z.string().datetime().nullable(),
+    lastOpenedAt: z.string().datetime().nullable(),
+    views: z.number().int(),
+    downloads: z.number().int(),
+    allowDownload: z.boolean(),
+    showMetadata: z.boolean(),
+  })
+  .openapi("ShareLink");
+export const ShareLinkList = z.object({ items: z.array(ShareLink) }).openapi("ShareLinkList");
+export const NewShareLink = z
+  .object({
+    label: z.string().trim().min(1, "Please give the link a name (who or what it is for).").max(80, "At most 80 characters."),
+    expiry: z.enum(EXPIRY_CHOICES).default("30").openapi({ description: "Days, or never." }),
+    allowDownload: z.boolean().default(true),
+    showMetadata: z.boolean().default(true),
+  })
+  .strict()
+  .openapi("NewShareLink");
+export const MadeShareLink = ShareLink.extend({
+  url: z.string().url().openapi({ description: "The link itself: shown once, never stored readable." }),
+}).openapi("MadeShareLink");
+export const ShareLinkIdParam = BoardIdParam.extend({
+  linkId: Id.openapi({ param: { name: "linkId", in: "path" }, example: 7 }),
+});
