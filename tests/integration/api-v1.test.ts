@@ -49,8 +49,8 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     alice = await makeUser();
     const bob = await makeUser();
     const carol = await makeUser();
-    // Alice edits P1 and views P2; Bob edits P2; P3 is Carol's alone.
-    const p1 = await makeProject([{ actor: alice.actor, role: "editor" }]);
+    // Alice manages P1 and views P2; Bob edits P2; P3 is Carol's alone.
+    const p1 = await makeProject([{ actor: alice.actor, role: "manager" }]);
     const p2 = await makeProject([
       { actor: bob.actor, role: "editor" },
       { actor: alice.actor, role: "viewer" },
@@ -118,6 +118,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     ["GET", `/images/${i}`],
     ["GET", `/projects/${p}/boards`],
     ["GET", `/boards/${b}`],
+    ["GET", `/projects/${p}/attributes`],
     ["POST", `/projects/${p}/boards`, { title: "Refused board" }],
     ["PATCH", `/boards/${b}`, { title: "Refused name" }],
     ["DELETE", `/boards/${b}`],
@@ -131,6 +132,8 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     ["GET", `/boards/${b}/share-links`],
     ["POST", `/boards/${b}/share-links`, { label: "Refused link" }],
     ["DELETE", `/boards/${b}/share-links/999999`],
+    ["POST", `/projects/${p}/attributes`, { name: "Refused" }],
+    ["POST", `/projects/${p}/attributes/999999/values`, { imageIds: [i], value: "x" }],
   ];
   const run = ([method, path, body]: [string, string, unknown?]) =>
     body === undefined ? call(path, { method }) : send(path, method, body);
@@ -163,6 +166,9 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
         "get /boards/{boardId}/share-links",
         "post /boards/{boardId}/share-links",
         "delete /boards/{boardId}/share-links/{linkId}",
+        "get /projects/{projectId}/attributes",
+        "post /projects/{projectId}/attributes",
+        "post /projects/{projectId}/attributes/{attributeId}/values",
       ].sort(),
     );
   });
@@ -219,8 +225,8 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
       [tokens.aliceWrite, ids.p2, ids.b2, ids.i2], // Alice only views P2
     ] as const) {
       const ops = operations(p, b, i);
-      for (const op of ops.slice(0, 6)) expect((await as(secret, () => run(op))).res.status, `${op[0]} ${op[1]}`).toBe(200);
-      for (const op of ops.slice(6)) {
+      for (const op of ops.slice(0, 7)) expect((await as(secret, () => run(op))).res.status, `${op[0]} ${op[1]}`).toBe(200);
+      for (const op of ops.slice(7)) {
         const { res, body } = await as(secret, () => run(op));
         expect(res.status, `${op[0]} ${op[1]}`).toBe(403);
         expect(body.detail).toMatch(/can view this (project|board) but not change it/);
@@ -229,6 +235,10 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(await boardsNow()).toEqual(before);
     const project = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}`));
     expect(project.body).toMatchObject({ id: ids.p1, role: "viewer", canEdit: false, imageCount: 6 });
+    // An editor is not a manager: attributes are made by managers.
+    const editor = await as(tokens.bobWrite, () => send(`/projects/${ids.p2}/attributes`, "POST", { name: "Nope" }));
+    expect(editor.res.status).toBe(403);
+    expect(editor.body.detail).toBe("You can edit this project but not manage it.");
   });
 
   it("makes, renames and deletes a board with a write token, each write in the audit log", async () => {
@@ -448,6 +458,43 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     const missing = await as(tokens.aliceWrite, () => send(`/boards/${ids.b1}/share-links`, "POST", { expiry: "7" }));
     expect(missing.res.status).toBe(400);
     expect(missing.body.detail).toMatch(/Required|give the link a name/);
+  });
+
+  it("makes a user attribute, assigns a value to images in one request, skips or replaces values held, and filters by it", async () => {
+    const made = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/attributes`, "POST", { name: "Shelf type" }));
+    expect(made.res.status).toBe(201);
+    expect(made.body).toMatchObject({ name: "Shelf_type", kind: "user", active: true });
+    const taken = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/attributes`, "POST", { name: "shelf_TYPE" }));
+    expect(taken.res.status).toBe(409);
+    const reserved = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/attributes`, "POST", { name: "title" }));
+    expect(reserved.res.status).toBe(400);
+    const [a, b] = (await db().selectFrom("images").select("id").where("project_id", "=", ids.p1).orderBy("id").limit(2).execute()).map(
+      (r) => r.id,
+    );
+    const values = `/projects/${ids.p1}/attributes/${made.body.id}/values`;
+    expect((await as(tokens.aliceWrite, () => send(values, "POST", { imageIds: [a, b], value: " Gondola " }))).body).toEqual({
+      affected: 2,
+      skipped: 0,
+    });
+    expect((await as(tokens.aliceWrite, () => send(values, "POST", { imageIds: [a, b], value: "Chiller" }))).body).toEqual({
+      affected: 0,
+      skipped: 2,
+    });
+    expect((await as(tokens.aliceWrite, () => send(values, "POST", { imageIds: [a], value: "Chiller", replace: true }))).body).toEqual({
+      affected: 1,
+      skipped: 0,
+    });
+    const bad = await as(tokens.aliceWrite, () => send(values, "POST", { imageIds: [a], value: "a|b" }));
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.detail).toBe("Value cannot contain special characters");
+    const foreign = await as(tokens.aliceWrite, () => send(values, "POST", { imageIds: [a, ids.i3], value: "Chiller" }));
+    expect(foreign.res.status).toBe(404);
+    const image = await as(tokens.aliceRead, () => call(`/images/${b}`));
+    expect(image.body.attributes).toEqual([{ attributeId: made.body.id, name: "Shelf_type", value: "Gondola" }]);
+    const filtered = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?f=${made.body.id}:Gondola`));
+    expect(filtered.body.items.map((i: { id: number }) => i.id)).toEqual([b]);
+    const listed = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/attributes`));
+    expect(listed.body.items.map((x: { name: string }) => x.name)).toContain("Shelf_type");
   });
 
   it("counts each token's requests per minute in RateLimit fields and answers 429 with Retry-After past them", async () => {

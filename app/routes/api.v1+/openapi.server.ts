@@ -1,6 +1,10 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import {
+  Attribute,
+  AttributeAssignment,
+  AttributeIdParam,
+  AttributeList,
   Board,
   BoardChange,
   BoardImages,
@@ -8,6 +12,7 @@ import {
   BulkOutcome,
   ImageChange,
   MadeShareLink,
+  NewAttribute,
   NewShareLink,
   Rotation,
   ShareLinkIdParam,
@@ -225,6 +230,33 @@ function operations(registry: OpenAPIRegistry) {
     tags: ["Sharing"],
     request: { params: ShareLinkIdParam },
     responses: { 204: { description: "Revoked" }, ...problems(401, 403, 404, 429) },
+  });
+  add({
+    method: "get",
+    path: "/projects/{projectId}/attributes",
+    operationId: "listAttributes",
+    summary: "The project's attributes, in the order they were made",
+    tags: ["Attributes"],
+    request: { params: ProjectIdParam },
+    responses: { 200: json(AttributeList, "The attributes"), ...problems(...READ) },
+  });
+  add({
+    method: "post",
+    path: "/projects/{projectId}/attributes",
+    operationId: "createAttribute",
+    summary: "A new user attribute (managers); inactive when the project has 33 active ones",
+    tags: ["Attributes"],
+    request: { params: ProjectIdParam, body: { required: true, content: { "application/json": { schema: NewAttribute } } } },
+    responses: { 201: json(Attribute, "The attribute made"), ...problems(...WRITE, 409) },
+  });
+  add({
+    method: "post",
+    path: "/projects/{projectId}/attributes/{attributeId}/values",
+    operationId: "assignAttribute",
+    summary: "One value of a user attribute on each image given; images holding one keep it unless `replace`",
+    tags: ["Attributes"],
+    request: { params: AttributeIdParam, body: { required: true, content: { "application/json": { schema: AttributeAssignment } } } },
+    responses: { 200: json(BulkOutcome, "What changed"), ...problems(...WRITE) },
   });
 }
 

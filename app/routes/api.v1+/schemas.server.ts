@@ -1,5 +1,6 @@
 import { extendZodWithOpenApi } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
+import { AssignAttributeSchema, NewAttributeSchema } from "~/lib/attribute-rules";
 import { MAX_ID } from "~/lib/ids";
 import { BoardNameSchema, EXPIRY_CHOICES, keywordProblem, LIMITS, uniqueKeywords } from "~/lib/schemas";
 import { MAX_PAGE } from "~/models/grid.server";
@@ -191,4 +192,28 @@ export const MadeShareLink = ShareLink.extend({
 }).openapi("MadeShareLink");
 export const ShareLinkIdParam = BoardIdParam.extend({
   linkId: Id.openapi({ param: { name: "linkId", in: "path" }, example: 7 }),
+});
+
+export const Attribute = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    code: z.string(),
+    active: z.boolean(),
+    kind: z.enum(["wsc", "system", "user"]).openapi({ description: "wsc: imported; system; user: the ones values are assigned to." }),
+  })
+  .openapi("Attribute");
+export const AttributeList = z.object({ items: z.array(Attribute) }).openapi("AttributeList");
+/** The Manage Attributes page's rules and messages (spaces become underscores). */
+export const NewAttribute = NewAttributeSchema.strict().openapi("NewAttribute");
+export const AttributeAssignment = z
+  .object({
+    imageIds: ImageIds,
+    value: AssignAttributeSchema.shape.value.openapi({ type: "string", minLength: 1, maxLength: 64 }),
+    replace: z.boolean().default(false).openapi({ description: "Replace values the images hold already (else they are skipped)." }),
+  })
+  .strict()
+  .openapi("AttributeAssignment");
+export const AttributeIdParam = ProjectIdParam.extend({
+  attributeId: Id.openapi({ param: { name: "attributeId", in: "path" }, example: 3 }),
 });
