@@ -97,7 +97,8 @@ const JSON_TYPE = /^application\/json\b/i;
 
 /** The paths whose bodies are file bytes, streamed by their own handlers with their own limits (images, CSV import). */
 export const streamsItsBody = (req: Request) =>
-  (req.method === "PUT" && req.path === "/storage/upload") || (req.method === "POST" && /^\/upload\/\d+\/(files|import)$/.test(req.path));
+  (req.method === "PUT" && req.path === "/storage/upload") ||
+  (req.method === "POST" && /^\/(upload\/\d+\/(files|import)|api\/v1\/projects\/\d+\/files)$/.test(req.path));
 
 function refuse(req: Request, res: Response, log: WarnLog, status: number, message: string, headers: Record<string, string> = {}) {
   log.warn("request refused", {

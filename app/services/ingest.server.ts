@@ -1,7 +1,7 @@
 import { config } from "~/config.server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
-import { cleanFileName } from "~/lib/schemas";
+import { cleanFileName, titleFromFileName } from "~/lib/schemas";
 import { PURGE_JOB } from "~/lib/job-types";
 import { deleteImage, updateImage, type MetadataChange, type PurgePayload } from "~/models/image-edits.server";
 import { insertImage, type ImageLike, type ImageMetadata, type StoredImageFile } from "~/models/images.server";
@@ -68,7 +68,10 @@ export async function registerUpload(scope: ProjectScope, key: string, meta: Ima
   }
   let id: number;
   try {
-    id = await addImageFile(scope, read.bytes, { ...meta, originalName: meta.originalName || pending.fileName }, { key, etag: read.etag });
+    // Without a name or title given at registration, the name given when the upload was signed stands for both.
+    const originalName = meta.originalName || pending.fileName;
+    const title = meta.title || titleFromFileName(originalName);
+    id = await addImageFile(scope, read.bytes, { ...meta, originalName, title }, { key, etag: read.etag });
   } catch (err) {
     if (err instanceof ImageRejected) await storage().delete(key);
     throw err;

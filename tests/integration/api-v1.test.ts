@@ -134,6 +134,9 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     ["DELETE", `/boards/${b}/share-links/999999`],
     ["POST", `/projects/${p}/attributes`, { name: "Refused" }],
     ["POST", `/projects/${p}/attributes/999999/values`, { imageIds: [i], value: "x" }],
+    ["POST", `/projects/${p}/uploads`, { fileName: "refused.jpg" }],
+    ["POST", `/projects/${p}/images`, { key: "uploads/refused" }],
+    ["POST", `/projects/${p}/files`, { files: [] }],
   ];
   const run = ([method, path, body]: [string, string, unknown?]) =>
     body === undefined ? call(path, { method }) : send(path, method, body);
@@ -169,6 +172,9 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
         "get /projects/{projectId}/attributes",
         "post /projects/{projectId}/attributes",
         "post /projects/{projectId}/attributes/{attributeId}/values",
+        "post /projects/{projectId}/uploads",
+        "post /projects/{projectId}/images",
+        "post /projects/{projectId}/files",
       ].sort(),
     );
   });
@@ -495,6 +501,46 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(filtered.body.items.map((i: { id: number }) => i.id)).toEqual([b]);
     const listed = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/attributes`));
     expect(listed.body.items.map((x: { name: string }) => x.name)).toContain("Shelf_type");
+  });
+
+  it("uploads by signed URL (sign, send, register) and directly in one multipart request, each file checked on its own", async () => {
+    const photo = await jpeg(80, 60, "#aa3311");
+    const signed = await as(tokens.aliceWrite, () =>
+      send(`/projects/${ids.p1}/uploads`, "POST", { fileName: "Shelf 12.jpg", fileSize: photo.length }),
+    );
+    expect(signed.res.status).toBe(201);
+    // The signed URL is the permission: no token goes with the bytes.
+    const put = await fetch(signed.body.uploadUrl, { method: "PUT", body: photo, headers: { "Content-Type": "image/jpeg" } });
+    expect(put.status).toBe(200);
+    const registered = await as(tokens.aliceWrite, () =>
+      send(`/projects/${ids.p1}/images`, "POST", { key: signed.body.key, keywords: ["shelf", "price"], description: "Aisle 12" }),
+    );
+    expect(registered.res.status).toBe(201);
+    expect(registered.body).toMatchObject({ title: "Shelf 12", originalName: "Shelf 12.jpg", keywords: ["shelf", "price"], width: 80 });
+    const again = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/images`, "POST", { key: signed.body.key }));
+    expect(again.body.id).toBe(registered.body.id);
+    const empty = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/uploads`, "POST", { fileName: "x.jpg", fileSize: 0 }));
+    expect(empty.res.status).toBe(422);
+    const unknownKey = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/images`, "POST", { key: "uploads/never-signed" }));
+    expect(unknownKey.res.status).toBe(404);
+
+    const form = new FormData();
+    form.append("files", new Blob([await jpeg(30, 20)], { type: "image/jpeg" }), "Direct one.jpg");
+    form.append("files", new Blob(["not an image at all, just words"], { type: "image/jpeg" }), "fake.jpg");
+    const direct = await as(tokens.aliceWrite, () => call(`/projects/${ids.p1}/files`, { method: "POST", body: form }));
+    expect(direct.res.status).toBe(201);
+    expect(direct.body.items).toEqual([
+      { name: "Direct one.jpg", id: expect.any(Number) },
+      { name: "fake.jpg", error: "The file is not a supported image (JPEG, PNG, WebP, GIF, TIFF, AVIF or HEIF)." },
+    ]);
+    const none = new FormData();
+    none.append("files", new Blob(["<html>"], { type: "image/png" }), "page.png");
+    const refused = await as(tokens.aliceWrite, () => call(`/projects/${ids.p1}/files`, { method: "POST", body: none }));
+    expect(refused.res.status).toBe(422);
+    const json = await as(tokens.aliceWrite, () => send(`/projects/${ids.p1}/files`, "POST", { files: [] }));
+    expect(json.res.status).toBe(415);
+    const made = await as(tokens.aliceRead, () => call(`/images/${direct.body.items[0].id}`));
+    expect(made.body).toMatchObject({ title: "Direct one", projectId: ids.p1 });
   });
 
   it("counts each token's requests per minute in RateLimit fields and answers 429 with Retry-After past them", async () => {

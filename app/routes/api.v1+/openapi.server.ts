@@ -12,6 +12,10 @@ import {
   BulkOutcome,
   ImageChange,
   MadeShareLink,
+  NewImage,
+  NewUpload,
+  Upload,
+  UploadResults,
   NewAttribute,
   NewShareLink,
   Rotation,
@@ -51,6 +55,7 @@ const DESCRIPTIONS: Record<number, string> = {
   412: "The image changed since the version given in If-Match",
   413: "The body is over 1 MiB",
   415: "The body is not JSON",
+  422: "The file is not an image Koala takes (type, size, pixels, damage)",
   429: "Over the token's rate limit: wait Retry-After seconds",
 };
 const READ = [401, 404, 429];
@@ -257,6 +262,47 @@ function operations(registry: OpenAPIRegistry) {
     tags: ["Attributes"],
     request: { params: AttributeIdParam, body: { required: true, content: { "application/json": { schema: AttributeAssignment } } } },
     responses: { 200: json(BulkOutcome, "What changed"), ...problems(...WRITE) },
+  });
+  add({
+    method: "post",
+    path: "/projects/{projectId}/uploads",
+    operationId: "signUpload",
+    summary: "Upload step 1: a signed URL to PUT one file to, and the key to register it by",
+    tags: ["Uploads"],
+    request: { params: ProjectIdParam, body: { required: true, content: { "application/json": { schema: NewUpload } } } },
+    responses: { 201: json(Upload, "Where to send the file"), ...problems(...WRITE, 422) },
+  });
+  add({
+    method: "post",
+    path: "/projects/{projectId}/images",
+    operationId: "registerUpload",
+    summary: "Upload step 3: the file sent to the signed URL becomes an image, with its details",
+    tags: ["Uploads"],
+    request: { params: ProjectIdParam, body: { required: true, content: { "application/json": { schema: NewImage } } } },
+    responses: { 201: json(Image, "The image made (the same key again: the same image)"), ...problems(...WRITE, 422) },
+  });
+  add({
+    method: "post",
+    path: "/projects/{projectId}/files",
+    operationId: "uploadFiles",
+    summary: "Direct upload: up to 20 images in one multipart/form-data request, each in a part named files",
+    tags: ["Uploads"],
+    request: {
+      params: ProjectIdParam,
+      body: {
+        required: true,
+        content: {
+          "multipart/form-data": {
+            schema: z.object({ files: z.array(z.string().openapi({ format: "binary" })) }).openapi({ description: "Parts named files." }),
+          },
+        },
+      },
+    },
+    responses: {
+      201: json(UploadResults, "At least one image made; each file's outcome"),
+      422: json(UploadResults, "No image made; each file's reason"),
+      ...problems(400, 401, 403, 404, 413, 415, 429),
+    },
   });
 }
 

@@ -1,12 +1,16 @@
 import { decodeCursor, gridPage } from "~/models/grid.server";
-import { projectScope, scopeVersion, withFilter } from "~/models/scope.server";
+import { imageScope, projectScope, requireEdit, scopeVersion, withFilter } from "~/models/scope.server";
+import { registerUpload } from "~/services/ingest.server";
 import { withSmartTags } from "~/services/smart-search.server";
-import { ApiProblem, type Methods, endpoint, readQuery, reply } from "./api.server";
-import { ImagesQuery } from "./schemas.server";
+import { ApiProblem, endpoint, readBody, readQuery, reply, type Methods } from "./api.server";
+import { imageBody, imageTag } from "./representations.server";
+import { ImagesQuery, NewImage } from "./schemas.server";
 
 /**
- * GET /api/v1/projects/{projectId}/images: a page of the project's images, newest first, keyset-paged by `after`,
- * narrowed by the grid's own filters (keyword `q`, smart `smart` or `tags`, attribute values `f`).
+ * /api/v1/projects/{projectId}/images: a page of the project's images, newest first, keyset-paged by `after`,
+ * narrowed by the grid's own filters (keyword `q`, smart `smart` or `tags`, attribute values `f`) (GET); upload
+ * step 3, the file sent to a signed URL made an image with its details (POST; the same key again answers the same
+ * image).
  */
 const methods: Methods = {
   GET: async ({ request, params, url, actor }) => {
@@ -21,6 +25,23 @@ const methods: Methods = {
       { items: page.cards.map((c) => ({ id: c.id, title: c.title, keywords: c.keywords })), next: page.next },
       { etag: `"i${scopeVersion(scope)}-${scope.role}"` },
     );
+  },
+  POST: async ({ request, params, actor }) => {
+    const scope = requireEdit(await projectScope(actor, params.projectId));
+    const input = await readBody(request, NewImage);
+    const id = await registerUpload(scope, input.key, {
+      title: input.title ?? "",
+      description: input.description ?? "",
+      keywords: input.keywords ?? [],
+      ocrText: input.ocrText ?? "",
+      originalName: "",
+    });
+    const { image } = await imageScope(actor, id);
+    return reply(request, await imageBody(image), {
+      status: 201,
+      etag: imageTag(image.version),
+      headers: { Location: `/api/v1/images/${id}` },
+    });
   },
 };
 

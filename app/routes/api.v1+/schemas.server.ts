@@ -137,22 +137,22 @@ const text = (max: number, name: string) =>
     .string()
     .max(max, `${name} cannot be longer than ${max} characters`)
     .transform((v) => v.replace(/\r\n/g, "\n").trim());
+const Keywords = z
+  .array(z.string().max(200))
+  .max(200)
+  .transform(uniqueKeywords)
+  .superRefine((list, ctx) => {
+    const problem = keywordProblem(list);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .openapi({
+    description: `The whole list (it replaces the old one): at most ${LIMITS.keywords}, each ${LIMITS.keywordMin} to ${LIMITS.keywordMax} characters, without ( ) & @ * $ | % ~.`,
+  });
 export const ImageChange = z
   .object({
     title: text(LIMITS.title, "Title").optional(),
     description: text(LIMITS.description, "Description").optional(),
-    keywords: z
-      .array(z.string().max(200))
-      .max(200)
-      .transform(uniqueKeywords)
-      .superRefine((list, ctx) => {
-        const problem = keywordProblem(list);
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
-      })
-      .optional()
-      .openapi({
-        description: `The whole list (it replaces the old one): at most ${LIMITS.keywords}, each ${LIMITS.keywordMin} to ${LIMITS.keywordMax} characters, without ( ) & @ * $ | % ~.`,
-      }),
+    keywords: Keywords.optional(),
     ocrText: text(LIMITS.ocr, "OCR text").optional(),
   })
   .strict()
@@ -217,3 +217,43 @@ export const AttributeAssignment = z
 export const AttributeIdParam = ProjectIdParam.extend({
   attributeId: Id.openapi({ param: { name: "attributeId", in: "path" }, example: 3 }),
 });
+
+export const NewUpload = z
+  .object({
+    fileName: z.string().trim().min(1, "A file name is required").max(255, "The file name is too long"),
+    fileSize: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .openapi({ description: "Bytes: an empty or too large file is refused at once, and the URL takes exactly this many." }),
+  })
+  .strict()
+  .openapi("NewUpload");
+export const Upload = z
+  .object({
+    key: z.string().openapi({ description: "Give it to POST /projects/{projectId}/images once the file is sent." }),
+    uploadUrl: z.string().url().openapi({ description: "PUT the file's bytes here (no token: the URL is signed), within 15 minutes." }),
+  })
+  .openapi("Upload");
+export const NewImage = z
+  .object({
+    key: z.string().min(1).max(200),
+    title: text(LIMITS.title, "Title").optional().openapi({ description: "Default: the file name without its extension." }),
+    description: text(LIMITS.description, "Description").optional(),
+    keywords: Keywords.optional(),
+    ocrText: text(LIMITS.ocr, "OCR text").optional(),
+  })
+  .strict()
+  .openapi("NewImage");
+export const UploadResults = z
+  .object({
+    items: z.array(
+      z.object({
+        name: z.string(),
+        id: z.number().int().optional().openapi({ description: "The image made." }),
+        error: z.string().optional().openapi({ description: "Why this file was refused (the others go on)." }),
+      }),
+    ),
+  })
+  .openapi("UploadResults");
