@@ -119,6 +119,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     ["GET", `/projects/${p}/boards`],
     ["GET", `/boards/${b}`],
     ["GET", `/projects/${p}/attributes`],
+    ["POST", `/projects/${p}/export.csv`],
     ["POST", `/projects/${p}/boards`, { title: "Refused board" }],
     ["PATCH", `/boards/${b}`, { title: "Refused name" }],
     ["DELETE", `/boards/${b}`],
@@ -175,6 +176,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
         "post /projects/{projectId}/uploads",
         "post /projects/{projectId}/images",
         "post /projects/{projectId}/files",
+        "post /projects/{projectId}/export.csv",
       ].sort(),
     );
   });
@@ -231,8 +233,8 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
       [tokens.aliceWrite, ids.p2, ids.b2, ids.i2], // Alice only views P2
     ] as const) {
       const ops = operations(p, b, i);
-      for (const op of ops.slice(0, 7)) expect((await as(secret, () => run(op))).res.status, `${op[0]} ${op[1]}`).toBe(200);
-      for (const op of ops.slice(7)) {
+      for (const op of ops.slice(0, 8)) expect((await as(secret, () => run(op))).res.status, `${op[0]} ${op[1]}`).toBe(200);
+      for (const op of ops.slice(8)) {
         const { res, body } = await as(secret, () => run(op));
         expect(res.status, `${op[0]} ${op[1]}`).toBe(403);
         expect(body.detail).toMatch(/can view this (project|board) but not change it/);
@@ -541,6 +543,20 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(json.res.status).toBe(415);
     const made = await as(tokens.aliceRead, () => call(`/images/${direct.body.items[0].id}`));
     expect(made.body).toMatchObject({ title: "Direct one", projectId: ids.p1 });
+  });
+
+  it("exports the filtered set, or the images listed, as CSV with their attribute values", async () => {
+    const tea = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/export.csv?q=tea`, { method: "POST" }));
+    expect(tea.res.status).toBe(200);
+    expect(tea.res.headers.get("Content-Type")).toMatch(/^text\/csv/);
+    const rows = (tea.body as string).trim().split(/\r?\n/);
+    expect(rows).toHaveLength(3); // the header and two images
+    expect(rows.slice(1).join("\n")).toMatch(/Tea aisle/);
+    expect(rows.slice(1).join("\n")).toMatch(/Tea end cap/);
+    const one = await as(tokens.aliceRead, () => send(`/projects/${ids.p1}/export.csv`, "POST", { imageIds: [ids.i1] }));
+    expect((one.body as string).trim().split(/\r?\n/)).toHaveLength(2);
+    const foreign = await as(tokens.aliceRead, () => send(`/projects/${ids.p1}/export.csv`, "POST", { imageIds: [ids.i1, ids.i3] }));
+    expect(foreign.res.status).toBe(404);
   });
 
   it("counts each token's requests per minute in RateLimit fields and answers 429 with Retry-After past them", async () => {

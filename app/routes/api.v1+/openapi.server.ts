@@ -10,6 +10,7 @@ import {
   BoardImages,
   BoardTransfer,
   BulkOutcome,
+  ExportRequest,
   ImageChange,
   MadeShareLink,
   NewImage,
@@ -302,6 +303,22 @@ function operations(registry: OpenAPIRegistry) {
       201: json(UploadResults, "At least one image made; each file's outcome"),
       422: json(UploadResults, "No image made; each file's reason"),
       ...problems(400, 401, 403, 404, 413, 415, 429),
+    },
+  });
+  add({
+    method: "post",
+    path: "/projects/{projectId}/export.csv",
+    operationId: "exportCsv",
+    summary: "The images' metadata and attribute values as CSV: those listed, or all of the filtered set",
+    tags: ["Images"],
+    request: {
+      params: ProjectIdParam,
+      query: ImagesQuery.pick({ q: true, smart: true, tags: true, f: true }),
+      body: { required: false, content: { "application/json": { schema: ExportRequest } } },
+    },
+    responses: {
+      200: { description: "The CSV file, streamed", content: { "text/csv": { schema: z.string() } } },
+      ...problems(400, 401, 404, 413, 415, 429),
     },
   });
 }
