@@ -573,6 +573,34 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect((await as(tokens.aliceRead, () => call("/projects"))).res.status).toBe(200);
   });
 
+  it("lets an admin list everyone's tokens and revoke one in the console, and no one else", async () => {
+    const admin = await makeUser("admin");
+    const adminCookie = await sessionCookie(admin.user.id);
+    const { id, secret } = await createToken(alice.actor, { name: "Leaver's script", write: true, projects: null, days: 30 });
+    const page = await pageText(await fetch(`${server.base}/admin/tokens`, { headers: { Cookie: adminCookie } }));
+    expect(page).toContain("Leaver's script");
+    expect(page).toContain(alice.user.email);
+    const post = (cookie: string) =>
+      fetch(`${server.base}/admin/tokens`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.base },
+        body: new URLSearchParams({ intent: "revoke", token: String(id) }),
+      });
+    expect((await fetch(`${server.base}/admin/tokens`, { redirect: "manual", headers: { Cookie: aliceCookie } })).status).toBe(404);
+    expect((await post(aliceCookie)).status).toBe(404);
+    expect((await as(secret, () => call("/projects"))).res.status).toBe(200);
+    expect((await post(adminCookie)).status).toBe(302);
+    expect((await as(secret, () => call("/projects"))).res.status).toBe(401);
+    const entry = await db()
+      .selectFrom("audit_log")
+      .select("actor_user_id")
+      .where("action", "=", "api_token.revoked")
+      .where("subject", "=", `api_token:${id}`)
+      .executeTakeFirst();
+    expect(entry?.actor_user_id).toBe(admin.user.id);
+  });
+
   it("makes a token on the profile page, shows it once, keeps only its hash, records its use, and revokes it", async () => {
     const form = (fields: [string, string][]) =>
       fetch(`${server.base}/profile/tokens`, {

@@ -2,9 +2,9 @@ import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod";
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { DataTable } from "~/components/data-table";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
-import { Field, FieldShell, FormError, IntentButton, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "~/components/forms";
+import { TokenTable } from "~/components/token-table";
 import { config } from "~/config.server";
 import { ApiTokenSchema, TOKEN_DAYS } from "~/lib/account-schemas";
 import { InvalidError } from "~/lib/errors";
@@ -63,7 +63,6 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
 });
 
 const DAY_LABELS: Record<(typeof TOKEN_DAYS)[number], string> = { "7": "7 days", "30": "30 days", "90": "90 days", "365": "1 year" };
-const time = (ms: number | null) => (ms === null ? "Never" : new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC");
 
 export default function AccessTokens() {
   const { tokens, projects, now } = useLoaderData<typeof loader>();
@@ -90,35 +89,7 @@ export default function AccessTokens() {
       ) : null}
       <NewTokenForm projects={projects} answer={answer} />
       <h2 id="tokens-heading">Your tokens</h2>
-      {tokens.length === 0 ? (
-        <p className="empty">No tokens yet.</p>
-      ) : (
-        <DataTable columns={["Name", "Access", "Projects", "Created", "Expires", "Last used", ""]} labelledBy="tokens-heading">
-          {tokens.map((t) => {
-            const state = t.revokedAt ? "Revoked" : t.expiresAt <= now ? "Expired" : null;
-            return (
-              <tr key={t.id}>
-                <td>
-                  {t.name}
-                  {state ? <span className="muted"> ({state})</span> : null}
-                </td>
-                <td>{t.write ? "Read and write" : "Read"}</td>
-                <td>{t.projects ? t.projects.map((p) => p.name).join(", ") : "All my projects"}</td>
-                <td>{time(t.createdAt)}</td>
-                <td>{time(t.expiresAt)}</td>
-                <td>{t.lastUsedAt === null ? "Never" : `${time(t.lastUsedAt)} from ${t.lastUsedIp ?? "unknown"}`}</td>
-                <td>
-                  {state ? null : (
-                    <IntentButton intent="revoke" fields={{ token: String(t.id) }}>
-                      Revoke<span className="sr-only"> {t.name}</span>
-                    </IntentButton>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </DataTable>
-      )}
+      {tokens.length === 0 ? <p className="empty">No tokens yet.</p> : <TokenTable tokens={tokens} now={now} labelledBy="tokens-heading" />}
     </div>
   );
 }

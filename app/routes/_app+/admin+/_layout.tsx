@@ -6,7 +6,7 @@ import { page } from "~/web/http.server";
 
 export const meta: MetaFunction = () => [{ title: "Admin | Koala" }];
 
-/** The admin console's frame: admins only (anyone else: 404), its five sections as tabs of links. */
+/** The admin console's frame: admins only (anyone else: 404), its sections as tabs of links. */
 export const loader = page(async ({ request }: LoaderFunctionArgs) => {
   await adminActor(request);
   return null;
@@ -34,6 +34,9 @@ export default function Admin() {
           </li>
           <li>
             <NavLink to="/admin/sign-in">Company sign-in</NavLink>
+          </li>
+          <li>
+            <NavLink to="/admin/tokens">Access tokens</NavLink>
           </li>
           <li>
             <NavLink to="/admin/audit">Audit log</NavLink>
