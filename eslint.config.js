@@ -39,7 +39,7 @@ function layerRules(layers) {
 }
 
 export default tseslint.config(
-  { ignores: ["build/", "node_modules/", "data/", "reports/", "tests/.tmp/", "bench/.cache/", "public/"] },
+  { ignores: ["build/", "node_modules/", "data/", "reports/", "tests/.tmp/", "bench/.cache/", "public/", "tests/client/koala-api.d.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   jsxA11y.flatConfigs.recommended,
