@@ -260,14 +260,9 @@ export const UploadResults = z
 
 export const ExportRequest = z
   .object({
-    imageIds: z
-      .array(Id)
-      .min(1)
-      .max(1000, "At most 1000 images per request")
-      .optional()
-      .openapi({
-        description: "Up to 1,000 images to export (each must be in the filtered set); left out: every image of the filtered set.",
-      }),
+    imageIds: z.array(Id).min(1).max(1000, "At most 1000 images per request").optional().openapi({
+      description: "Up to 1,000 images to export (each must be in the filtered set); left out: every image of the filtered set.",
+    }),
   })
   .strict()
   .openapi("ExportRequest");
