@@ -44,7 +44,7 @@ export function TokenTable({
               {state ? <span className="muted"> ({state})</span> : null}
             </td>
             <td>{t.write ? "Read and write" : "Read"}</td>
-            <td>{t.projects ? t.projects.map((p) => p.name).join(", ") : "All of the owner's projects"}</td>
+            <td>{t.projects ? t.projects.map((p) => p.name).join(", ") : owners ? "All of the owner's projects" : "All my projects"}</td>
             <td>{time(t.createdAt)}</td>
             <td>{time(t.expiresAt)}</td>
             <td>{t.lastUsedAt === null ? "Never" : `${time(t.lastUsedAt)} from ${t.lastUsedIp ?? "unknown"}`}</td>

@@ -280,12 +280,14 @@ export const TOKEN_MESSAGES = {
 /** A new personal access token (Profile → Access tokens): what it is for, read or write, where, how long. */
 export const ApiTokenSchema = z
   .object({
-    name: z.string({ required_error: TOKEN_MESSAGES.name }).trim().min(1, TOKEN_MESSAGES.name).max(60, TOKEN_MESSAGES.nameLong),
+    // Required below, with the projects' rule, so that a form missing both says both at once.
+    name: z.string().trim().max(60, TOKEN_MESSAGES.nameLong).optional(),
     access: z.enum(["read", "write"]).default("read"),
     reach: z.enum(["all", "some"]).default("all"),
     projects: z.array(z.coerce.number().int().positive()).max(500).optional(),
     days: z.enum(TOKEN_DAYS).default("30"),
   })
   .superRefine((v, ctx) => {
+    if (!v.name) ctx.addIssue({ code: "custom", path: ["name"], message: TOKEN_MESSAGES.name });
     if (v.reach === "some" && !v.projects?.length) ctx.addIssue({ code: "custom", path: ["projects"], message: TOKEN_MESSAGES.projects });
   });

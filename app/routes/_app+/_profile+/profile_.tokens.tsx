@@ -37,13 +37,13 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
     const v = submission.value;
     try {
       const { secret } = await createToken(actor, {
-        name: v.name,
+        name: v.name!,
         write: v.access === "write",
         projects: v.reach === "some" ? (v.projects ?? []) : null,
         days: Number(v.days),
       });
       // The secret exists only now: shown once, on this answer; the database keeps its hash.
-      return { intent, result: submission.reply({ resetForm: true }), made: { name: v.name, secret, base: `${config().appUrl}/api/v1` } };
+      return { intent, result: submission.reply({ resetForm: true }), made: { name: v.name!, secret, base: `${config().appUrl}/api/v1` } };
     } catch (err) {
       if (!(err instanceof InvalidError)) throw err;
       return refused(intent, submission.reply({ fieldErrors: { projects: [err.message] } }));
