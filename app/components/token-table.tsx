@@ -1,18 +1,8 @@
 import { DataTable } from "~/components/data-table";
 import { IntentButton } from "~/components/forms";
+import type { TokenRow } from "~/models/api-tokens.server";
 
-export interface TokenView {
-  id: number;
-  name: string;
-  email?: string;
-  write: boolean;
-  projects: { id: number; name: string }[] | null;
-  createdAt: number;
-  expiresAt: number;
-  lastUsedAt: number | null;
-  lastUsedIp: string | null;
-  revokedAt: number | null;
-}
+type TokenView = TokenRow & { email?: string };
 
 const time = (ms: number | null) => (ms === null ? "Never" : new Date(ms).toISOString().replace("T", " ").slice(0, 16) + " UTC");
 
