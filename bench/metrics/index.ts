@@ -19,6 +19,7 @@ import { p10 } from "./p10-load-mix";
 import { p10two, p12 } from "./p10-2-instances";
 import { p10pool } from "./p10-pool";
 import { p11 } from "./p11-takeover";
+import { p13, p13b } from "./p13-api-images";
 import { p10m } from "./p-10m";
 
 /** Every metric `npm run bench` runs, in this order. */
@@ -59,5 +60,7 @@ export const metrics: Metric[] = [
   p10pool,
   p11,
   p12,
+  p13,
+  p13b,
   p10m,
 ];
