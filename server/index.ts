@@ -20,7 +20,7 @@ import { admission } from "./admission";
 import { newNonce, securityHeaders } from "./headers";
 import { drainer } from "./drain";
 import { bearerMatches, observer, remixRouteId, requestIdOf, setRoute } from "./observe";
-import { checkRequests, remixHandler, streamsItsBody } from "./requests";
+import { checkRequests, PUBLIC_API, remixHandler, streamsItsBody } from "./requests";
 import { sharedPageFront } from "./shared-page";
 
 /** The server build, whose entry module is app/entry.server.tsx. */
@@ -68,8 +68,9 @@ app.use((req, res, next) => {
 });
 
 // Cross-site form posts are refused: SameSite=Lax alone lets same-site subdomains and old browsers through.
+// The public API reads no cookie (a bearer token only), so a cross-site request can carry nothing of the visitor's.
 app.use((req, res, next) => {
-  if (["GET", "HEAD", "OPTIONS"].includes(req.method)) return next();
+  if (["GET", "HEAD", "OPTIONS"].includes(req.method) || PUBLIC_API.test(req.path)) return next();
   const site = req.get("sec-fetch-site");
   const origin = req.get("origin");
   let allowed = true;

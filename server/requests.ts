@@ -90,7 +90,7 @@ export const MAX_BODY = 1024 * 1024;
 const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 /** The public API (app/routes/api.v1+/): its problem documents, and the only place PATCH and DELETE are answered. */
-const PUBLIC_API = /^\/api\/v1(\/|$)/;
+export const PUBLIC_API = /^\/api\/v1(\/|$)/i;
 const FORM = /^application\/x-www-form-urlencoded\b/i;
 const MULTIPART = /^multipart\/form-data\b/i;
 const JSON_TYPE = /^application\/json\b/i;
@@ -98,7 +98,7 @@ const JSON_TYPE = /^application\/json\b/i;
 /** The paths whose bodies are file bytes, streamed by their own handlers with their own limits (images, CSV import). */
 export const streamsItsBody = (req: Request) =>
   (req.method === "PUT" && req.path === "/storage/upload") ||
-  (req.method === "POST" && /^\/(upload\/\d+\/(files|import)|api\/v1\/projects\/\d+\/files)$/.test(req.path));
+  (req.method === "POST" && /^\/(upload\/\d+\/(files|import)|api\/v1\/projects\/\d+\/files)$/i.test(req.path));
 
 function refuse(req: Request, res: Response, log: WarnLog, status: number, message: string, headers: Record<string, string> = {}) {
   log.warn("request refused", {
@@ -189,8 +189,12 @@ export function checkRequests(log: WarnLog): RequestHandler {
     if (!METHODS.has(req.method)) return refuse(req, res, log, 405, "Method not allowed.", { Allow: [...METHODS].join(", ") });
     const badAddress = addressProblem(req);
     if (badAddress) return refuse(req, res, log, 400, badAddress);
+    // Remix's data requests (`.data`) are the pages' business: the API answers its own addresses only.
+    if (PUBLIC_API.test(req.path) && /\.data$/i.test(req.path)) return refuse(req, res, log, 404, "No such endpoint.");
     if (req.method === "PUT" && req.path !== "/storage/upload")
-      return refuse(req, res, log, 405, "Method not allowed.", { Allow: "GET, HEAD, POST" });
+      return refuse(req, res, log, 405, "Method not allowed.", {
+        Allow: PUBLIC_API.test(req.path) ? "GET, HEAD, POST, PATCH, DELETE" : "GET, HEAD, POST",
+      });
     if ((req.method === "PATCH" || req.method === "DELETE") && !PUBLIC_API.test(req.path))
       return refuse(req, res, log, 405, "Method not allowed.", { Allow: "GET, HEAD, POST" });
     if (["GET", "HEAD", "OPTIONS"].includes(req.method) || streamsItsBody(req)) return next();

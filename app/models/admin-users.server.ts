@@ -88,7 +88,10 @@ export async function setUserRole(actor: Actor, userId: number, role: "user" | "
   });
 }
 
-/** Disables (every session revoked in the same transaction, so open pages end at once) or enables an account. */
+/**
+ * Disables (every session and API token revoked in the same transaction, so open pages and scripts stop at once;
+ * enabling again brings neither back) or enables an account.
+ */
 export async function setUserStatus(actor: Actor, userId: number, status: "active" | "disabled", ip: string | null) {
   requireAdmin(actor);
   await requireUserRow(userId);
@@ -96,7 +99,10 @@ export async function setUserStatus(actor: Actor, userId: number, status: "activ
   await write(async (trx) => {
     const now = Date.now();
     await trx.updateTable("users").set({ status, updated_at: now }).where("id", "=", userId).execute();
-    if (status === "disabled") await revokeUserSessions(userId, {}, trx);
+    if (status === "disabled") {
+      await revokeUserSessions(userId, {}, trx);
+      await trx.updateTable("api_tokens").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null).execute();
+    }
     await recordAudit(
       { action: status === "disabled" ? "user.disabled" : "user.enabled", actorUserId: actor.id, subject: `user:${userId}`, ip },
       trx,

@@ -79,7 +79,7 @@ export async function createToken(actor: Actor, input: NewToken, at = Date.now()
   return { id, secret };
 }
 
-async function tokenRows(where: { userId?: number }) {
+async function tokenRows(where: { userId?: number }, namesFor: Actor) {
   let q = db()
     .selectFrom("api_tokens as t")
     .innerJoin("users as u", "u.id", "t.user_id")
@@ -100,17 +100,22 @@ async function tokenRows(where: { userId?: number }) {
   if (where.userId !== undefined) q = q.where("t.user_id", "=", where.userId);
   const rows = await q.execute();
   const ids = [...new Set(rows.flatMap((r) => parseProjects(r.projects) ?? []))];
-  const names = new Map(
-    ids.length
-      ? (await db().selectFrom("projects").select(["id", "name"]).where("id", "in", ids).execute()).map((p) => [p.id, p.name])
-      : [],
-  );
+  // Only the names of projects the reader may see: a project the owner left is not named to them any more.
+  const named = ids.length
+    ? await db()
+        .selectFrom("projects")
+        .select(["id", "name"])
+        .where("id", "in", ids)
+        .where("id", "in", visibleProjectIds(namesFor))
+        .execute()
+    : [];
+  const names = new Map(named.map((p) => [p.id, p.name]));
   return rows.map((r) => ({
     id: Number(r.id),
     name: r.name,
     email: r.email,
     write: r.can_write === 1,
-    projects: parseProjects(r.projects)?.map((id) => ({ id, name: names.get(id) ?? `#${id}` })) ?? null,
+    projects: parseProjects(r.projects)?.map((id) => ({ id, name: names.get(id) ?? "a project you are no longer in" })) ?? null,
     createdAt: Number(r.created_at),
     expiresAt: Number(r.expires_at),
     lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
@@ -121,13 +126,13 @@ async function tokenRows(where: { userId?: number }) {
 
 /** The actor's own tokens, newest first (revoked and expired ones too, so the profile shows what happened). */
 export async function myTokens(actor: Actor): Promise<TokenRow[]> {
-  return tokenRows({ userId: actor.id });
+  return tokenRows({ userId: actor.id }, actor);
 }
 
 /** Everyone's tokens, for the admin console. */
 export async function allTokens(actor: Actor): Promise<(TokenRow & { email: string })[]> {
   requireAdmin(actor);
-  return tokenRows({});
+  return tokenRows({}, actor);
 }
 
 /**
@@ -154,7 +159,7 @@ export async function revokeToken(actor: Actor, tokenId: number, at = Date.now()
 /**
  * The actor a token's secret stands for: its active owner, narrowed by the token's grant; null for an unknown,
  * revoked or expired token, or an owner who is no longer active. One indexed read; the last use written at most
- * once a minute.
+ * once a minute (or when the address changes).
  */
 export async function tokenActor(secret: string, ip: string | null, at = Date.now()): Promise<Actor | null> {
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return null;

@@ -111,7 +111,7 @@ export interface PurgePayload {
  * queues the removal of its objects; the purge job removes only objects nothing else refers to. A row never
  * outlives its objects, and an object outlives its row only until the job runs.
  */
-export async function deleteImage(scope: ProjectScope, image: ImageLike): Promise<void> {
+export async function deleteImage(scope: ProjectScope, image: ImageLike, expectedVersion?: number): Promise<void> {
   requireEdit(scope);
   await write(async (trx, touched) => {
     // Under the lock, so a rotation committing meanwhile cannot add a version whose objects this list misses.
@@ -124,8 +124,15 @@ export async function deleteImage(scope: ProjectScope, image: ImageLike): Promis
     const keys = [image, ...versions].flatMap((r) => [r.storage_key, r.thumb_key, r.preview_key]);
     touched.project(image.project_id);
     await touched.boardsHolding([image.id]);
-    const removed = await trx.deleteFrom("images").where("id", "=", image.id).executeTakeFirst();
-    if (Number(removed.numDeletedRows) !== 1) throw new NotFoundError("Image not found");
+    let removal = trx.deleteFrom("images").where("id", "=", image.id);
+    // A delete asked of one version (the API's If-Match) does not take a newer one: an edit committed meanwhile wins.
+    if (expectedVersion !== undefined) removal = removal.where("version", "=", expectedVersion);
+    const removed = await removal.executeTakeFirst();
+    if (Number(removed.numDeletedRows) !== 1) {
+      if (expectedVersion !== undefined && (await trx.selectFrom("images").select("id").where("id", "=", image.id).executeTakeFirst()))
+        throw new StaleEdit();
+      throw new NotFoundError("Image not found");
+    }
     for (const board of touched.boards) await refreshCover(trx, board);
     const payload: PurgePayload = { checksum: image.checksum, keys: [...new Set(keys)] };
     await enqueueJob(PURGE_JOB, payload, { maxAttempts: 20 }, trx);

@@ -141,9 +141,9 @@ async function purgeLater(checksum: string, keys: string[]) {
   );
 }
 
-/** Deletes an image; its objects go in the background (see deleteImage). */
-export async function removeImage(scope: ProjectScope, image: ImageLike) {
-  await deleteImage(scope, image);
+/** Deletes an image (at `expectedVersion` when given); its objects go in the background (see deleteImage). */
+export async function removeImage(scope: ProjectScope, image: ImageLike, expectedVersion?: number) {
+  await deleteImage(scope, image, expectedVersion);
   wakeRunners();
 }
 

@@ -990,6 +990,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A name already taken; or, without If-Match, an edit that met another one committing */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The image changed since the version given in If-Match */
             412: {
                 headers: {
@@ -1083,6 +1092,15 @@ export interface operations {
             };
             /** @description Not found, or outside the token's reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A name already taken; or, without If-Match, an edit that met another one committing */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1237,7 +1255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A name already taken */
+            /** @description A name already taken; or, without If-Match, an edit that met another one committing */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1447,7 +1465,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A name already taken */
+            /** @description A name already taken; or, without If-Match, an edit that met another one committing */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2154,7 +2172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A name already taken */
+            /** @description A name already taken; or, without If-Match, an edit that met another one committing */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { sha256 } from "~/lib/crypto.server";
-import { createToken, revokeToken } from "~/models/api-tokens.server";
+import { setUserStatus } from "~/models/admin-users.server";
+import { createToken, myTokens, revokeToken } from "~/models/api-tokens.server";
 import { createBoard } from "~/models/boards.server";
 import { insertImageRows } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
@@ -300,7 +301,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(again.res.status).toBe(304);
     const image = await as(tokens.aliceRead, () => call(`/images/${ids.i1}`));
     expect(image.body).toMatchObject({ id: ids.i1, projectId: ids.p1, title: "Tea aisle", keywords: ["shelf", "kw0"] });
-    expect(image.res.headers.get("ETag")).toBe(`"v${image.body.version}"`);
+    expect(image.res.headers.get("ETag")).toMatch(new RegExp(`^"v${image.body.version}-[0-9a-f]{12}"$`));
   });
 
   it("refuses bad input with a problem document and changes nothing", async () => {
@@ -356,7 +357,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(saved.res.status).toBe(200);
     expect(saved.body).toMatchObject({ title: "Real photo, renamed", keywords: ["Shelf", "price tag"], version: read.body.version + 1 });
     expect(saved.body.description).toBe(read.body.description); // left out: kept
-    expect(saved.res.headers.get("ETag")).toBe(`"v${saved.body.version}"`);
+    expect(saved.res.headers.get("ETag")).toMatch(new RegExp(`^"v${saved.body.version}-`));
 
     const before = await boardsNow();
     const stale = await as(tokens.aliceWrite, () =>
@@ -374,13 +375,22 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     const badDegrees = await as(tokens.aliceWrite, () => send(`/images/${ids.real}/rotate`, "POST", { degrees: 45 }));
     expect(badDegrees.res.status).toBe(400);
     const staleDelete = await as(tokens.aliceWrite, () => call(`/images/${ids.real}`, { method: "DELETE", headers: { "If-Match": tag } }));
+    // A weak tag never matches (If-Match compares strongly).
+    const weak = await as(tokens.aliceWrite, () =>
+      call(`/images/${ids.real}`, {
+        method: "PATCH",
+        headers: { "Content-Type": "application/json", "If-Match": `W/${saved.res.headers.get("ETag")}` },
+        body: JSON.stringify({ title: "Weak" }),
+      }),
+    );
+    expect(weak.res.status).toBe(412);
     expect(staleDelete.res.status).toBe(412);
     expect(await boardsNow()).toEqual(before);
 
     const rotated = await as(tokens.aliceWrite, () =>
       call(`/images/${ids.real}/rotate`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", "If-Match": `"v${saved.body.version}"` },
+        headers: { "Content-Type": "application/json", "If-Match": saved.res.headers.get("ETag")! },
         body: JSON.stringify({ degrees: 90 }),
       }),
     );
@@ -395,7 +405,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(versions.map((v) => JSON.parse(v.changes))).toEqual([["title", "keywords"], ["rotated to 90°"]]);
 
     const gone = await as(tokens.aliceWrite, () =>
-      call(`/images/${ids.real}`, { method: "DELETE", headers: { "If-Match": `"v${rotated.body.version}"` } }),
+      call(`/images/${ids.real}`, { method: "DELETE", headers: { "If-Match": rotated.res.headers.get("ETag")! } }),
     );
     expect(gone.res.status).toBe(204);
     expect((await as(tokens.aliceWrite, () => call(`/images/${ids.real}`))).res.status).toBe(404);
@@ -480,6 +490,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
       (r) => r.id,
     );
     const values = `/projects/${ids.p1}/attributes/${made.body.id}/values`;
+    const tagBefore = (await as(tokens.aliceRead, () => call(`/images/${b}`))).res.headers.get("ETag")!;
     expect((await as(tokens.aliceWrite, () => send(values, "POST", { imageIds: [a, b], value: " Gondola " }))).body).toEqual({
       affected: 2,
       skipped: 0,
@@ -497,8 +508,11 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(bad.body.detail).toBe("Value cannot contain special characters");
     const foreign = await as(tokens.aliceWrite, () => send(values, "POST", { imageIds: [a, ids.i3], value: "Chiller" }));
     expect(foreign.res.status).toBe(404);
-    const image = await as(tokens.aliceRead, () => call(`/images/${b}`));
+    // A value is part of the image's answer, so its ETag moves on although the image's version does not.
+    const image = await as(tokens.aliceRead, () => call(`/images/${b}`, { headers: { "If-None-Match": tagBefore } }));
+    expect(image.res.status).toBe(200);
     expect(image.body.attributes).toEqual([{ attributeId: made.body.id, name: "Shelf_type", value: "Gondola" }]);
+    expect(image.res.headers.get("ETag")).not.toBe(tagBefore);
     const filtered = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?f=${made.body.id}:Gondola`));
     expect(filtered.body.items.map((i: { id: number }) => i.id)).toEqual([b]);
     const listed = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/attributes`));
@@ -559,6 +573,49 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(foreign.res.status).toBe(404);
   });
 
+  it("refuses what would otherwise be read loosely: malformed filters, unknown export parameters, ids that are not numbers, Remix data URLs", async () => {
+    const before = await boardsNow();
+    const badFilter = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/images?f=0:x`));
+    expect(badFilter.res.status).toBe(400);
+    expect(badFilter.body.detail).toBe("An attribute filter is <attributeId>:<value>");
+    const badExport = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/export.csv?review=bad`, { method: "POST" }));
+    expect(badExport.res.status).toBe(400);
+    const longQ = await as(tokens.aliceRead, () => call(`/projects/${ids.p1}/export.csv?q=${"x".repeat(500)}`, { method: "POST" }));
+    expect(longQ.res.status).toBe(400);
+    const coerced = await as(tokens.aliceWrite, () =>
+      send(`/projects/${ids.p1}/boards`, "POST", { title: "Coerced ids", imageIds: [true, String(ids.i1)] }),
+    );
+    expect(coerced.res.status).toBe(400);
+    expect(await boardsNow()).toEqual(before);
+    const data = await fetch(`${server.base}/api/v1/projects.data`, { headers: { Authorization: `Bearer ${tokens.aliceRead}` } });
+    expect(data.status).toBe(404);
+    expect(data.headers.get("Content-Type")).toMatch(/^application\/problem\+json/);
+    // No cookie is read here, so a cross-site request with a token is a script's like any other.
+    const crossSite = await as(tokens.aliceWrite, () =>
+      call(`/projects/${ids.p1}/boards`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "cross-site", Origin: "https://elsewhere.example" },
+        body: JSON.stringify({ title: "From a notebook" }),
+      }),
+    );
+    expect(crossSite.res.status).toBe(201);
+  });
+
+  it("revokes a person's tokens when an admin disables them, for good, and no longer names a project they left", async () => {
+    const person = await makeUser();
+    const project = await makeProject([{ actor: person.actor, role: "editor" }]);
+    const { secret } = await createToken(person.actor, { name: "Soon gone", write: false, projects: [project.id], days: 7 });
+    expect((await as(secret, () => call("/projects"))).res.status).toBe(200);
+    const admin = await makeUser("admin");
+    await setUserStatus(admin.actor, person.user.id, "disabled", null);
+    expect((await as(secret, () => call("/projects"))).res.status).toBe(401);
+    await setUserStatus(admin.actor, person.user.id, "active", null);
+    expect((await as(secret, () => call("/projects"))).res.status).toBe(401);
+    await db().deleteFrom("project_members").where("user_id", "=", person.user.id).execute();
+    const [row] = await myTokens(person.actor);
+    expect(row!.projects).toEqual([{ id: project.id, name: "a project you are no longer in" }]);
+  });
+
   it("counts each token's requests per minute in RateLimit fields and answers 429 with Retry-After past them", async () => {
     const { secret } = await createToken(alice.actor, { name: "busy", write: false, projects: null, days: 7 });
     const first = await as(secret, () => call("/projects"));
@@ -567,6 +624,11 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     for (let i = 1; i < RATE; i++) await fetch(`${server.base}/api/v1/projects`, { headers: { Authorization: `Bearer ${secret}` } });
     const over = await as(secret, () => call("/projects"));
     expect(over.res.status).toBe(429);
+    // Writes refused over the limit never reach a handler: the audit log does not grow with a flood.
+    const audited = () => db().selectFrom("audit_log").select("id").where("action", "=", "api.write").execute();
+    const logged = (await audited()).length;
+    for (let i = 0; i < 5; i++) await as(secret, () => send(`/projects/${ids.p1}/boards`, "POST", { title: "Flood" }));
+    expect((await audited()).length).toBe(logged);
     expect(Number(over.res.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect(over.res.headers.get("RateLimit-Remaining")).toBe("0");
     // Another token's budget is its own.

@@ -102,23 +102,27 @@ export function endpoint(handlers: Methods) {
     const ip = (context as { clientIp?: string } | undefined)?.clientIp || null;
     let rate: Record<string, string> = {};
     let actor: Actor | null = null;
+    let ran = false;
     let response: Response;
     try {
       actor = await authenticate(request, ip);
       rate = await spend(actor);
       const handler = handlers[method];
       if (!handler) throw new ApiProblem(405, `${request.method} is not allowed here.`, {}, { Allow: allow });
+      ran = true;
       response = await handler({ request, params, url: new URL(request.url), actor });
     } catch (error) {
       response = answerFor(error);
     }
     for (const [name, value] of Object.entries(rate)) response.headers.set(name, value);
-    if (actor && method !== "GET") await auditWrite(actor, request, response.status);
+    // What a write did, or why it was refused; not what never reached a handler (over the limit, an unknown method),
+    // so that a refused flood cannot grow the log.
+    if (actor && ran && method !== "GET") await auditWrite(actor, request, response.status);
     return response;
   };
 }
 
-/** Every change a token asks for is in the audit log, refused or not: which token, what, and the answer. */
+/** Every change a token's request asks of a handler is in the audit log, done or refused: which token, what, the answer. */
 async function auditWrite(actor: Actor, request: Request, status: number) {
   await recordAudit({
     action: "api.write",

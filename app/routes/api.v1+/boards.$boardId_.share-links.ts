@@ -27,11 +27,7 @@ const methods: Methods = {
       input.label,
     );
     const listed = (await listShareLinks(scope)).find((l) => l.id === made!.id)!;
-    return reply(
-      request,
-      { ...shareLinkBody(listed), url: `${config().appUrl}${made!.path}` },
-      { status: 201, headers: { Location: `/api/v1/boards/${scope.board.id}/share-links/${made!.id}` } },
-    );
+    return reply(request, { ...shareLinkBody(listed), url: `${config().appUrl}${made!.path}` }, { status: 201 });
   },
 };
 

@@ -14,39 +14,40 @@ import { ImageChange } from "./schemas.server";
 const methods: Methods = {
   GET: async ({ request, params, actor }) => {
     const { image } = await imageScope(actor, params.imageId);
-    return reply(request, await imageBody(image), { etag: imageTag(image.version) });
+    const body = await imageBody(image);
+    return reply(request, body, { etag: imageTag(body) });
   },
   PATCH: async ({ request, params, actor }) => {
     const { scope, image } = await imageScope(actor, params.imageId);
     requireEdit(scope);
-    const expected = ifMatch(request, image.version);
+    const guarded = ifMatch(request, await imageBody(image));
     const change = await readBody(request, ImageChange);
     const current = parseImage(image);
+    const next = {
+      title: change.title ?? current.title,
+      description: change.description ?? current.description,
+      keywords: change.keywords ?? current.keywords,
+      ocrText: change.ocrText ?? current.ocr_text,
+    };
     try {
-      await saveImageEdit(
-        scope,
-        image,
-        {
-          title: change.title ?? current.title,
-          description: change.description ?? current.description,
-          keywords: change.keywords ?? current.keywords,
-          ocrText: change.ocrText ?? current.ocr_text,
-        },
-        0,
-        expected ?? undefined,
-      );
+      await saveImageEdit(scope, image, next, 0, guarded ? image.version : undefined);
     } catch (err) {
-      if (err instanceof StaleEdit && expected !== null) throw staleImage();
+      if (err instanceof StaleEdit && guarded) throw staleImage();
       throw err;
     }
-    const { image: saved } = await imageScope(actor, image.id);
-    return reply(request, await imageBody(saved), { etag: imageTag(saved.version) });
+    const saved = await imageBody((await imageScope(actor, image.id)).image);
+    return reply(request, saved, { etag: imageTag(saved) });
   },
   DELETE: async ({ request, params, actor }) => {
     const { scope, image } = await imageScope(actor, params.imageId);
     requireEdit(scope);
-    ifMatch(request, image.version);
-    await removeImage(scope, image);
+    const guarded = ifMatch(request, await imageBody(image));
+    try {
+      await removeImage(scope, image, guarded ? image.version : undefined);
+    } catch (err) {
+      if (err instanceof StaleEdit) throw staleImage();
+      throw err;
+    }
     return noContent();
   },
 };

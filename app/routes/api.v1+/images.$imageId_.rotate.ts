@@ -14,18 +14,18 @@ const methods: Methods = {
   POST: async ({ request, params, actor }) => {
     const { scope, image } = await imageScope(actor, params.imageId);
     requireEdit(scope);
-    const expected = ifMatch(request, image.version);
+    const guarded = ifMatch(request, await imageBody(image));
     const { degrees } = await readBody(request, Rotation);
     const current = parseImage(image);
     const change = { title: current.title, description: current.description, keywords: current.keywords, ocrText: current.ocr_text };
     try {
-      await saveImageEdit(scope, image, change, degrees, expected ?? undefined);
+      await saveImageEdit(scope, image, change, degrees, guarded ? image.version : undefined);
     } catch (err) {
-      if (err instanceof StaleEdit && expected !== null) throw staleImage();
+      if (err instanceof StaleEdit && guarded) throw staleImage();
       throw err;
     }
-    const { image: saved } = await imageScope(actor, image.id);
-    return reply(request, await imageBody(saved), { etag: imageTag(saved.version) });
+    const saved = await imageBody((await imageScope(actor, image.id)).image);
+    return reply(request, saved, { etag: imageTag(saved) });
   },
 };
 

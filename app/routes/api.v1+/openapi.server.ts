@@ -10,6 +10,7 @@ import {
   BoardImages,
   BoardTransfer,
   BulkOutcome,
+  ExportQuery,
   ExportRequest,
   ImageChange,
   MadeShareLink,
@@ -52,7 +53,7 @@ const DESCRIPTIONS: Record<number, string> = {
   401: "No token, or one unknown, revoked or expired",
   403: "The token's role here does not allow this (a read-only token, a viewer)",
   404: "Not found, or outside the token's reach",
-  409: "A name already taken",
+  409: "A name already taken; or, without If-Match, an edit that met another one committing",
   412: "The image changed since the version given in If-Match",
   413: "The body is over 1 MiB",
   415: "The body is not JSON",
@@ -119,7 +120,7 @@ function operations(registry: OpenAPIRegistry) {
       headers: ifMatch,
       body: { required: true, content: { "application/json": { schema: ImageChange } } },
     },
-    responses: { 200: json(Image, "The image as saved, with its new ETag"), ...problems(...WRITE, 412) },
+    responses: { 200: json(Image, "The image as saved, with its new ETag"), ...problems(...WRITE, 409, 412) },
   });
   add({
     method: "post",
@@ -128,7 +129,7 @@ function operations(registry: OpenAPIRegistry) {
     summary: "Turns an image clockwise, as a new version",
     tags: ["Images"],
     request: { params: ImageIdParam, headers: ifMatch, body: { required: true, content: { "application/json": { schema: Rotation } } } },
-    responses: { 200: json(Image, "The image as saved, with its new ETag"), ...problems(...WRITE, 412) },
+    responses: { 200: json(Image, "The image as saved, with its new ETag"), ...problems(...WRITE, 409, 412) },
   });
   add({
     method: "delete",
@@ -313,7 +314,7 @@ function operations(registry: OpenAPIRegistry) {
     tags: ["Images"],
     request: {
       params: ProjectIdParam,
-      query: ImagesQuery.pick({ q: true, smart: true, tags: true, f: true }),
+      query: ExportQuery,
       body: { required: false, content: { "application/json": { schema: ExportRequest } } },
     },
     responses: {

@@ -36,10 +36,10 @@ const methods: Methods = {
       ocrText: input.ocrText ?? "",
       originalName: "",
     });
-    const { image } = await imageScope(actor, id);
-    return reply(request, await imageBody(image), {
+    const body = await imageBody((await imageScope(actor, id)).image);
+    return reply(request, body, {
       status: 201,
-      etag: imageTag(image.version),
+      etag: imageTag(body),
       headers: { Location: `/api/v1/images/${id}` },
     });
   },

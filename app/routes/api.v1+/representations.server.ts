@@ -1,3 +1,4 @@
+import { sha256 } from "~/lib/crypto.server";
 import type { ImageLike } from "~/models/images.server";
 import { imageAttributes, parseImage } from "~/models/images.server";
 import type { ManagedLink } from "~/models/share-links.server";
@@ -7,7 +8,7 @@ import { ApiProblem } from "./api.server";
 const iso = (ms: number | string | bigint) => new Date(Number(ms)).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
-/** An image with its attribute values (one more query); its ETag is `imageTag`. */
+/** An image with its attribute values (one more query); its ETag is `imageTag` of it. */
 export async function imageBody(row: ImageLike) {
   const image = parseImage(row);
   const attributes = await imageAttributes(image.id);
@@ -31,18 +32,22 @@ export async function imageBody(row: ImageLike) {
   };
 }
 
-export const imageTag = (version: number) => `"v${version}"`;
+/**
+ * An image's ETag: its version, and its attribute values (which change without a new version), so that a cached
+ * copy is never taken for the current one.
+ */
+export const imageTag = (image: { version: number; attributes: unknown[] }) =>
+  `"v${image.version}-${sha256(JSON.stringify(image.attributes)).slice(0, 12)}"`;
 
 /**
- * The version an `If-Match` names: null without one; `*` matches any. A tag that is not one of ours can match
- * nothing, so it is 412 at once.
+ * Whether the request holds an `If-Match` (true), which then names the image as it is now (`*`, or its current
+ * tag, compared strongly: a weak tag matches nothing); one that does not is 412, nothing changed.
  */
-export function ifMatch(request: Request, current: number): number | null {
+export function ifMatch(request: Request, image: { version: number; attributes: unknown[] }): boolean {
   const header = request.headers.get("If-Match");
-  if (header === null) return null;
-  if (header.trim() === "*") return current;
-  const tags = header.split(",").map((t) => t.trim().replace(/^W\//, ""));
-  if (tags.includes(imageTag(current))) return current;
+  if (header === null) return false;
+  if (header.trim() === "*") return true;
+  if (header.split(",").some((t) => t.trim() === imageTag(image))) return true;
   throw staleImage();
 }
 

@@ -12,7 +12,10 @@ import { MAX_PAGE } from "~/models/grid.server";
  */
 extendZodWithOpenApi(z);
 
+/** An id in a path (text, read as a number). */
 const Id = z.coerce.number().int().min(1).max(MAX_ID);
+/** An id in a JSON body: a number, nothing coerced into one. */
+const BodyId = z.number().int().min(1).max(MAX_ID);
 export const ProjectIdParam = z.object({ projectId: Id.openapi({ param: { name: "projectId", in: "path" }, example: 1 }) });
 export const ImageIdParam = z.object({ imageId: Id.openapi({ param: { name: "imageId", in: "path" }, example: 42 }) });
 export const BoardIdParam = z.object({
@@ -52,6 +55,11 @@ export const ImagePage = z
   })
   .openapi("ImagePage");
 
+/** `<attributeId>:<value>`: anything else is refused, not dropped (a dropped filter would answer the whole set). */
+const AttributeFilter = z
+  .string()
+  .max(220)
+  .regex(/^[1-9]\d{0,11}:.+$/s, "An attribute filter is <attributeId>:<value>");
 export const ImagesQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
@@ -60,7 +68,7 @@ export const ImagesQuery = z
     smart: z.string().max(400).optional().openapi({ description: "A smart search phrase: turned into the project's tags." }),
     tags: z.string().max(2000).optional().openapi({ description: "Smart search tags, comma-separated (instead of `smart`)." }),
     f: z
-      .union([z.string().max(220), z.array(z.string().max(220)).max(50)])
+      .union([AttributeFilter, z.array(AttributeFilter).max(50)])
       .optional()
       .openapi({ description: "Attribute filter `<attributeId>:<value>`, repeated (values of one attribute OR, across AND)." }),
   })
@@ -107,7 +115,7 @@ const BoardTitle = BoardNameSchema.shape.title.openapi({
 export const NewBoard = z
   .object({
     title: BoardTitle,
-    imageIds: z.array(Id).max(1000).optional().openapi({ description: "Images of the project to put on it at once." }),
+    imageIds: z.array(BodyId).max(1000).optional().openapi({ description: "Images of the project to put on it at once." }),
   })
   .strict()
   .openapi("NewBoard");
@@ -115,7 +123,7 @@ export const BoardChange = z.object({ title: BoardTitle }).strict().openapi("Boa
 
 /** Ids of images of the board's project (each one checked: one outside it makes the whole request 404). */
 const ImageIds = z
-  .array(Id)
+  .array(BodyId)
   .min(1, "Give at least one image id")
   .max(1000, "At most 1000 images per request")
   .openapi({ description: "Image ids of the project, 1 to 1000." });
@@ -260,9 +268,12 @@ export const UploadResults = z
 
 export const ExportRequest = z
   .object({
-    imageIds: z.array(Id).min(1).max(1000, "At most 1000 images per request").optional().openapi({
+    imageIds: z.array(BodyId).min(1).max(1000, "At most 1000 images per request").optional().openapi({
       description: "Up to 1,000 images to export (each must be in the filtered set); left out: every image of the filtered set.",
     }),
   })
   .strict()
   .openapi("ExportRequest");
+
+/** The list's filters, and nothing else. */
+export const ExportQuery = ImagesQuery.pick({ q: true, smart: true, tags: true, f: true }).strict();

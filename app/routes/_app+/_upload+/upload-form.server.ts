@@ -49,9 +49,15 @@ const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
  * 400 and leaves nothing behind (no open file, no temporary file).
  */
 export async function receiveFormUploads(request: Request, scope: ProjectScope): Promise<UploadResult[]> {
+  const results = await receiveParts(request, scope);
+  // In the order the files were sent (a refusal while reading is known before the registrations that follow).
+  return results.sort((a, b) => a.part - b.part).map(({ part: _part, ...result }) => result);
+}
+
+async function receiveParts(request: Request, scope: ProjectScope): Promise<(UploadResult & { part: number })[]> {
   const { source, parser, onFailure } = openMultipart(request, "the files", { fields: 20, parts: MAX_FORM_FILES * 2 + 20 });
-  const results: UploadResult[] = [];
-  const staged: { name: string; key: string }[] = [];
+  const results: (UploadResult & { part: number })[] = [];
+  const staged: { name: string; key: string; part: number }[] = [];
   const maxBytes = config().maxImageBytes;
   let files = 0;
   let work = Promise.resolve();
@@ -68,14 +74,15 @@ export async function receiveFormUploads(request: Request, scope: ProjectScope):
 
   async function receive(stream: Readable, fileName: string) {
     files += 1;
-    if (files > MAX_FORM_FILES) {
-      results.push({ name: fileName, error: `At most ${MAX_FORM_FILES} files at a time without JavaScript.` });
+    const part = files;
+    if (part > MAX_FORM_FILES) {
+      results.push({ name: fileName, error: `At most ${MAX_FORM_FILES} files in one upload.`, part });
       return;
     }
     const { key } = await signUpload(scope, fileName);
     try {
       await storage().putStream(key, stream, maxBytes);
-      staged.push({ name: fileName, key });
+      staged.push({ name: fileName, key, part });
     } catch (err) {
       if (err instanceof ObjectTooLarge) {
         const tooLarge = new TooLargeError(`${fileName}: The file is larger than ${megabytes(maxBytes)}.`);
@@ -86,7 +93,7 @@ export async function receiveFormUploads(request: Request, scope: ProjectScope):
       }
       if (failure) throw failure;
       log.warn("form upload failed", { error: getErrorMessage(err) });
-      results.push({ name: fileName, error: UPLOAD_ERRORS.put });
+      results.push({ name: fileName, error: UPLOAD_ERRORS.put, part });
     }
   }
 
@@ -124,7 +131,7 @@ export async function receiveFormUploads(request: Request, scope: ProjectScope):
     throw error;
   }
 
-  for (const { name, key } of staged) {
+  for (const { name, key, part } of staged) {
     try {
       const id = await registerUpload(scope, key, {
         title: titleFromFileName(name),
@@ -133,12 +140,12 @@ export async function receiveFormUploads(request: Request, scope: ProjectScope):
         ocrText: "",
         originalName: name,
       });
-      results.push({ name, id });
+      results.push({ name, id, part });
     } catch (err) {
-      if (err instanceof ImageRejected) results.push({ name, error: err.message });
+      if (err instanceof ImageRejected) results.push({ name, error: err.message, part });
       else {
         log.error("registration failed", { error: getErrorMessage(err) });
-        results.push({ name, error: UPLOAD_ERRORS.register });
+        results.push({ name, error: UPLOAD_ERRORS.register, part });
       }
     }
   }
