@@ -5,6 +5,7 @@ import { InvalidError, NotFoundError } from "~/lib/errors";
 import { requireAdmin, type Actor } from "./actor";
 import { recordAudit } from "./audit.server";
 import { revokeUserSessions } from "./sessions.server";
+import { revokeUserTokens } from "./api-tokens.server";
 import { toPublicUser } from "./users.server";
 import { write } from "./write.server";
 
@@ -101,7 +102,7 @@ export async function setUserStatus(actor: Actor, userId: number, status: "activ
     await trx.updateTable("users").set({ status, updated_at: now }).where("id", "=", userId).execute();
     if (status === "disabled") {
       await revokeUserSessions(userId, {}, trx);
-      await trx.updateTable("api_tokens").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null).execute();
+      await revokeUserTokens(userId, trx, now);
     }
     await recordAudit(
       { action: status === "disabled" ? "user.disabled" : "user.enabled", actorUserId: actor.id, subject: `user:${userId}`, ip },

@@ -4,7 +4,7 @@ import { InvalidError, NotFoundError } from "~/lib/errors";
 import { requireAdmin, type Actor, type Grant } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
 import { visibleProjectIds } from "./scope.server";
-import { write } from "./write.server";
+import { write, type Trx } from "./write.server";
 
 /**
  * Personal access tokens (the public API's only credential). The secret is shown once, when made, and kept as its
@@ -154,6 +154,11 @@ export async function revokeToken(actor: Actor, tokenId: number, at = Date.now()
     await recordAudit({ action: "api_token.revoked", ...byActor(actor), subject: `api_token:${tokenId}` }, trx);
     return true;
   });
+}
+
+/** Every token of a person still working, revoked (their account was disabled), in the caller's transaction. */
+export async function revokeUserTokens(userId: number, trx: Trx, at = Date.now()) {
+  await trx.updateTable("api_tokens").set({ revoked_at: at }).where("user_id", "=", userId).where("revoked_at", "is", null).execute();
 }
 
 /**

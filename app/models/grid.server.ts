@@ -351,11 +351,12 @@ export async function gridPage(
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();
+  // A card shows five keywords; the API's list gives them all.
+  const keywordsOf = (r: GridRow) => (JSON.parse(r.keywords) as string[]).slice(0, opts.fullKeywords ? undefined : 5);
   const cards = page.map((r) => ({
     id: r.id,
     title: r.title,
-    // A card shows five; the API's list gives them all.
-    keywords: opts.fullKeywords ? (JSON.parse(r.keywords) as string[]) : (JSON.parse(r.keywords) as string[]).slice(0, 5),
+    keywords: keywordsOf(r),
     thumbKey: r.thumb_key,
   }));
   const cursor = (r: GridRow) => encodeCursor({ rank: Number(r.rank ?? 0), t: Number(r.t), id: Number(r.id) });

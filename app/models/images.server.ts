@@ -159,7 +159,18 @@ export async function findImageObject(actor: Actor, imageId: number, key: string
     .selectFrom("images as i")
     .select(["i.id", "i.mime_type", "i.storage_key", "i.thumb_key", "i.preview_key", "i.original_name"])
     .where("i.id", "=", imageId);
-  if (actor.role !== "admin" || actor.grant) q = q.where("i.project_id", "in", visibleProjectIds(actor));
+  if (actor.role !== "admin")
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("project_members as m")
+          .select("m.user_id")
+          .whereRef("m.project_id", "=", "i.project_id")
+          .where("m.user_id", "=", actor.id),
+      ),
+    );
+  // The media path reads sessions only; should a token's actor ever come here, its grant narrows it too.
+  if (actor.grant) q = q.where("i.project_id", "in", visibleProjectIds(actor));
   const image = await q.executeTakeFirst();
   return image ? objectOf(image, key) : null;
 }

@@ -224,6 +224,15 @@ export async function boardScope(actor: Actor, rawBoardId: unknown, projectId?: 
   };
 }
 
+/** The project of a resolved board scope, with the same actor and role: derived, not looked up again. */
+export const projectOfBoard = (scope: BoardScope): ProjectScope => ({
+  kind: "project",
+  actor: scope.actor,
+  project: scope.project,
+  role: scope.role,
+  can: scope.can,
+});
+
 /**
  * A member whose role does not allow this: what is true, and the project or board they can open. Only for a scope
  * already resolved, so only for what the person can see: a stranger never gets this far (their 404 says nothing).

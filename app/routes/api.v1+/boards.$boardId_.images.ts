@@ -1,6 +1,6 @@
 import { copyToBoard } from "~/models/bulk.server";
 import { idsInScope } from "~/models/grid.server";
-import { boardScope, projectScope, requireEdit } from "~/models/scope.server";
+import { boardScope, projectOfBoard, requireEdit } from "~/models/scope.server";
 import { endpoint, readBody, reply, type Methods } from "./api.server";
 import { requireAll } from "./selection.server";
 import { BoardImages } from "./schemas.server";
@@ -10,7 +10,7 @@ const methods: Methods = {
   POST: async ({ request, params, actor }) => {
     const board = requireEdit(await boardScope(actor, params.boardId));
     const { imageIds } = await readBody(request, BoardImages);
-    const project = await projectScope(actor, board.project.id);
+    const project = projectOfBoard(board);
     requireAll(imageIds, await idsInScope(project, imageIds));
     return reply(request, await copyToBoard(project, { all: false, ids: imageIds }, board.board.id));
   },
