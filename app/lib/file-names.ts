@@ -10,6 +10,13 @@ const EXTENSIONS: Record<string, string> = {
 };
 export const extensionFor = (mimeType: string) => EXTENSIONS[mimeType] ?? "bin";
 
+/**
+ * A download's Content-Disposition: the name in plain ASCII for old clients (anything else an underscore) and in
+ * full, percent-encoded, for the rest (RFC 6266).
+ */
+export const attachment = (name: string) =>
+  `attachment; filename="${name.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+
 /** Names Windows refuses whatever their extension. */
 const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
 

@@ -4,6 +4,7 @@ import { config } from "~/config.server";
 import { ByteBoundedCache } from "~/lib/bounded-cache";
 import { releasingNodeStream, takeDownloadSlot, type DownloadOwner } from "~/lib/download-slots.server";
 import { HttpError, NotFoundError } from "~/lib/errors";
+import { attachment } from "~/lib/file-names";
 import { findImageObject } from "~/models/images.server";
 import { findSharedObject, recordDownload, resolveSharedUrl, sharedImage } from "~/models/share-access.server";
 import { storage } from "~/services/storage.server";
@@ -53,6 +54,18 @@ const refusal = (error: HttpError): MediaAnswer => ({
 });
 const notFound = () => refusal(new NotFoundError());
 
+/** A stored object's headers: its key (content-addressed) as its ETag, and sandboxed. */
+export function objectHeaders(key: string, mimeType: string, cacheControl: string): Record<string, string> {
+  return {
+    "Cache-Control": cacheControl,
+    ETag: `"${key.split("/").pop()}"`,
+    "Content-Type": mimeType,
+    "X-Content-Type-Options": "nosniff",
+    // Opened on its own, a stored file can never act as a page: no scripts, no subresources, a sandboxed origin.
+    "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
+  };
+}
+
 /**
  * The stored object's answer, once access is settled: streamed, with its validators and a sandboxed CSP. A download
  * (an original asked for as a file) holds a download place of `owner`'s while it streams, or is refused with 429.
@@ -65,16 +78,8 @@ async function objectAnswer(
   owner: DownloadOwner,
   shared = false,
 ): Promise<MediaAnswer> {
-  const etag = `"${key.split("/").pop()}"`;
-  const headers: Record<string, string> = {
-    "Cache-Control": cacheControl,
-    ETag: etag,
-    "Content-Type": object.mimeType,
-    "X-Content-Type-Options": "nosniff",
-    // Opened on its own, a stored file can never act as a page: no scripts, no subresources, a sandboxed origin.
-    "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
-  };
-  if (req.ifNoneMatch === etag) return { status: 304, headers };
+  const headers = objectHeaders(key, object.mimeType, cacheControl);
+  if (req.ifNoneMatch === headers.ETag) return { status: 304, headers };
   if (!req.download) {
     const handedOff = await offloaded(key, object, headers, shared);
     if (handedOff) return handedOff;
@@ -107,9 +112,7 @@ async function objectAnswer(
     memory.set(key, { bytes: data.length + key.length, data });
     return { status: 200, headers, bytes: data };
   }
-  if (req.download)
-    headers["Content-Disposition"] =
-      `attachment; filename="${object.fileName.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(object.fileName)}`;
+  if (req.download) headers["Content-Disposition"] = attachment(object.fileName);
   return { status: 200, headers, body: releasingNodeStream(found.stream, release) };
 }
 
@@ -122,7 +125,7 @@ async function objectAnswer(
  *   the same (and the browser's cached copy good) for half its life and valid for at least that long. A share
  *   link's redirect is never cached: its access is checked on every view, as when the app sends the bytes.
  */
-async function offloaded(
+export async function offloaded(
   key: string,
   object: { mimeType: string },
   headers: Record<string, string>,

@@ -76,7 +76,7 @@ export async function apiChecker(base: string, token: () => string | null): Prom
       if (text) throw new Error(`${method} ${template} ${res.status} has a body the document does not describe`);
       return { res, body };
     }
-    const mediaType = media.find((m) => type.startsWith(m));
+    const mediaType = media.find((m) => (m.endsWith("/*") ? type.startsWith(m.slice(0, -1)) : type.startsWith(m)));
     if (!mediaType) throw new Error(`${method} ${template} ${res.status} answered ${type}, the document says ${media.join(", ")}`);
     const validate = validatorOf(documented.content![mediaType]!.schema as object);
     if (!validate(body))

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { asDownload } from "~/lib/download-slots.server";
 import { InvalidError, NotFoundError } from "~/lib/errors";
+import { attachment } from "~/lib/file-names";
 import { api, readForm } from "~/web/http.server";
 import { DOWNLOAD_LIMIT_MESSAGE, MAX_DOWNLOAD } from "~/lib/schemas";
 import { searchable, sharedScope, SHARED_HEADERS } from "~/routes/_shared-board+/shared-page.server";
@@ -42,7 +43,7 @@ export const action = api(async ({ request, params, context }: ActionFunctionArg
         ...SHARED_HEADERS,
         "Content-Type": "application/zip",
         "Content-Length": String(zip.size),
-        "Content-Disposition": `attachment; filename="${name.replace(/[^\w.-]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+        "Content-Disposition": attachment(name),
       },
     });
   });

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { asDownload } from "~/lib/download-slots.server";
 import { NotFoundError } from "~/lib/errors";
+import { attachment } from "~/lib/file-names";
 import { page } from "~/web/http.server";
 import { exportFor } from "~/models/attribute-exports.server";
 import { projectScope } from "~/models/scope.server";
@@ -26,7 +27,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
       headers: {
         "Content-Type": "text/csv; charset=utf-8",
         "Content-Length": String(object.size),
-        "Content-Disposition": `attachment; filename="${found.file_name.replace(/[^\w.-]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(found.file_name)}`,
+        "Content-Disposition": attachment(found.file_name),
         "Cache-Control": "private, no-store",
       },
     });

@@ -3,6 +3,7 @@ import { data, redirect } from "@remix-run/node";
 import type { z } from "zod";
 import { asDownload } from "~/lib/download-slots.server";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
+import { attachment } from "~/lib/file-names";
 import { assignableAttribute, assignableAttributes, NotAssignable } from "~/models/attributes.server";
 import { recordAudit } from "~/models/audit.server";
 import { boardOfProject, boardsOfProject, createBoard, TARGET_GONE } from "~/models/boards.server";
@@ -113,7 +114,7 @@ function download(body: ReadableStream<Uint8Array>, name: string, type: string, 
   const headers = combineHeaders(
     {
       "Content-Type": type,
-      "Content-Disposition": `attachment; filename="${name.replace(/[^\w.-]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+      "Content-Disposition": attachment(name),
       "Cache-Control": "private, no-store",
     },
     size !== undefined && size >= 0 ? { "Content-Length": String(size) } : null,

@@ -1,0 +1,46 @@
+import { createReadableStreamFromReadable } from "@remix-run/node";
+import { asDownload } from "~/lib/download-slots.server";
+import { NotFoundError } from "~/lib/errors";
+import { attachment } from "~/lib/file-names";
+import { imageScope } from "~/models/scope.server";
+import { storage } from "~/services/storage.server";
+import { objectHeaders, offloaded } from "~/web/media.server";
+import { endpoint, readQuery, type Methods } from "./api.server";
+import { FileQuery } from "./schemas.server";
+
+/**
+ * GET /api/v1/images/{imageId}/file: the image's bytes, its current version. The original is a download, named as
+ * uploaded, and takes one of its owner's download places while it streams (as on the pages: 429 past them); the
+ * WebP preview and thumbnail are handed to nginx or S3 where MEDIA_OFFLOAD says so (a redirect to a signed URL,
+ * which clients follow without the token). The ETag is the content's key: `If-None-Match` answers 304.
+ */
+const methods: Methods = {
+  GET: async ({ request, params, url, actor }) => {
+    const { variant } = readQuery(url, FileQuery);
+    const { image } = await imageScope(actor, params.imageId);
+    const original = variant === "original";
+    const key = original ? image.storage_key : variant === "preview" ? image.preview_key : image.thumb_key;
+    const headers = objectHeaders(key, original ? image.mime_type : "image/webp", "private, no-cache");
+    if (request.headers.get("If-None-Match") === headers.ETag) return new Response(null, { status: 304, headers });
+    if (!original) {
+      const handedOff = await offloaded(key, { mimeType: headers["Content-Type"]! }, headers, true);
+      if (handedOff) return new Response(null, { status: handedOff.status, headers: handedOff.headers });
+    }
+    const send = async () => {
+      const found = await storage().get(key);
+      if (!found) throw new NotFoundError();
+      const name = image.original_name || `image-${image.id}`;
+      return new Response(createReadableStreamFromReadable(found.stream), {
+        headers: {
+          ...headers,
+          "Content-Length": String(found.size),
+          ...(original ? { "Content-Disposition": attachment(name) } : {}),
+        },
+      });
+    };
+    return original ? asDownload(request, { client: `user:${actor.id}` }, send) : send();
+  },
+};
+
+export const loader = endpoint(methods);
+export const action = endpoint(methods);
