@@ -21,6 +21,7 @@ import { searchDocument } from "./migrations/019-search-document.server";
 import { searchPendingList } from "./migrations/020-search-pending-list.server";
 import { companySignIn } from "./migrations/021-company-sign-in.server";
 import { apiTokens } from "./migrations/022-api-tokens.server";
+import { jobTokens } from "./migrations/023-job-tokens.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -45,6 +46,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "020-search-pending-list": searchPendingList(dialect),
     "021-company-sign-in": companySignIn(dialect),
     "022-api-tokens": apiTokens(dialect),
+    "023-job-tokens": jobTokens(),
   };
 }
 

@@ -370,6 +370,8 @@ export interface JobsTable {
   unique_key: string | null;
   /** JSON: where a long job's next attempt resumes (what its earlier attempts committed); dropped when it is done. */
   checkpoint: string | null;
+  /** The access token the job was started with through the API (only that token sees it there); null otherwise. */
+  api_token_id: number | null;
 }
 
 /** Every object in storage that rows may refer to: `stored`, or `purging` while a purge deletes its bytes. */

@@ -161,6 +161,21 @@ export async function revokeUserTokens(userId: number, trx: Trx, at = Date.now()
   await trx.updateTable("api_tokens").set({ revoked_at: at }).where("user_id", "=", userId).where("revoked_at", "is", null).execute();
 }
 
+/** The tokens that still work at `at`: not revoked, not expired, their owner active; joined with the owner. */
+const workingTokens = (at: number) =>
+  db()
+    .selectFrom("api_tokens as t")
+    .innerJoin("users as u", "u.id", "t.user_id")
+    .where("t.revoked_at", "is", null)
+    .where("t.expires_at", ">", at)
+    .where("u.status", "=", "active");
+
+const grantOf = (row: { id: number; can_write: number; projects: string | null }): Grant => ({
+  tokenId: Number(row.id),
+  write: row.can_write === 1,
+  projects: parseProjects(row.projects),
+});
+
 /**
  * The actor a token's secret stands for: its active owner, narrowed by the token's grant; null for an unknown,
  * revoked or expired token, or an owner who is no longer active. One indexed read; the last use written at most
@@ -168,18 +183,25 @@ export async function revokeUserTokens(userId: number, trx: Trx, at = Date.now()
  */
 export async function tokenActor(secret: string, ip: string | null, at = Date.now()): Promise<Actor | null> {
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return null;
-  const row = await db()
-    .selectFrom("api_tokens as t")
-    .innerJoin("users as u", "u.id", "t.user_id")
+  const row = await workingTokens(at)
     .select(["t.id", "t.can_write", "t.projects", "t.last_used_at", "t.last_used_ip", "u.id as user_id", "u.role"])
     .where("t.token_hash", "=", sha256(secret))
-    .where("t.revoked_at", "is", null)
-    .where("t.expires_at", ">", at)
-    .where("u.status", "=", "active")
     .executeTakeFirst();
   if (!row) return null;
   if (row.last_used_at === null || at - Number(row.last_used_at) > TOUCH_EVERY_MS || row.last_used_ip !== ip)
     await db().updateTable("api_tokens").set({ last_used_at: at, last_used_ip: ip }).where("id", "=", row.id).execute();
-  const grant: Grant = { tokenId: Number(row.id), write: row.can_write === 1, projects: parseProjects(row.projects) };
-  return { id: row.user_id, role: row.role, ip, grant };
+  return { id: row.user_id, role: row.role, ip, grant: grantOf(row) };
+}
+
+/**
+ * A job's token's grant as it is now (the job runs narrowed by it, as its requests were); null once the token no
+ * longer works: revoked, expired, or its owner no longer active.
+ */
+export async function tokenGrant(tokenId: number, userId: number, at = Date.now()): Promise<Grant | null> {
+  const row = await workingTokens(at)
+    .select(["t.id", "t.can_write", "t.projects"])
+    .where("t.id", "=", tokenId)
+    .where("t.user_id", "=", userId)
+    .executeTakeFirst();
+  return row ? grantOf(row) : null;
 }

@@ -14,7 +14,14 @@ export const jobLeaseMs = () => config().jobLeaseMs;
 /** The lease a worker holds on a job it claimed: its worker and its attempt. Only the holder may finish it. */
 export type Lease = Pick<Job, "id" | "locked_by" | "attempts">;
 
-type JobOptions = { runAt?: number; maxAttempts?: number; ownerUserId?: number | null; total?: number | null };
+type JobOptions = {
+  runAt?: number;
+  maxAttempts?: number;
+  ownerUserId?: number | null;
+  total?: number | null;
+  /** Started through the API with this token. */
+  apiTokenId?: number | null;
+};
 
 /** A queued job's row, as every way of queueing writes it. */
 function queuedRow(type: string, payload: unknown, opts: JobOptions, uniqueKey: string | null) {
@@ -34,6 +41,7 @@ function queuedRow(type: string, payload: unknown, opts: JobOptions, uniqueKey: 
     owner_user_id: opts.ownerUserId ?? null,
     total: opts.total ?? null,
     unique_key: uniqueKey,
+    api_token_id: opts.apiTokenId ?? null,
   };
 }
 
@@ -252,14 +260,18 @@ export interface JobStatus {
   result: unknown;
 }
 
-/** A job's state for the person who started it; null for anyone else (their 404). */
-export async function jobOf(ownerUserId: number, id: number): Promise<JobStatus | null> {
-  const row = await db()
+/**
+ * A job's state for the person who started it; null for anyone else (their 404). Through the API (`tokenId`), only
+ * for the token that started it: a token narrowed to some projects never sees what another of its owner's did.
+ */
+export async function jobOf(ownerUserId: number, id: number, tokenId?: number): Promise<JobStatus | null> {
+  let q = db()
     .selectFrom("jobs")
     .select(["id", "type", "status", "progress", "total", "result"])
     .where("id", "=", id)
-    .where("owner_user_id", "=", ownerUserId)
-    .executeTakeFirst();
+    .where("owner_user_id", "=", ownerUserId);
+  if (tokenId !== undefined) q = q.where("api_token_id", "=", tokenId);
+  const row = await q.executeTakeFirst();
   return row ? { ...row, result: row.result ? (JSON.parse(row.result) as unknown) : null } : null;
 }
 

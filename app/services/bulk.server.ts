@@ -26,6 +26,7 @@ import { setJobProgress } from "~/models/jobs.server";
 import { boardScope, projectScope, withFilter, type MemberScope, type OneProjectScope } from "~/models/scope.server";
 import { filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { findUserById } from "~/models/users.server";
+import { tokenGrant } from "~/models/api-tokens.server";
 import { defineJob, queue } from "./jobs.server";
 import { storage } from "./storage.server";
 import { nativeZipCrc } from "./zip-crc.server";
@@ -78,6 +79,7 @@ export async function runBulk(
   const back = withFilterQuery(grid, scope.filter);
   const jobId = await queue(BULK_JOB, { ...selectionJobRef(scope), picked, action, back } satisfies BulkJob, {
     ownerUserId: scope.actor.id,
+    apiTokenId: scope.actor.grant?.tokenId ?? null,
     total: count,
     maxAttempts: 3,
   });
@@ -99,6 +101,8 @@ export interface SelectionJobRef {
   scope: { kind: "project" | "board"; id: number | string };
   /** The grid's filter (search, attribute values, review) as a query string: the selection is of the filtered set. */
   filter: string;
+  /** Started through the API: the token whose grant narrows the job, as it is when the job runs. */
+  tokenId?: number;
 }
 
 export const selectionJobRef = (scope: MemberScope): SelectionJobRef => ({
@@ -106,13 +110,16 @@ export const selectionJobRef = (scope: MemberScope): SelectionJobRef => ({
   ip: scope.actor.ip ?? null,
   scope: scope.kind === "board" ? { kind: "board", id: scope.board.id } : { kind: "project", id: scope.project.id },
   filter: filterSearch(scope.filter),
+  ...(scope.actor.grant ? { tokenId: scope.actor.grant.tokenId } : {}),
 });
 
 /** A job re-resolves the scope with the person's rights as they are now (gone or demoted: nothing happens). */
 export async function resumeScope(ref: SelectionJobRef) {
   const user = await findUserById(ref.userId);
   if (!user || user.status !== "active") throw new NotFoundError("The person who started this is no longer active.");
-  const actor = actorOf(user, ref.ip ?? null);
+  const grant = ref.tokenId === undefined ? undefined : await tokenGrant(ref.tokenId, user.id);
+  if (grant === null) throw new NotFoundError("The access token that started this was revoked or has expired.");
+  const actor = { ...actorOf(user, ref.ip ?? null), ...(grant ? { grant } : {}) };
   const scope = withFilter(
     ref.scope.kind === "board" ? await boardScope(actor, String(ref.scope.id)) : await projectScope(actor, ref.scope.id),
     new URLSearchParams(ref.filter ?? ""),

@@ -74,11 +74,7 @@ const enqueueDaily = (type: string) => {
  * Queues durable work; a runner in this process is woken at once instead of at its next poll (on PostgreSQL, those of
  * other instances too: the job is announced).
  */
-export async function queue(
-  type: JobType,
-  payload: unknown,
-  opts?: { runAt?: number; maxAttempts?: number; ownerUserId?: number | null; total?: number | null },
-) {
+export async function queue(type: JobType, payload: unknown, opts?: Parameters<typeof enqueueJob>[2]) {
   const id = await enqueueJob(type, payload, opts);
   wakeRunners();
   return id;

@@ -88,6 +88,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/images/{imageId}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The image's bytes: the original as uploaded (a download), or its WebP preview or thumbnail */
+        get: operations["getImageFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/boards": {
         parameters: {
             query?: never;
@@ -291,6 +308,40 @@ export interface paths {
         put?: never;
         /** Direct upload: up to 20 images in one multipart/form-data request, each in a part named files */
         post: operations["uploadFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/images/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Adds keywords, assigns an attribute value, puts on a board or deletes: images listed, or all of the filtered set */
+        post: operations["bulkImages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A background job's progress and, once done, what it did (only for the token that started it) */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -527,6 +578,53 @@ export interface components {
                 /** @description Why this file was refused (the others go on). */
                 error?: string;
             }[];
+        };
+        Job: {
+            id: number;
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed";
+            /** @description Images done so far, of `total`. */
+            progress: number;
+            total: number | null;
+            /** @description What it did, once done. */
+            result: {
+                /** @description Images the request changed. */
+                affected: number;
+                /** @description Images left as they were (already on the target board). */
+                skipped: number;
+            } | null;
+        };
+        BulkRequest: {
+            /** @description Image ids of the project, 1 to 1000. */
+            imageIds?: number[];
+            /**
+             * @description Every image of the filtered set (instead of `imageIds`).
+             * @enum {boolean}
+             */
+            all?: true;
+            /** @description With `all`: images left out. */
+            exceptIds?: number[];
+            action: {
+                /** @enum {string} */
+                op: "keywords";
+                /** @description Keywords added to each image (those it has already are kept once). */
+                keywords: string[];
+            } | {
+                /** @enum {string} */
+                op: "attribute";
+                attributeId: number;
+                value: string;
+                /** @default false */
+                replace?: boolean;
+            } | {
+                /** @enum {string} */
+                op: "board";
+                /** @description Put each image on this board. */
+                boardId: string;
+            } | {
+                /** @enum {string} */
+                op: "delete";
+            };
         };
         ExportRequest: {
             /** @description Up to 1,000 images to export (each must be in the filtered set); left out: every image of the filtered set. */
@@ -1136,6 +1234,80 @@ export interface operations {
                 };
             };
             /** @description Over the token's rate limit: wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImageFile: {
+        parameters: {
+            query?: {
+                variant?: "original" | "preview" | "thumbnail";
+            };
+            header?: never;
+            path: {
+                imageId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file; its ETag is its content's key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            /** @description MEDIA_OFFLOAD=presigned: a preview or thumbnail at a signed URL of the object store */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: `detail` says what, `errors` where */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or one unknown, revoked or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or outside the token's reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the token's rate limit, or the person's downloads at once are all taken: wait Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2485,6 +2657,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UploadResults"];
+                };
+            };
+            /** @description Over the token's rate limit: wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    bulkImages: {
+        parameters: {
+            query?: {
+                q?: string;
+                smart?: string;
+                tags?: string;
+                f?: string | string[];
+            };
+            header?: never;
+            path: {
+                projectId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRequest"];
+            };
+        };
+        responses: {
+            /** @description Done at once (up to 5,000 images) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkOutcome"];
+                };
+            };
+            /** @description More than 5,000 images: a background job does it, in chunks; follow it at `Location` (GET /jobs/{jobId}) */
+            202: {
+                headers: {
+                    /** @description The job's address */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Bad input: `detail` says what, `errors` where */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or one unknown, revoked or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token's role here does not allow this (a read-only token, a viewer) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or outside the token's reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A name already taken; or, without If-Match, an edit that met another one committing */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the token's rate limit: wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description No token, or one unknown, revoked or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or outside the token's reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Over the token's rate limit: wait Retry-After seconds */

@@ -6,7 +6,10 @@ import { createToken, myTokens, revokeToken } from "~/models/api-tokens.server";
 import { createBoard } from "~/models/boards.server";
 import { insertImageRows } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
+import { BULK_INLINE_MAX } from "~/services/bulk.server";
 import { storeImageFile } from "~/services/image-files.server";
+import { jobRegistry } from "~/services/job-registry.server";
+import { runOnce } from "~/services/jobs.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
 import { jpeg } from "../helpers/images";
@@ -139,6 +142,8 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     ["POST", `/projects/${p}/uploads`, { fileName: "refused.jpg" }],
     ["POST", `/projects/${p}/images`, { key: "uploads/refused" }],
     ["POST", `/projects/${p}/files`, { files: [] }],
+    ["POST", `/projects/${p}/images/bulk`, { imageIds: [i], action: { op: "keywords", keywords: ["refused"] } }],
+    ["POST", `/projects/${p}/images/bulk?q=shelf`, { all: true, action: { op: "delete" } }],
   ];
   const run = ([method, path, body]: [string, string, unknown?]) =>
     body === undefined ? call(path, { method }) : send(path, method, body);
@@ -178,6 +183,9 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
         "post /projects/{projectId}/images",
         "post /projects/{projectId}/files",
         "post /projects/{projectId}/export.csv",
+        "get /images/{imageId}/file",
+        "post /projects/{projectId}/images/bulk",
+        "get /jobs/{jobId}",
       ].sort(),
     );
   });
@@ -726,4 +734,199 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     expect(revoked.status).toBe(302);
     expect((await as(secret!, () => call("/projects"))).res.status).toBe(401);
   });
+
+  it("sends an image's original as a named download and its WebP preview and thumbnail, 304 on its ETag, to tokens in reach only", async () => {
+    const bytes = await jpeg(80, 60);
+    const file = await storeImageFile(bytes);
+    await insertImageRows(await projectScope(alice.actor, ids.p1), [
+      { file, meta: { ...meta("Café shelf", ["file"]), originalName: "café shelf.jpg" }, at: 1_500_000_000_000 },
+    ]);
+    const reader = (await createToken(alice.actor, { name: "files", write: false, projects: null, days: 7 })).secret;
+    const id = (await db().selectFrom("images").select("id").where("checksum", "=", file.checksum).executeTakeFirstOrThrow()).id;
+
+    const original = await as(reader, () =>
+      fetch(`${server.base}/api/v1/images/${id}/file`, { headers: { Authorization: `Bearer ${reader}` } }),
+    );
+    expect(original.status).toBe(200);
+    expect(original.headers.get("Content-Type")).toBe("image/jpeg");
+    expect(original.headers.get("Content-Disposition")).toBe(
+      `attachment; filename="caf_ shelf.jpg"; filename*=UTF-8''caf%C3%A9%20shelf.jpg`,
+    );
+    expect(original.headers.get("Content-Security-Policy")).toMatch(/sandbox/);
+    expect(Buffer.from(await original.arrayBuffer()).equals(bytes)).toBe(true);
+    // Checked against the document too (its image/* answer and headers).
+    const checked = await as(reader, () => call(`/images/${id}/file`));
+    expect(checked.res.status).toBe(200);
+
+    for (const [variant, key] of [
+      ["preview", file.previewKey],
+      ["thumbnail", file.thumbKey],
+    ] as const) {
+      const res = await as(reader, () => call(`/images/${id}/file?variant=${variant}`));
+      expect(res.res.status, variant).toBe(200);
+      expect(res.res.headers.get("Content-Type")).toBe("image/webp");
+      expect(res.res.headers.get("Content-Disposition")).toBeNull();
+      const etag = res.res.headers.get("ETag")!;
+      expect(etag).toBe(`"${key.split("/").pop()}"`);
+      const again = await as(reader, () => call(`/images/${id}/file?variant=${variant}`, { headers: { "If-None-Match": etag } }));
+      expect(again.res.status).toBe(304);
+    }
+
+    const unknown = await as(reader, () => call(`/images/${id}/file?variant=raw`));
+    expect(unknown.res.status).toBe(400);
+    const extra = await as(reader, () => call(`/images/${id}/file?size=big`));
+    expect(extra.res.status).toBe(400);
+    // Out of reach: another person's token, and a token narrowed to another project, get 404 and no bytes.
+    for (const [secret, image] of [
+      [tokens.bobWrite, id],
+      [tokens.aliceP1, ids.i2],
+      [tokens.aliceWrite, ids.i3],
+    ] as const) {
+      const res = await as(secret, () => call(`/images/${image}/file`));
+      expect(res.res.status).toBe(404);
+      expect(res.res.headers.get("Content-Type")).toMatch(/^application\/problem\+json/);
+    }
+    expect((await as(null, () => call(`/images/${id}/file`))).res.status).toBe(401);
+  });
+
+  it("changes a filtered set in bulk at once, checks every listed id, and refuses what the grid's bulk bar refuses", async () => {
+    const project = await makeProject([{ actor: alice.actor, role: "manager" }]);
+    const scope = await projectScope(alice.actor, project.id);
+    // Tokens of their own: the file's earlier tests spent much of the shared ones' budget for this minute.
+    const mine = await createToken(alice.actor, { name: "bulk", write: true, projects: null, days: 7 });
+    const mineRead = await createToken(alice.actor, { name: "bulk read", write: false, projects: null, days: 7 });
+    await insertImageRows(
+      scope,
+      ["Juice aisle", "Juice end", "Soap aisle"].map((title, k) => ({
+        file: fakeFile(700 + k),
+        meta: meta(title, ["store"]),
+        at: 1_650_000_000_000 + k,
+      })),
+    );
+    const images = await db().selectFrom("images").select(["id", "title"]).where("project_id", "=", project.id).orderBy("id").execute();
+    const keywordsOf = async () =>
+      Object.fromEntries(
+        (await db().selectFrom("images").select(["title", "keywords"]).where("project_id", "=", project.id).execute()).map((r) => [
+          r.title,
+          JSON.parse(r.keywords),
+        ]),
+      );
+    const bulk = (query: string, body: unknown) => as(mine.secret, () => send(`/projects/${project.id}/images/bulk${query}`, "POST", body));
+
+    const juice = await bulk("?q=juice", { all: true, action: { op: "keywords", keywords: ["Chilled", "store"] } });
+    expect(juice.res.status).toBe(200);
+    expect(juice.body).toEqual({ affected: 2, skipped: 0 });
+    expect(await keywordsOf()).toEqual({
+      "Juice aisle": ["store", "Chilled"],
+      "Juice end": ["store", "Chilled"],
+      "Soap aisle": ["store"],
+    });
+
+    const board = await createBoard(scope, { title: "Bulk board" });
+    const pinned = await bulk("", { all: true, exceptIds: [images[2]!.id], action: { op: "board", boardId: board.id } });
+    expect(pinned.body).toEqual({ affected: 2, skipped: 0 });
+    const onBoard = await db().selectFrom("board_images").select("image_id").where("board_id", "=", board.id).orderBy("image_id").execute();
+    expect(onBoard.map((r) => r.image_id)).toEqual([images[0]!.id, images[1]!.id]);
+
+    const before = await keywordsOf();
+    // One id outside the project: 404 naming it, nothing changed.
+    const foreign = await bulk("", { imageIds: [images[0]!.id, ids.i3], action: { op: "keywords", keywords: ["nope"] } });
+    expect(foreign.res.status).toBe(404);
+    expect(foreign.body.errors).toEqual([{ pointer: "/imageIds/1", detail: `No image ${ids.i3} here` }]);
+    for (const body of [
+      { action: { op: "delete" } }, // neither imageIds nor all
+      { imageIds: [images[0]!.id], all: true, action: { op: "delete" } }, // both
+      { imageIds: [images[0]!.id], exceptIds: [1], action: { op: "delete" } },
+      { all: true, action: { op: "explode" } },
+      { all: true, action: { op: "keywords", keywords: ["a"] } },
+      { all: true, action: { op: "delete", extra: 1 } },
+    ]) {
+      const refused = await bulk("", body);
+      expect(refused.res.status, JSON.stringify(body)).toBe(400);
+    }
+    const nothing = await bulk("?q=zzzz", { all: true, action: { op: "delete" } });
+    expect(nothing.res.status).toBe(400);
+    expect(nothing.body.detail).toBe("No images are selected.");
+    const readOnly = await as(mineRead.secret, () =>
+      send(`/projects/${project.id}/images/bulk`, "POST", { all: true, action: { op: "delete" } }),
+    );
+    expect(readOnly.res.status).toBe(403);
+    expect(await keywordsOf()).toEqual(before);
+
+    const deleted = await bulk("?q=soap", { all: true, action: { op: "delete" } });
+    expect(deleted.body).toEqual({ affected: 1, skipped: 0 });
+    expect(Object.keys(await keywordsOf()).sort()).toEqual(["Juice aisle", "Juice end"]);
+  });
+
+  it(
+    "runs a bulk change of more than 5,000 images as a job that only its own token can follow, narrowed by that token when it runs",
+    { timeout: 120_000 },
+    async () => {
+      const project = await makeProject([{ actor: alice.actor, role: "manager" }]);
+      const scope = await projectScope(alice.actor, project.id);
+      const count = BULK_INLINE_MAX + 20;
+      for (let i = 0; i < count; i += 1000)
+        await insertImageRows(
+          scope,
+          Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({
+            file: fakeFile(50_000 + i + k),
+            meta: meta(`many ${i + k}`),
+            at: 1_600_000_000_000 + i + k,
+          })),
+        );
+      const attribute = await as((await createToken(alice.actor, { name: "attr", write: true, projects: null, days: 7 })).secret, () =>
+        send(`/projects/${project.id}/attributes`, "POST", { name: "Wave" }),
+      );
+      expect(attribute.res.status).toBe(201);
+      const { secret, id: tokenId } = await createToken(alice.actor, { name: "job", write: true, projects: [project.id], days: 7 });
+      const started = await as(secret, () =>
+        send(`/projects/${project.id}/images/bulk`, "POST", {
+          all: true,
+          action: { op: "attribute", attributeId: attribute.body.id, value: "W1" },
+        }),
+      );
+      expect(started.res.status).toBe(202);
+      expect(started.body).toMatchObject({ status: "queued", total: count, result: null });
+      const location = started.res.headers.get("Location")!;
+      expect(location).toBe(`/api/v1/jobs/${started.body.id}`);
+      const follow = (who: string | null) => as(who, () => call(location.replace("/api/v1", "")));
+      // Only the token that started it sees it: not its owner's other tokens, not another person's.
+      for (const other of [tokens.aliceWrite, tokens.bobWrite]) expect((await follow(other)).res.status).toBe(404);
+      expect((await as(secret, () => call("/jobs/99999999"))).res.status).toBe(404);
+
+      while (await runOnce(jobRegistry, "api-test"));
+      const done = await follow(secret);
+      expect(done.body).toEqual({
+        id: started.body.id,
+        status: "done",
+        progress: count,
+        total: count,
+        result: { affected: count, skipped: 0 },
+      });
+      const valued = await db()
+        .selectFrom("image_attribute_values")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("attribute_id", "=", attribute.body.id)
+        .executeTakeFirstOrThrow();
+      expect(Number(valued.n)).toBe(count);
+
+      // A job whose token is revoked before it runs does nothing.
+      const second = await as(secret, () =>
+        send(`/projects/${project.id}/images/bulk`, "POST", { all: true, action: { op: "keywords", keywords: ["late"] } }),
+      );
+      expect(second.res.status).toBe(202);
+      await revokeToken(alice.actor, tokenId);
+      await runOnce(jobRegistry, "api-test");
+      const job = await db().selectFrom("jobs").select(["status", "last_error"]).where("id", "=", second.body.id).executeTakeFirstOrThrow();
+      expect(job.status).not.toBe("done");
+      expect(job.last_error).toMatch(/revoked or has expired/);
+      const late = await db()
+        .selectFrom("images")
+        .select("id")
+        .where("project_id", "=", project.id)
+        .where("keywords", "like", "%late%")
+        .execute();
+      expect(late).toEqual([]);
+    },
+  );
 });

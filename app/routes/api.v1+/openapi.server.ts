@@ -10,8 +10,12 @@ import {
   BoardImages,
   BoardTransfer,
   BulkOutcome,
-  ExportQuery,
+  BulkRequest,
+  Job,
+  JobIdParam,
+  FilterQuery,
   ExportRequest,
+  FileQuery,
   ImageChange,
   MadeShareLink,
   NewImage,
@@ -130,6 +134,28 @@ function operations(registry: OpenAPIRegistry) {
     tags: ["Images"],
     request: { params: ImageIdParam, headers: ifMatch, body: { required: true, content: { "application/json": { schema: Rotation } } } },
     responses: { 200: json(Image, "The image as saved, with its new ETag"), ...problems(...WRITE, 409, 412) },
+  });
+  const binary = (description: string, type: string) => ({
+    description,
+    content: { [type]: { schema: z.string().openapi({ format: "binary" }) } },
+  });
+  add({
+    method: "get",
+    path: "/images/{imageId}/file",
+    operationId: "getImageFile",
+    summary: "The image's bytes: the original as uploaded (a download), or its WebP preview or thumbnail",
+    tags: ["Images"],
+    request: { params: ImageIdParam, query: FileQuery },
+    responses: {
+      200: binary("The file; its ETag is its content's key", "image/*"),
+      302: { description: "MEDIA_OFFLOAD=presigned: a preview or thumbnail at a signed URL of the object store" },
+      304: { description: "Not modified" },
+      ...problems(400, 401, 404),
+      429: {
+        description: "Over the token's rate limit, or the person's downloads at once are all taken: wait Retry-After seconds",
+        content: { "application/problem+json": { schema: Problem } },
+      },
+    },
   });
   add({
     method: "delete",
@@ -308,13 +334,43 @@ function operations(registry: OpenAPIRegistry) {
   });
   add({
     method: "post",
+    path: "/projects/{projectId}/images/bulk",
+    operationId: "bulkImages",
+    summary: "Adds keywords, assigns an attribute value, puts on a board or deletes: images listed, or all of the filtered set",
+    tags: ["Images"],
+    request: {
+      params: ProjectIdParam,
+      query: FilterQuery,
+      body: { required: true, content: { "application/json": { schema: BulkRequest } } },
+    },
+    responses: {
+      200: json(BulkOutcome, "Done at once (up to 5,000 images)"),
+      202: {
+        description: "More than 5,000 images: a background job does it, in chunks; follow it at `Location` (GET /jobs/{jobId})",
+        headers: { Location: { schema: { type: "string" }, description: "The job's address" } },
+        content: { "application/json": { schema: Job } },
+      },
+      ...problems(...WRITE, 409),
+    },
+  });
+  add({
+    method: "get",
+    path: "/jobs/{jobId}",
+    operationId: "getJob",
+    summary: "A background job's progress and, once done, what it did (only for the token that started it)",
+    tags: ["Jobs"],
+    request: { params: JobIdParam },
+    responses: { 200: json(Job, "The job"), ...problems(...READ) },
+  });
+  add({
+    method: "post",
     path: "/projects/{projectId}/export.csv",
     operationId: "exportCsv",
     summary: "The images' metadata and attribute values as CSV: those listed, or all of the filtered set",
     tags: ["Images"],
     request: {
       params: ProjectIdParam,
-      query: ExportQuery,
+      query: FilterQuery,
       body: { required: false, content: { "application/json": { schema: ExportRequest } } },
     },
     responses: {

@@ -5,7 +5,7 @@ import { projectScope, withFilter } from "~/models/scope.server";
 import { csvOfSelection } from "~/services/bulk.server";
 import { withSmartTags } from "~/services/smart-search.server";
 import { endpoint, readBody, readQuery, type Methods } from "./api.server";
-import { ExportQuery, ExportRequest } from "./schemas.server";
+import { FilterQuery, ExportRequest } from "./schemas.server";
 import { requireAll } from "./selection.server";
 
 /**
@@ -15,7 +15,7 @@ import { requireAll } from "./selection.server";
  */
 const methods: Methods = {
   POST: async ({ request, params, url, actor }) => {
-    readQuery(url, ExportQuery);
+    readQuery(url, FilterQuery);
     const scope = await withSmartTags(withFilter(await projectScope(actor, params.projectId), url.searchParams));
     const hasBody = Number(request.headers.get("Content-Length") ?? 0) > 0;
     const { imageIds } = hasBody ? await readBody(request, ExportRequest) : { imageIds: undefined };

@@ -1,6 +1,7 @@
 import { sha256 } from "~/lib/crypto.server";
 import type { ImageLike } from "~/models/images.server";
 import { imageAttributes, parseImage } from "~/models/images.server";
+import type { JobStatus } from "~/models/jobs.server";
 import type { ManagedLink } from "~/models/share-links.server";
 import { ApiProblem } from "./api.server";
 
@@ -66,3 +67,15 @@ export const shareLinkBody = (l: ManagedLink) => ({
   allowDownload: l.allowDownload,
   showMetadata: l.showMetadata,
 });
+
+/** A job as the API shows it: its result only what it did (`affected`, `skipped`), once done. */
+export function jobBody(job: JobStatus) {
+  const result = job.result as { affected?: number; skipped?: number } | null;
+  return {
+    id: job.id,
+    status: job.status,
+    progress: job.progress,
+    total: job.total,
+    result: job.status === "done" && result ? { affected: result.affected ?? 0, skipped: result.skipped ?? 0 } : null,
+  };
+}

@@ -74,6 +74,16 @@ export const ImagesQuery = z
   })
   .strict();
 
+export const FILE_VARIANTS = ["original", "preview", "thumbnail"] as const;
+export const FileQuery = z
+  .object({
+    variant: z
+      .enum(FILE_VARIANTS)
+      .default("original")
+      .openapi({ description: "The file as uploaded (`original`, a download), or its WebP `preview` or `thumbnail`." }),
+  })
+  .strict();
+
 export const Image = z
   .object({
     id: z.number().int(),
@@ -132,12 +142,11 @@ export const BoardTransfer = z
   .object({ imageIds: ImageIds, targetBoardId: z.string().min(1).max(64) })
   .strict()
   .openapi("BoardTransfer");
-export const BulkOutcome = z
-  .object({
-    affected: z.number().int().openapi({ description: "Images the request changed." }),
-    skipped: z.number().int().openapi({ description: "Images left as they were (already on the target board)." }),
-  })
-  .openapi("BulkOutcome");
+const Outcome = z.object({
+  affected: z.number().int().openapi({ description: "Images the request changed." }),
+  skipped: z.number().int().openapi({ description: "Images left as they were (already on the target board)." }),
+});
+export const BulkOutcome = Outcome.openapi("BulkOutcome");
 
 /** The image panel's rules and messages (title 120, description 2,000, OCR 10,000 characters; keywords). */
 const text = (max: number, name: string) =>
@@ -275,5 +284,56 @@ export const ExportRequest = z
   .strict()
   .openapi("ExportRequest");
 
+/**
+ * A bulk request on a project's images (the grid's bulk bar): the images listed, or every image of the set the
+ * query's filters give (`all`), but those in `exceptIds`; and what to do to them. Up to 5,000 images change at once
+ * (200); more are changed by a background job (202, its status at `Location`).
+ */
+export const BulkRequest = z
+  .object({
+    imageIds: ImageIds.optional(),
+    all: z.literal(true).optional().openapi({ description: "Every image of the filtered set (instead of `imageIds`)." }),
+    exceptIds: z.array(BodyId).max(1000).optional().openapi({ description: "With `all`: images left out." }),
+    action: z.discriminatedUnion("op", [
+      z
+        .object({
+          op: z.literal("keywords"),
+          keywords: Keywords.openapi({ description: "Keywords added to each image (those it has already are kept once)." }),
+        })
+        .strict(),
+      z
+        .object({
+          op: z.literal("attribute"),
+          attributeId: BodyId,
+          value: AssignAttributeSchema.shape.value.openapi({ type: "string", minLength: 1, maxLength: 64 }),
+          replace: z.boolean().default(false),
+        })
+        .strict(),
+      z
+        .object({ op: z.literal("board"), boardId: z.string().min(1).max(64).openapi({ description: "Put each image on this board." }) })
+        .strict(),
+      z.object({ op: z.literal("delete") }).strict(),
+    ]),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if ((r.imageIds === undefined) === (r.all === undefined))
+      ctx.addIssue({ code: "custom", path: ["imageIds"], message: "Give either imageIds or all: true" });
+    if (r.exceptIds && !r.all) ctx.addIssue({ code: "custom", path: ["exceptIds"], message: "exceptIds goes with all: true" });
+  })
+  .openapi("BulkRequest");
+
+export const JobIdParam = z.object({ jobId: Id.openapi({ param: { name: "jobId", in: "path" }, example: 12 }) });
+export const Job = z
+  .object({
+    id: z.number().int(),
+    status: z.enum(["queued", "running", "done", "failed"]),
+    progress: z.number().int().openapi({ description: "Images done so far, of `total`." }),
+    total: z.number().int().nullable(),
+    // Inline, not the BulkOutcome component: a nullable reference comes out as allOf [ref, null], which no value meets.
+    result: Outcome.nullable().openapi({ description: "What it did, once done." }),
+  })
+  .openapi("Job");
+
 /** The list's filters, and nothing else. */
-export const ExportQuery = ImagesQuery.pick({ q: true, smart: true, tags: true, f: true }).strict();
+export const FilterQuery = ImagesQuery.pick({ q: true, smart: true, tags: true, f: true }).strict();
