@@ -1,6 +1,6 @@
 import { db } from "~/db/connection.server";
 import { randomToken, sha256 } from "~/lib/crypto.server";
-import { InvalidError, NotFoundError } from "~/lib/errors";
+import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
 import { requireAdmin, type Actor, type Grant } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
 import { visibleProjectIds } from "./scope.server";
@@ -16,6 +16,9 @@ export const TOKEN_NAME_MAX = 60;
 const DAY_MS = 86_400_000;
 /** Last use is written at most this often per token: a script's every call must not be a write. */
 const TOUCH_EVERY_MS = 60_000;
+/** Working tokens one person may hold: each has its own rate limit, so without a cap "per token" would bound no one. */
+export const MAX_WORKING_TOKENS = 50;
+export const TOO_MANY_TOKENS = `You have ${MAX_WORKING_TOKENS} working tokens. Revoke one you no longer use to make another.`;
 
 export interface NewToken {
   name: string;
@@ -57,6 +60,14 @@ export async function createToken(actor: Actor, input: NewToken, at = Date.now()
   }
   const secret = TOKEN_PREFIX + randomToken(32);
   const id = await write(async (trx) => {
+    const working = await trx
+      .selectFrom("api_tokens")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("user_id", "=", actor.id)
+      .where("revoked_at", "is", null)
+      .where("expires_at", ">", at)
+      .executeTakeFirstOrThrow();
+    if (Number(working.n) >= MAX_WORKING_TOKENS) throw new ConflictError(TOO_MANY_TOKENS);
     const row = await trx
       .insertInto("api_tokens")
       .values({

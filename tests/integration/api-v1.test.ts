@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { sha256 } from "~/lib/crypto.server";
 import { setUserStatus } from "~/models/admin-users.server";
-import { createToken, myTokens, revokeToken } from "~/models/api-tokens.server";
+import { createToken, MAX_WORKING_TOKENS, myTokens, revokeToken, TOO_MANY_TOKENS } from "~/models/api-tokens.server";
 import { createBoard } from "~/models/boards.server";
 import { insertImageRows } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
@@ -733,6 +733,30 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     ]);
     expect(revoked.status).toBe(302);
     expect((await as(secret!, () => call("/projects"))).res.status).toBe(401);
+  });
+
+  it("refuses a person's token past the 50 working ones, on the page too, until one is revoked", async () => {
+    const person = await makeUser();
+    const made = [];
+    for (let i = 0; i < MAX_WORKING_TOKENS; i++)
+      made.push(await createToken(person.actor, { name: `t${i}`, write: false, projects: null, days: 7 }));
+    await expect(createToken(person.actor, { name: "one more", write: false, projects: null, days: 7 })).rejects.toThrow(TOO_MANY_TOKENS);
+    const page = await fetch(`${server.base}/profile/tokens`, {
+      method: "POST",
+      headers: { Cookie: await sessionCookie(person.user.id), "Content-Type": "application/x-www-form-urlencoded", Origin: server.base },
+      body: new URLSearchParams([
+        ["intent", "create"],
+        ["name", "From the page"],
+        ["access", "read"],
+        ["reach", "all"],
+        ["days", "30"],
+      ]),
+    });
+    expect(page.status).toBe(400);
+    expect(await pageText(page)).toContain(TOO_MANY_TOKENS);
+    expect((await myTokens(person.actor)).length).toBe(MAX_WORKING_TOKENS);
+    await revokeToken(person.actor, made[0]!.id);
+    await expect(createToken(person.actor, { name: "one more", write: false, projects: null, days: 7 })).resolves.toHaveProperty("secret");
   });
 
   it("sends an image's original as a named download and its WebP preview and thumbnail, 304 on its ETag, to tokens in reach only", async () => {

@@ -7,7 +7,7 @@ import { Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm }
 import { TokenTable } from "~/components/token-table";
 import { config } from "~/config.server";
 import { ApiTokenSchema, TOKEN_DAYS } from "~/lib/account-schemas";
-import { InvalidError } from "~/lib/errors";
+import { ConflictError, InvalidError } from "~/lib/errors";
 import { resultOf } from "~/lib/form-answer";
 import { parseId } from "~/lib/ids";
 import { createToken, myTokens, revokeToken } from "~/models/api-tokens.server";
@@ -45,6 +45,7 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
       // The secret exists only now: shown once, on this answer; the database keeps its hash.
       return { intent, result: submission.reply({ resetForm: true }), made: { name: v.name!, secret, base: `${config().appUrl}/api/v1` } };
     } catch (err) {
+      if (err instanceof ConflictError) return refused(intent, submission.reply({ formErrors: [err.message] }));
       if (!(err instanceof InvalidError)) throw err;
       return refused(intent, submission.reply({ fieldErrors: { projects: [err.message] } }));
     }
