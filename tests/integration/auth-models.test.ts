@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
-import { hitRateLimit } from "~/models/rate-limits.server";
+import { BatchedRateLimit, hitRateLimit } from "~/models/rate-limits.server";
 import { revokeSession, revokeUserSessions, sessionUser, startSession } from "~/models/sessions.server";
 import { consumeToken, issueMagicLink, peekToken } from "~/models/sign-in-tokens.server";
 import { acceptTotpStep } from "~/models/users.server";
@@ -111,5 +111,47 @@ describe.each(dialects)("sign-in models (%s)", (dialect) => {
       .execute();
     const after = await hitRateLimit(key, 5, 60_000);
     expect(after).toMatchObject({ allowed: true, count: 1 });
+  });
+
+  const written = async (key: string) =>
+    Number((await db().selectFrom("rate_limits").select("count").where("key", "=", key).executeTakeFirst())?.count ?? 0);
+
+  it("counts a busy key in memory, writes it in batches, and stops one instance exactly at the limit", async () => {
+    const key = `batched:${dialect}:${Math.random()}`;
+    const limiter = new BatchedRateLimit();
+    const at = Date.now();
+    const first = [];
+    for (let i = 0; i < 100; i++) first.push(await limiter.hit(key, 600, 60_000, at));
+    expect(first.map((h) => h.count)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // Far from the limit, batches of a fiftieth of it (12): most hits wrote nothing.
+    expect(await written(key)).toBeGreaterThan(100 - 12);
+    expect(await written(key)).toBeLessThan(100);
+    const rest = [];
+    for (let i = 0; i < 550; i++) rest.push(await limiter.hit(key, 600, 60_000, at + 10));
+    expect(rest.filter((h) => h.allowed)).toHaveLength(500);
+    expect(rest.at(-1)).toMatchObject({ allowed: false, count: 650 });
+    expect(await written(key)).toBe(650);
+    // A second later the batch is written even if it is not full; a new window starts afresh.
+    await limiter.hit(key, 100_000, 60_000, at + 20);
+    await limiter.hit(key, 100_000, 60_000, at + 1_100);
+    expect(await written(key)).toBe(652);
+    expect(await limiter.hit(key, 600, 60_000, at + 60_001)).toMatchObject({ allowed: true, count: 1 });
+  });
+
+  it("shares a batched limit between instances, overshooting by no more than their unwritten batches", async () => {
+    const key = `shared:${dialect}:${Math.random()}`;
+    const instances = [new BatchedRateLimit(), new BatchedRateLimit(), new BatchedRateLimit()];
+    const at = Date.now();
+    let allowed = 0;
+    for (let i = 0; i < 900; i++) if ((await instances[i % 3]!.hit(key, 600, 60_000, at)).allowed) allowed++;
+    expect(allowed).toBeGreaterThanOrEqual(600);
+    expect(allowed).toBeLessThanOrEqual(600 + 3 * 12);
+    // Hits at once on one instance near the limit: each is written, and the database's count decides.
+    const near = `near:${dialect}:${Math.random()}`;
+    const one = new BatchedRateLimit();
+    for (let i = 0; i < 95; i++) await one.hit(near, 100, 60_000, at);
+    const burst = await Promise.all(Array.from({ length: 10 }, () => one.hit(near, 100, 60_000, at)));
+    expect(burst.filter((h) => h.allowed)).toHaveLength(5);
+    expect(await written(near)).toBe(105);
   });
 });

@@ -7,7 +7,7 @@ import { log } from "~/lib/log.server";
 import type { Actor } from "~/models/actor";
 import { tokenActor } from "~/models/api-tokens.server";
 import { recordAudit } from "~/models/audit.server";
-import { hitRateLimit } from "~/models/rate-limits.server";
+import { BatchedRateLimit } from "~/models/rate-limits.server";
 
 /**
  * The public API's one request path (docs/api.md): the bearer token resolved into an actor narrowed by its grant
@@ -60,10 +60,13 @@ async function authenticate(request: Request, ip: string | null): Promise<Actor>
   return actor;
 }
 
+/** Every token's count this minute, shared by the instances (written in batches: most requests write nothing). */
+const tokenLimits = new BatchedRateLimit();
+
 /** The token's budget for this minute: the `RateLimit-*` fields on every answer, 429 past it. */
 async function spend(actor: Actor): Promise<Record<string, string>> {
   const limit = config().api.ratePerMinute;
-  const hit = await hitRateLimit(`api:${actor.grant!.tokenId}`, limit, 60_000);
+  const hit = await tokenLimits.hit(`api:${actor.grant!.tokenId}`, limit, 60_000);
   const headers = {
     "RateLimit-Limit": String(limit),
     "RateLimit-Remaining": String(Math.max(0, limit - hit.count)),
@@ -173,7 +176,10 @@ export function readQuery<S extends ZodTypeAny>(url: URL, schema: S): z.output<S
   return parsed.data;
 }
 
-/** A JSON answer; with an `etag`, a matching If-None-Match gets 304. */
+/**
+ * A JSON answer; with an `etag`, a matching If-None-Match gets 304. The body as bytes with their length: a third
+ * cheaper than Response.json's stream of a string (bench P13b).
+ */
 export function reply(request: Request, body: unknown, init: { status?: number; etag?: string; headers?: HeadersInit } = {}) {
   const headers = new Headers(init.headers);
   headers.set("Cache-Control", "private, no-cache");
@@ -181,7 +187,10 @@ export function reply(request: Request, body: unknown, init: { status?: number; 
     headers.set("ETag", init.etag);
     if (request.headers.get("If-None-Match") === init.etag) return new Response(null, { status: 304, headers });
   }
-  return Response.json(body, { status: init.status ?? 200, headers });
+  const bytes = Buffer.from(JSON.stringify(body));
+  headers.set("Content-Type", "application/json");
+  headers.set("Content-Length", String(bytes.length));
+  return new Response(bytes, { status: init.status ?? 200, headers });
 }
 
 export const noContent = () => new Response(null, { status: 204 });
