@@ -46,11 +46,17 @@ export function takeDownloadSlot(owner: DownloadOwner): () => void {
 }
 
 /**
- * Runs `make` holding a download place: the response's body gives the place back when it is done with; a failure
- * before there gives it back at once. A HEAD request sends no body and takes no place.
+ * Runs `make` holding a download place: the response's body gives the place back when it is done with, or when the
+ * client goes away before reading it (Remix then drops the answer without cancelling its body, which would hold the
+ * place and the open file for good); a failure before there gives it back at once. A HEAD request takes no place,
+ * and the body `make` opened is closed at once (Remix sends none and would leave it open).
  */
 export async function asDownload(request: Request, owner: DownloadOwner, make: () => Promise<Response>): Promise<Response> {
-  if (request.method === "HEAD") return make();
+  if (request.method === "HEAD") {
+    const response = await make();
+    await response.body?.cancel();
+    return new Response(null, response);
+  }
   const release = takeDownloadSlot(owner);
   try {
     const response = await make();
@@ -58,7 +64,15 @@ export async function asDownload(request: Request, owner: DownloadOwner, make: (
       release();
       return response;
     }
-    return new Response(releasing(response.body, release), response);
+    const body = releasing(response.body, release);
+    const gone = () => {
+      release();
+      // Unread: closes the source. Being read already (locked): the sending side cancels it as the socket closes.
+      if (!body.locked) void body.cancel().catch(() => {});
+    };
+    if (request.signal.aborted) gone();
+    else request.signal.addEventListener("abort", gone, { once: true });
+    return new Response(body, response);
   } catch (error) {
     release();
     throw error;

@@ -12,10 +12,13 @@ export const extensionFor = (mimeType: string) => EXTENSIONS[mimeType] ?? "bin";
 
 /**
  * A download's Content-Disposition: the name in plain ASCII for old clients (anything else an underscore) and in
- * full, percent-encoded, for the rest (RFC 6266).
+ * full, percent-encoded, for the rest (RFC 6266; RFC 5987 allows none of ' ( ) * ! unencoded there).
  */
 export const attachment = (name: string) =>
-  `attachment; filename="${name.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+  `attachment; filename="${name.replace(/[^\w.\- ]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name).replace(
+    /['()*!]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  )}`;
 
 /** Names Windows refuses whatever their extension. */
 const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;

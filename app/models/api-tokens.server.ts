@@ -1,4 +1,4 @@
-import { db } from "~/db/connection.server";
+import { db, dialect } from "~/db/connection.server";
 import { randomToken, sha256 } from "~/lib/crypto.server";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
 import { requireAdmin, type Actor, type Grant } from "./actor";
@@ -60,6 +60,9 @@ export async function createToken(actor: Actor, input: NewToken, at = Date.now()
   }
   const secret = TOKEN_PREFIX + randomToken(32);
   const id = await write(async (trx) => {
+    // PostgreSQL: one person's tokens are made one at a time, so two at once cannot both pass the cap (SQLite's
+    // writers are one at a time already).
+    if (dialect() === "postgres") await trx.selectFrom("users").select("id").where("id", "=", actor.id).forUpdate().execute();
     const working = await trx
       .selectFrom("api_tokens")
       .select((eb) => eb.fn.countAll<number>().as("n"))

@@ -41,6 +41,8 @@ interface Tally {
   windowStart: number;
   /** The window's count as the database last said (every instance's hits written until then). */
   counted: number;
+  /** This instance's hits being written now. */
+  writing: number;
   /** This instance's hits since, not written yet. */
   pending: number;
   writtenAt: number;
@@ -50,37 +52,53 @@ interface Tally {
  * A limit shared by every instance, as `hitRateLimit`, for keys hit often (an API token: hundreds of requests a
  * second): each hit is counted in memory and written in batches, so that most requests cost no write (on
  * PostgreSQL, a commit each). The batch is a fiftieth of the limit, and at least once a second; within the last
- * tenth of the limit every hit is written, so one instance stops exactly at the limit and several overshoot by at
- * most their unwritten batches (3 instances: 3 × 2% of it).
+ * tenth of the limit every hit is written, so one instance stops exactly at the limit (hits being written count
+ * too) and several overshoot by at most their unwritten batches (3 instances: 3 × 2% of it). A key is counted from
+ * memory only after the database has answered for it once, and again after a write that failed.
  */
 export class BatchedRateLimit {
   private tallies = new Map<string, Tally>();
 
   async hit(key: string, limit: number, windowMs: number, now = Date.now()): Promise<RateLimitResult> {
     let tally = this.tallies.get(key);
-    if (tally && now - tally.windowStart >= windowMs) tally = undefined;
-    const seen = tally ? tally.counted + tally.pending + 1 : 1;
-    if (tally && seen <= limit - Math.ceil(limit / 10) && tally.pending + 1 < Math.ceil(limit / 50) && now - tally.writtenAt < 1000) {
-      tally.pending += 1;
-      const retryAfterSeconds = Math.max(1, Math.ceil((tally.windowStart + windowMs - now) / 1000));
-      return { allowed: true, count: seen, retryAfterSeconds, windowStart: tally.windowStart };
+    if (tally && now - tally.windowStart >= windowMs) {
+      this.tallies.delete(key);
+      tally = undefined;
     }
-    if (!tally) {
-      tally = { windowStart: now, counted: 0, pending: 0, writtenAt: now };
-      this.prune(now, windowMs);
-      this.tallies.set(key, tally);
+    if (tally) {
+      const seen = tally.counted + tally.writing + tally.pending + 1;
+      if (seen <= limit - Math.ceil(limit / 10) && tally.pending + 1 < Math.ceil(limit / 50) && now - tally.writtenAt < 1000) {
+        tally.pending += 1;
+        const retryAfterSeconds = Math.max(1, Math.ceil((tally.windowStart + windowMs - now) / 1000));
+        return { allowed: true, count: seen, retryAfterSeconds, windowStart: tally.windowStart };
+      }
     }
     // Hits that arrive while this write is under way stay pending, for the next one.
-    const hits = tally.pending + 1;
-    tally.pending = 0;
+    const hits = (tally?.pending ?? 0) + 1;
+    if (tally) {
+      tally.pending = 0;
+      tally.writing += hits;
+    }
     try {
       const result = await hitRateLimit(key, limit, windowMs, hits, now);
-      tally.counted = result.count;
-      tally.windowStart = result.windowStart;
-      tally.writtenAt = now;
-      return { ...result, count: result.count + tally.pending, allowed: result.count <= limit };
+      const current = this.tallies.get(key);
+      if (current && current.windowStart === result.windowStart) {
+        // Writes may finish out of order: the count only grows within a window.
+        current.counted = Math.max(current.counted, result.count);
+        current.writing = Math.max(0, current.writing - (current === tally ? hits : 0));
+        current.writtenAt = now;
+      } else {
+        if (!current) this.prune(now, windowMs);
+        this.tallies.set(key, { windowStart: result.windowStart, counted: result.count, writing: 0, pending: 0, writtenAt: now });
+      }
+      const mine = this.tallies.get(key)!;
+      return { ...result, count: Math.max(result.count, mine.counted + mine.writing + mine.pending) };
     } catch (error) {
-      tally.pending += hits;
+      // Not counted from memory until the database answers again.
+      if (tally) {
+        tally.writing = Math.max(0, tally.writing - hits);
+        tally.writtenAt = -Infinity;
+      }
       throw error;
     }
   }

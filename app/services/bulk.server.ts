@@ -117,14 +117,23 @@ export const selectionJobRef = (scope: MemberScope): SelectionJobRef => ({
 export async function resumeScope(ref: SelectionJobRef) {
   const user = await findUserById(ref.userId);
   if (!user || user.status !== "active") throw new NotFoundError("The person who started this is no longer active.");
-  const grant = ref.tokenId === undefined ? undefined : await tokenGrant(ref.tokenId, user.id);
-  if (grant === null) throw new NotFoundError("The access token that started this was revoked or has expired.");
+  const grant = await grantOf(ref);
   const actor = { ...actorOf(user, ref.ip ?? null), ...(grant ? { grant } : {}) };
   const scope = withFilter(
     ref.scope.kind === "board" ? await boardScope(actor, String(ref.scope.id)) : await projectScope(actor, ref.scope.id),
     new URLSearchParams(ref.filter ?? ""),
   );
   return { scope, user };
+}
+
+const TOKEN_GONE = "The access token that started this was revoked or has expired.";
+
+/** The grant of the token a job was started with, as it is now (none: started on the pages); a token gone stops it. */
+async function grantOf(ref: SelectionJobRef) {
+  if (ref.tokenId === undefined) return undefined;
+  const grant = await tokenGrant(ref.tokenId, ref.userId);
+  if (!grant) throw new NotFoundError(TOKEN_GONE);
+  return grant;
 }
 
 /** A job on a whole project (an import, a re-import): the project's scope for the person who started it, as it is now. */
@@ -143,6 +152,8 @@ export const bulkJob = defineJob(async (payload: BulkJob, job) => {
   const sum: BulkOutcome = { affected: 0, skipped: 0 };
   let done = 0;
   for (const range of ranges) {
+    // A token revoked or expired mid-way stops the job before its next chunk.
+    await grantOf(payload);
     const outcome = await apply(scope, payload.picked, payload.action, range);
     sum.affected += outcome.affected;
     sum.skipped += outcome.skipped;

@@ -1257,9 +1257,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file; its ETag is its content's key */
+            /** @description The file */
             200: {
                 headers: {
+                    /** @description The content's key: send it as If-None-Match */
+                    ETag?: string;
+                    /** @description The original only: a download, named as uploaded */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2739,15 +2743,6 @@ export interface operations {
             };
             /** @description Not found, or outside the token's reach */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A name already taken; or, without If-Match, an edit that met another one committing */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

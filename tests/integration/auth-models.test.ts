@@ -154,4 +154,36 @@ describe.each(dialects)("sign-in models (%s)", (dialect) => {
     expect(burst.filter((h) => h.allowed)).toHaveLength(5);
     expect(await written(near)).toBe(105);
   });
+
+  it("stops one instance at the limit when many hits arrive at once, counting the hits still being written", async () => {
+    const key = `flood:${dialect}:${Math.random()}`;
+    const limiter = new BatchedRateLimit();
+    const at = Date.now();
+    await limiter.hit(key, 600, 60_000, at);
+    const flood = await Promise.all(Array.from({ length: 800 }, () => limiter.hit(key, 600, 60_000, at + 5)));
+    expect(flood.filter((h) => h.allowed)).toHaveLength(599);
+    // Every hit reached the database in the end, allowed or not.
+    await limiter.hit(key, 600, 60_000, at + 10);
+    expect(await written(key)).toBe(802);
+  });
+
+  it("counts from memory only once the database has answered, and not after a write failed", async () => {
+    const key = `failing:${dialect}:${Math.random()}`;
+    const limiter = new BatchedRateLimit();
+    const at = Date.now();
+    await limiter.hit(key, 600, 60_000, at);
+    await db().schema.alterTable("rate_limits").renameTo("rate_limits_away").execute();
+    try {
+      await expect(limiter.hit(key, 600, 60_000, at)).resolves.toMatchObject({ allowed: true }); // from memory
+      for (let i = 0; i < 10; i++) await limiter.hit(key, 600, 60_000, at); // 11 hits pending: a batch is 12
+      await expect(limiter.hit(key, 600, 60_000, at)).rejects.toThrow(); // the batch's write fails
+      await expect(limiter.hit(key, 600, 60_000, at)).rejects.toThrow(); // and the next hit goes to the database again
+      // A key whose first write failed is not counted from memory either.
+      const fresh = new BatchedRateLimit();
+      await expect(fresh.hit(`${key}:new`, 600, 60_000, at)).rejects.toThrow();
+      await expect(fresh.hit(`${key}:new`, 600, 60_000, at)).rejects.toThrow();
+    } finally {
+      await db().schema.alterTable("rate_limits_away").renameTo("rate_limits").execute();
+    }
+  });
 });

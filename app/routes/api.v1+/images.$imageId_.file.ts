@@ -26,17 +26,18 @@ const methods: Methods = {
       const handedOff = await offloaded(key, { mimeType: headers["Content-Type"]! }, headers, true);
       if (handedOff) return new Response(null, { status: handedOff.status, headers: handedOff.headers });
     }
+    if (original) headers["Content-Disposition"] = attachment(image.original_name || `image-${image.id}`);
+    if (request.method === "HEAD") {
+      // The size without opening the file: Remix sends no body for HEAD, and would leave an opened one open.
+      const size = await storage().size(key);
+      if (size === null) throw new NotFoundError();
+      return new Response(null, { headers: { ...headers, "Content-Length": String(size) } });
+    }
     const send = async () => {
       const found = await storage().get(key);
       if (!found) throw new NotFoundError();
-      const name = image.original_name || `image-${image.id}`;
-      return new Response(createReadableStreamFromReadable(found.stream), {
-        headers: {
-          ...headers,
-          "Content-Length": String(found.size),
-          ...(original ? { "Content-Disposition": attachment(name) } : {}),
-        },
-      });
+      const body = createReadableStreamFromReadable(found.stream);
+      return new Response(body, { headers: { ...headers, "Content-Length": String(found.size) } });
     };
     return original ? asDownload(request, { client: `user:${actor.id}` }, send) : send();
   },

@@ -147,7 +147,13 @@ function operations(registry: OpenAPIRegistry) {
     tags: ["Images"],
     request: { params: ImageIdParam, query: FileQuery },
     responses: {
-      200: binary("The file; its ETag is its content's key", "image/*"),
+      200: {
+        ...binary("The file", "image/*"),
+        headers: {
+          ETag: { schema: { type: "string" }, description: "The content's key: send it as If-None-Match" },
+          "Content-Disposition": { schema: { type: "string" }, description: "The original only: a download, named as uploaded" },
+        },
+      },
       302: { description: "MEDIA_OFFLOAD=presigned: a preview or thumbnail at a signed URL of the object store" },
       304: { description: "Not modified" },
       ...problems(400, 401, 404),
@@ -350,7 +356,7 @@ function operations(registry: OpenAPIRegistry) {
         headers: { Location: { schema: { type: "string" }, description: "The job's address" } },
         content: { "application/json": { schema: Job } },
       },
-      ...problems(...WRITE, 409),
+      ...problems(...WRITE),
     },
   });
   add({

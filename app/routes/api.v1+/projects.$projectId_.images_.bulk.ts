@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { assignableAttribute } from "~/models/attributes.server";
+import { boardOfProject } from "~/models/boards.server";
 import { idsInScope } from "~/models/grid.server";
 import { jobOf } from "~/models/jobs.server";
 import { projectScope, requireEdit, withFilter } from "~/models/scope.server";
@@ -36,6 +38,9 @@ const methods: Methods = {
     const scope = requireEdit(await withSmartTags(withFilter(await projectScope(actor, params.projectId), url.searchParams)));
     const input = await readBody(request, BulkRequest);
     if (input.imageIds) requireAll(input.imageIds, await idsInScope(scope, input.imageIds));
+    // What a job would find only later: a board not of this project (404), an attribute values cannot go to (400).
+    if (input.action.op === "board") await boardOfProject(scope, input.action.boardId);
+    if (input.action.op === "attribute") await assignableAttribute(scope, input.action.attributeId);
     const picked = input.imageIds ? { all: false, ids: input.imageIds } : { all: true, ids: input.exceptIds ?? [] };
     const run = await runBulk(scope, picked, bulkAction(input.action));
     if ("outcome" in run) return reply(request, run.outcome);
