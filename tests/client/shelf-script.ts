@@ -4,8 +4,8 @@ import type { paths } from "./koala-api";
 /**
  * What a research team's script does with the API, written the way its author would: against the client that
  * openapi-fetch makes from the generated types, with a token and nothing else. Upload three shelf photos (signed
- * URL, send, register), tag them, find them again by a keyword, put them on a new board, share the board, and read
- * the share link as the client would. Every step's refusal throws with the problem's detail.
+ * URL, send, register), tag them, find them again by a keyword, put them on a new board, share the board, read
+ * the share link as the client would, and fetch one photo back. Every step's refusal throws with the problem's detail.
  */
 export interface ScriptResult {
   imageIds: number[];
@@ -13,6 +13,8 @@ export interface ScriptResult {
   boardId: string;
   shareUrl: string;
   sharedPage: string;
+  /** The first photo's original, as the API sends it back. */
+  original: Uint8Array;
 }
 
 export async function shelfScript(base: string, token: string, projectId: number, photos: Uint8Array[]): Promise<ScriptResult> {
@@ -80,5 +82,7 @@ export async function shelfScript(base: string, token: string, projectId: number
   );
   const shared = await fetch(link.url);
   if (!shared.ok) throw new Error(`read the share link: ${shared.status}`);
-  return { imageIds, found, boardId: board.id, shareUrl: link.url, sharedPage: await shared.text() };
+  const file = await api.GET("/images/{imageId}/file", { params: { path: { imageId: imageIds[0]! } }, parseAs: "arrayBuffer" });
+  const original = new Uint8Array(must(file, "download") as ArrayBuffer);
+  return { imageIds, found, boardId: board.id, shareUrl: link.url, sharedPage: await shared.text(), original };
 }

@@ -37,7 +37,7 @@ describe.each(dialects)("a script on the generated API client (%s)", (dialect) =
     expect(await clientTypes(served)).toBe(readFileSync("tests/client/koala-api.d.ts", "utf8"));
   });
 
-  it("uploads three photos, tags them, finds them, boards them, shares the board and reads the share link", async () => {
+  it("uploads three photos, tags them, finds them, boards them, shares the board, reads the share link and fetches a photo back", async () => {
     const photos = await Promise.all(["#aa2222", "#22aa22", "#2222aa"].map((c) => jpeg(90, 60, c)));
     const result = await shelfScript(server.base, token, projectId, photos);
     expect(result.imageIds).toHaveLength(3);
@@ -54,5 +54,6 @@ describe.each(dialects)("a script on the generated API client (%s)", (dialect) =
     expect(result.shareUrl).toContain(`/shared-board/${result.boardId}:`);
     expect(result.sharedPage).toContain("Store 14 planogram");
     expect(result.sharedPage).toContain("Shelf photo 2");
+    expect(Buffer.from(result.original).equals(Buffer.from(photos[0]!))).toBe(true);
   });
 });
