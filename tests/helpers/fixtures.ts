@@ -1,7 +1,8 @@
 import { createUser } from "~/models/users.server";
 import { addMember, createProject } from "~/models/projects.server";
 import type { Actor } from "~/models/actor";
-import type { StoredImageFile } from "~/models/images.server";
+import { insertImageRows, type StoredImageFile } from "~/models/images.server";
+import type { ProjectScope } from "~/models/scope.server";
 import { claimObjects } from "~/models/objects.server";
 
 let n = 0;
@@ -57,4 +58,24 @@ export async function storedFakeFile(i = 0): Promise<StoredImageFile> {
   const file = fakeFile(i);
   await claimObjects(file.checksum, [file.storageKey, file.thumbKey, file.previewKey]);
   return file;
+}
+
+/**
+ * `count` metadata-only images in a project, in chunks of 1,000: `fakeFile(first + i)`, titled by `title(i)`, made
+ * a second apart from `at` (the newest last).
+ */
+export async function insertManyImages(
+  scope: ProjectScope,
+  count: number,
+  opts: { first: number; title: (i: number) => string; at?: number },
+) {
+  for (let i = 0; i < count; i += 1000)
+    await insertImageRows(
+      scope,
+      Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({
+        file: fakeFile(opts.first + i + k),
+        meta: meta(opts.title(i + k)),
+        at: (opts.at ?? 1_700_000_000_000) + i + k,
+      })),
+    );
 }

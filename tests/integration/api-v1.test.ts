@@ -14,7 +14,7 @@ import { storeImageFile } from "~/services/image-files.server";
 import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
-import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+import { fakeFile, insertManyImages, makeProject, makeUser, meta } from "../helpers/fixtures";
 import { jpeg } from "../helpers/images";
 import { apiChecker, type ApiChecker } from "../helpers/openapi";
 import { pageText, sessionCookie, startAppServer, type RunningServer } from "../helpers/server";
@@ -951,15 +951,7 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
       const project = await makeProject([{ actor: alice.actor, role: "manager" }]);
       const scope = await projectScope(alice.actor, project.id);
       const count = BULK_INLINE_MAX + 20;
-      for (let i = 0; i < count; i += 1000)
-        await insertImageRows(
-          scope,
-          Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({
-            file: fakeFile(50_000 + i + k),
-            meta: meta(`many ${i + k}`),
-            at: 1_600_000_000_000 + i + k,
-          })),
-        );
+      await insertManyImages(scope, count, { first: 50_000, title: (i) => `many ${i}`, at: 1_600_000_000_000 });
       const attribute = await as((await createToken(alice.actor, { name: "attr", write: true, projects: null, days: 7 })).secret, () =>
         send(`/projects/${project.id}/attributes`, "POST", { name: "Wave" }),
       );

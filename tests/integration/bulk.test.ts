@@ -28,7 +28,7 @@ import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
-import { fakeFile, makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
+import { fakeFile, insertManyImages, makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
 import { jpeg, png } from "../helpers/images";
 
 const onBoard = async (boardId: string) =>
@@ -243,15 +243,7 @@ describe.each(dialects)("bulk actions on a selection (%s)", (dialect) => {
     const big = await makeProject([{ actor: editor.actor }]);
     const bigScope = await projectScope(editor.actor, big.id);
     const count = BULK_INLINE_MAX + 1500;
-    for (let i = 0; i < count; i += 1000)
-      await insertImageRows(
-        bigScope,
-        Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({
-          file: fakeFile(10_000 + i + k),
-          meta: meta(`big ${i + k}`),
-          at: 1_700_000_000_000 + i + k,
-        })),
-      );
+    await insertManyImages(bigScope, count, { first: 10_000, title: (i) => `big ${i}` });
     const fresh = await projectScope(editor.actor, big.id);
     const board = await createBoard(fresh, { title: "Everything" });
     expect((await selectionRanges(fresh, { all: true, ids: [] }, 2000)).length).toBe(Math.ceil(count / 2000));
@@ -272,15 +264,7 @@ describe.each(dialects)("bulk actions on a selection (%s)", (dialect) => {
     const bigScope = await projectScope(editor.actor, big.id);
     const found = BULK_INLINE_MAX + 100;
     const count = found + 100;
-    for (let i = 0; i < count; i += 1000)
-      await insertImageRows(
-        bigScope,
-        Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({
-          file: fakeFile(30_000 + i + k),
-          meta: meta(`${i + k < found ? "wanted" : "other"} ${i + k}`),
-          at: 1_700_000_000_000 + i + k,
-        })),
-      );
+    await insertManyImages(bigScope, count, { first: 30_000, title: (i) => `${i < found ? "wanted" : "other"} ${i}` });
     const searched = withFilter(await projectScope(editor.actor, big.id), new URLSearchParams({ q: "wanted" }));
     const board = await createBoard(searched, { title: "Found" });
     const run = await runBulk(searched, { all: true, ids: [] }, { op: "add", target: board.id });
