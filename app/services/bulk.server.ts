@@ -21,7 +21,8 @@ import {
   type IdRange,
   type Picked,
 } from "~/models/bulk.server";
-import { assignAttributeBulk } from "~/models/attributes.server";
+import { assignableAttribute, assignAttributeBulk } from "~/models/attributes.server";
+import { boardOfProject } from "~/models/boards.server";
 import { setJobProgress } from "~/models/jobs.server";
 import { boardScope, projectScope, withFilter, type MemberScope, type OneProjectScope } from "~/models/scope.server";
 import { filterSearch, withFilterQuery } from "~/lib/grid-filter";
@@ -64,6 +65,15 @@ function apply(scope: MemberScope, picked: Picked, action: BulkAction, range?: I
 }
 
 /**
+ * What the action names, checked before anything runs or is queued (a job would find it only later, and fail): a
+ * board of the project (404), an attribute values can be assigned to (400).
+ */
+async function checkTarget(scope: MemberScope, action: BulkAction) {
+  if (action.op === "add" || action.op === "copy" || action.op === "move") await boardOfProject(scope, action.target);
+  if (action.op === "attributes") await assignableAttribute(scope, action.attributeId);
+}
+
+/**
  * Runs a bulk action on a checked selection: at once when it is small, else as a job (chunks of id ranges, each its
  * own transaction, progress recorded). Returns the outcome, or the job to follow.
  */
@@ -72,6 +82,7 @@ export async function runBulk(
   picked: Picked,
   action: BulkAction,
 ): Promise<{ outcome: BulkOutcome; count: number } | { jobId: number; count: number }> {
+  await checkTarget(scope, action);
   const count = await countSelection(scope, picked);
   if (!count) throw new InvalidError("No images are selected.");
   if (count <= BULK_INLINE_MAX) return { outcome: await apply(scope, picked, action), count };

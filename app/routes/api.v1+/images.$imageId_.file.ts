@@ -22,11 +22,11 @@ const methods: Methods = {
     const key = original ? image.storage_key : variant === "preview" ? image.preview_key : image.thumb_key;
     const headers = objectHeaders(key, original ? image.mime_type : "image/webp", "private, no-cache");
     if (request.headers.get("If-None-Match") === headers.ETag) return new Response(null, { status: 304, headers });
-    if (!original) {
+    if (original) headers["Content-Disposition"] = attachment(image.original_name || `image-${image.id}`);
+    else {
       const handedOff = await offloaded(key, { mimeType: headers["Content-Type"]! }, headers, true);
       if (handedOff) return new Response(null, { status: handedOff.status, headers: handedOff.headers });
     }
-    if (original) headers["Content-Disposition"] = attachment(image.original_name || `image-${image.id}`);
     if (request.method === "HEAD") {
       // The size without opening the file: Remix sends no body for HEAD, and would leave an opened one open.
       const size = await storage().size(key);

@@ -1,8 +1,6 @@
 import type { z } from "zod";
-import { assignableAttribute } from "~/models/attributes.server";
-import { boardOfProject } from "~/models/boards.server";
+import { BULK_JOB } from "~/lib/job-types";
 import { idsInScope } from "~/models/grid.server";
-import { jobOf } from "~/models/jobs.server";
 import { projectScope, requireEdit, withFilter } from "~/models/scope.server";
 import { runBulk, type BulkAction } from "~/services/bulk.server";
 import { withSmartTags } from "~/services/smart-search.server";
@@ -38,14 +36,11 @@ const methods: Methods = {
     const scope = requireEdit(await withSmartTags(withFilter(await projectScope(actor, params.projectId), url.searchParams)));
     const input = await readBody(request, BulkRequest);
     if (input.imageIds) requireAll(input.imageIds, await idsInScope(scope, input.imageIds));
-    // What a job would find only later: a board not of this project (404), an attribute values cannot go to (400).
-    if (input.action.op === "board") await boardOfProject(scope, input.action.boardId);
-    if (input.action.op === "attribute") await assignableAttribute(scope, input.action.attributeId);
     const picked = input.imageIds ? { all: false, ids: input.imageIds } : { all: true, ids: input.exceptIds ?? [] };
     const run = await runBulk(scope, picked, bulkAction(input.action));
     if ("outcome" in run) return reply(request, run.outcome);
-    const job = await jobOf(actor.id, run.jobId, actor.grant!.tokenId);
-    return reply(request, jobBody(job!), { status: 202, headers: { Location: `/api/v1/jobs/${run.jobId}` } });
+    const queued = { id: run.jobId, type: BULK_JOB, status: "queued" as const, progress: 0, total: run.count, result: null };
+    return reply(request, jobBody(queued), { status: 202, headers: { Location: `/api/v1/jobs/${run.jobId}` } });
   },
 };
 

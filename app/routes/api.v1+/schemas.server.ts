@@ -74,7 +74,7 @@ export const ImagesQuery = z
   })
   .strict();
 
-export const FILE_VARIANTS = ["original", "preview", "thumbnail"] as const;
+const FILE_VARIANTS = ["original", "preview", "thumbnail"] as const;
 export const FileQuery = z
   .object({
     variant: z
