@@ -280,10 +280,13 @@ export function backoffMs(attempts: number) {
   return Math.min(3_600_000, 5_000 * 2 ** Math.max(0, attempts - 1));
 }
 
-/** A failed attempt: queued again after its backoff, or failed for good after the last. Only while `job`'s lease holds. */
-export async function failJob(job: Job, error: string): Promise<boolean> {
+/**
+ * A failed attempt: queued again after its backoff, or failed for good after the last (or at once, `final`). Only
+ * while `job`'s lease holds.
+ */
+export async function failJob(job: Job, error: string, opts: { final?: boolean } = {}): Promise<boolean> {
   const now = Date.now();
-  const final = job.attempts >= job.max_attempts;
+  const final = opts.final || job.attempts >= job.max_attempts;
   const { numUpdatedRows } = await heldBy(
     job,
     db()

@@ -29,6 +29,11 @@ export interface JobDefinition<P = any> {
   run: (payload: P, job: Job) => Promise<unknown>;
   long?: boolean;
   /**
+   * At most this many run at once in one runner (they take only its first slots): a kind that is heavy but not long
+   * (OCR) keeps its pool busy without holding every slot while the other kinds wait behind it.
+   */
+  slots?: () => number;
+  /**
    * Its worker died on the job's last attempt, so it is failed for good without a handler to finish it: what the
    * handler would have cleaned up or told on its way out (stored uploads, the owner's e-mail) is done here.
    */
@@ -38,8 +43,19 @@ export type JobRegistry = Readonly<Record<string, JobDefinition>>;
 
 export const defineJob = <P>(
   run: JobDefinition<P>["run"],
-  opts: { long?: boolean; abandoned?: JobDefinition<P>["abandoned"] } = {},
+  opts: Pick<JobDefinition<P>, "long" | "slots" | "abandoned"> = {},
 ): JobDefinition<P> => ({ run, ...opts });
+
+/**
+ * What the job was given cannot work however often it is tried (a damaged file): failed for good at once, not
+ * retried after its backoff.
+ */
+export class JobCannotSucceed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "JobCannotSucceed";
+  }
+}
 
 /** A job's lease ran out and another worker took it: this one stops, and leaves the job (and what it holds) alone. */
 export class LeaseLost extends Error {
@@ -80,17 +96,21 @@ export async function queue(type: JobType, payload: unknown, opts?: Parameters<t
   return id;
 }
 
+/** The slots of a runner a kind may run in: a long one the first only, one with `slots` its first n, others any. */
+const slotsOf = (def: JobDefinition) => (def.long ? 1 : (def.slots?.() ?? Infinity));
+
 /**
- * Runs one claimed job of the registry's kinds (or only its short ones); returns false when there was nothing due.
+ * Runs one claimed job of the registry's kinds (those that may run in `slot`: see slotsOf); returns false when there
+ * was nothing due.
  * Its lease is renewed every fifth of the lease while it runs, so a long handler is never taken for a dead
  * worker's; `running` holds its lease meanwhile (the runner hands back what is still running when it stops).
  */
 export async function runOnce(
   registry: JobRegistry,
   workerId: string,
-  opts: { shortOnly?: boolean; running?: Set<Lease> } = {},
+  opts: { slot?: number; running?: Set<Lease> } = {},
 ): Promise<boolean> {
-  const types = Object.keys(registry).filter((t) => !(opts.shortOnly && registry[t]!.long));
+  const types = Object.keys(registry).filter((t) => slotsOf(registry[t]!) > (opts.slot ?? 0));
   // No kind for this slot (a registry of long jobs only, in a short slot): nothing to claim. claimJob without types
   // would take a job of any kind, one this registry has no handler for.
   if (!types.length) return false;
@@ -118,9 +138,9 @@ export async function runOnce(
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log.warn("job failed", { id: job.id, type: job.type, attempt: job.attempts, error: message });
-    // Counted as failJob decides: failed for good after the last attempt, queued again before it.
-    if (await failJob(job, message))
-      (job.attempts >= job.max_attempts ? metrics().jobFailures : metrics().jobRetries).inc({ type: job.type });
+    const final = err instanceof JobCannotSucceed || job.attempts >= job.max_attempts;
+    // Counted as failJob decides: failed for good after the last attempt (or one that cannot succeed), else queued again.
+    if (await failJob(job, message, { final })) (final ? metrics().jobFailures : metrics().jobRetries).inc({ type: job.type });
   } finally {
     clearInterval(renew);
     opts.running?.delete(job);
@@ -167,13 +187,13 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
   const running = new Set<Lease>();
   let stopping: Promise<void> | undefined;
 
-  // The first slot takes any job; the others only short ones (see JobDefinition's `long`).
+  // The first slot takes any job; the others only the kinds that may run there (see JobDefinition's `long`, `slots`).
   const loop = async (_: unknown, slot: number) => {
     while (!stopped) {
       const seen = wakes;
       let worked = false;
       try {
-        worked = await runOnce(registry, workerId, { shortOnly: slot > 0, running });
+        worked = await runOnce(registry, workerId, { slot, running });
       } catch (err) {
         log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
       }

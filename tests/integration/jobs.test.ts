@@ -4,7 +4,7 @@ import { loadConfig, setConfig } from "~/config.server";
 import { backoffMs, claimJob, completeJob, enqueueJob, failJob, getJob, jobLeaseMs, releaseJob, renewJobLease } from "~/models/jobs.server";
 import { JOB_TYPES } from "~/lib/job-types";
 import { jobRegistry } from "~/services/job-registry.server";
-import { dailyJob, defineJob, ensureDailyJob, runOnce, startRunner, wakeRunners } from "~/services/jobs.server";
+import { dailyJob, defineJob, JobCannotSucceed, ensureDailyJob, runOnce, startRunner, wakeRunners } from "~/services/jobs.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 
 describe.each(dialects)("durable job queue (%s)", (dialect) => {
@@ -201,8 +201,42 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
   it("a runner slot with no kind of job of its own (long kinds only, in a short slot) claims nothing", async () => {
     const other = await enqueueJob(`other-${dialect}`, {});
     const registry = { [`long-only-${dialect}`]: defineJob(async () => {}, { long: true }) };
-    expect(await runOnce(registry, "w", { shortOnly: true })).toBe(false);
+    expect(await runOnce(registry, "w", { slot: 1 })).toBe(false);
     expect(await getJob(other)).toMatchObject({ status: "queued", attempts: 0 });
+  });
+
+  it("runs a kind with `slots` only in a runner's first slots: its job waits in a later slot, the other kinds run there", async () => {
+    const heavy = `heavy-${dialect}`;
+    const light = `light-${dialect}`;
+    const ran: string[] = [];
+    const registry = {
+      [heavy]: defineJob(async () => void ran.push(heavy), { slots: () => 2 }),
+      [light]: defineJob(async () => void ran.push(light)),
+    };
+    const heavyJob = await enqueueJob(heavy, {});
+    const lightJob = await enqueueJob(light, {});
+    expect(await runOnce(registry, "w", { slot: 2 })).toBe(true);
+    expect(ran).toEqual([light]);
+    expect(await runOnce(registry, "w", { slot: 2 })).toBe(false);
+    expect(await getJob(heavyJob)).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await runOnce(registry, "w", { slot: 1 })).toBe(true);
+    expect(ran).toEqual([light, heavy]);
+    expect((await getJob(lightJob))!.status).toBe("done");
+  });
+
+  it("fails a job that cannot succeed (JobCannotSucceed) for good on its first attempt, without retries", async () => {
+    const type = `hopeless-${dialect}`;
+    let tries = 0;
+    const registry = {
+      [type]: defineJob(async () => {
+        tries += 1;
+        throw new JobCannotSucceed("The file is damaged.");
+      }),
+    };
+    const id = await enqueueJob(type, {}, { maxAttempts: 5 });
+    while (await runOnce(registry, "w"));
+    expect(tries).toBe(1);
+    expect(await getJob(id)).toMatchObject({ status: "failed", attempts: 1, last_error: "The file is damaged." });
   });
 
   it("lets only the lease holder finish a job: a worker whose lease ran out, its job taken by another, changes nothing", async () => {
