@@ -145,6 +145,16 @@ const EnvSchema = z.object({
   SMART_SEARCH_MODEL: z.string().default("gpt-4o-mini"),
   SMART_SEARCH_TIMEOUT_SECONDS: int(8, 1),
   DEMO_SEED: z.enum(["auto", "off"]).default("auto"),
+  /** Text read from each new image by OCR (tesseract.js, offline), in the background; off: none is read. */
+  OCR: bool(true),
+  /** OCR worker threads per instance (each holds ~100 MB per language while busy, and is let go after a minute idle). */
+  OCR_CONCURRENCY: int(1, 1),
+  /** The languages OCR reads, `+`-joined tesseract codes (`eng+deu`); each needs its `@tesseract.js-data/<code>` package. */
+  OCR_LANGUAGES: z
+    .string()
+    .trim()
+    .regex(/^[a-z_]{3,12}(\+[a-z_]{3,12})*$/, "OCR_LANGUAGES must be tesseract language codes joined by +, such as eng or eng+deu")
+    .default("eng"),
   JOB_RUNNER: bool(true),
   /** A running job not renewed for this long is taken to belong to a dead worker and handed out again. */
   JOB_LEASE_SECONDS: int(60, 5),
@@ -305,6 +315,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
      * source under /demo-wsc/ at `ownOrigin`, where the server reaches itself (its own address and port).
      */
     demo: demo ? { ownOrigin: origin } : null,
+    /** OCR of new images (services/ocr.server.ts): null when off. */
+    ocr: e.OCR ? { concurrency: e.OCR_CONCURRENCY, languages: e.OCR_LANGUAGES.split("+") } : null,
     jobRunner: e.JOB_RUNNER,
     jobLeaseMs: e.JOB_LEASE_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,

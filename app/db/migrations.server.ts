@@ -22,6 +22,7 @@ import { searchPendingList } from "./migrations/020-search-pending-list.server";
 import { companySignIn } from "./migrations/021-company-sign-in.server";
 import { apiTokens } from "./migrations/022-api-tokens.server";
 import { jobTokens } from "./migrations/023-job-tokens.server";
+import { machineOcr } from "./migrations/024-machine-ocr.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -47,6 +48,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "021-company-sign-in": companySignIn(dialect),
     "022-api-tokens": apiTokens(dialect),
     "023-job-tokens": jobTokens(),
+    "024-machine-ocr": machineOcr(),
   };
 }
 

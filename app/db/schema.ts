@@ -176,6 +176,8 @@ export interface ImagesTable {
   /** JSON array of strings. */
   keywords: string;
   ocr_text: string;
+  /** 1: the OCR text was read from the picture by Koala (the OCR job); 0: a person wrote it, or there is none. */
+  ocr_by_machine: Generated<Flag>;
   original_name: string;
   mime_type: string;
   storage_key: string;

@@ -11,6 +11,7 @@ export const PURGE_JOB = "objects.purge";
 export const PURGE_MANY_JOB = "objects.purge-many";
 export const REVIEW_DIGEST_JOB = "reviews.digest";
 export const REGISTRATION_DIGEST_JOB = "registrations.digest";
+export const OCR_JOB = "images.ocr";
 
 export const JOB_TYPES = [
   MAIL_JOB,
@@ -22,5 +23,6 @@ export const JOB_TYPES = [
   PURGE_MANY_JOB,
   REVIEW_DIGEST_JOB,
   REGISTRATION_DIGEST_JOB,
+  OCR_JOB,
 ] as const;
 export type JobType = (typeof JOB_TYPES)[number];

@@ -3,6 +3,7 @@ import { PURGE_JOB } from "~/lib/job-types";
 import { recordedAs } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
 import { parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
+import { machineMayWrite, queueOcr, rebaseOverMachineReads } from "./image-ocr.server";
 import { enqueueJob } from "./jobs.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
 import { requireEdit, type ProjectScope } from "./scope.server";
@@ -50,8 +51,12 @@ export async function updateImage(
 ): Promise<number | null> {
   requireEdit(scope);
   const image = parseImage(row);
+  const rebased = await rebaseOverMachineReads(image, next, opts.expectedVersion);
+  next = rebased.next;
   const changes = describeChanges(image, next, opts.rotated);
   if (!changes.length) return null;
+  // The text stays the machine's while a save leaves it as it was; a person's change makes it theirs.
+  const ocrByMachine = next.ocrText === image.ocr_text ? image.ocr_by_machine : 0;
   const at = Date.now();
   return write(async (trx, touched) => {
     await lockObjects(trx, image.checksum);
@@ -66,6 +71,7 @@ export async function updateImage(
         description: next.description,
         keywords: JSON.stringify(next.keywords),
         ocr_text: next.ocrText,
+        ocr_by_machine: ocrByMachine,
         rotation,
         thumb_key: thumbKey,
         preview_key: previewKey,
@@ -73,7 +79,7 @@ export async function updateImage(
         updated_at: at,
       })
       .where("id", "=", image.id)
-      .where("version", "=", opts.expectedVersion ?? image.version)
+      .where("version", "=", rebased.expectedVersion ?? image.version)
       .returning("version")
       .executeTakeFirst();
     if (!updated) throw new StaleEdit();
@@ -95,6 +101,8 @@ export async function updateImage(
         changed_at: at,
       })
       .execute();
+    // A turned picture is read again, upright, unless a person wrote the text.
+    if (opts.rotated && machineMayWrite({ ocr_text: next.ocrText, ocr_by_machine: ocrByMachine })) await queueOcr(trx, image.id);
     touched.project(image.project_id);
     await touched.boardsHolding([image.id]);
     return updated.version;

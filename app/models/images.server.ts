@@ -2,6 +2,7 @@ import type { Insertable } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Image, ImagesTable } from "~/db/schema";
 import { recordedAs, type Actor } from "./actor";
+import { queueOcr } from "./image-ocr.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
 import { requireEdit, visibleProjectIds, type MemberScope, type ProjectScope } from "./scope.server";
 import { claimPendingUpload, getPendingUpload } from "./uploads.server";
@@ -138,6 +139,7 @@ export async function insertImage(
         })
         .execute();
       if (opts.uploadKey && !(await claimPendingUpload(trx, opts.uploadKey, row.id))) throw new AlreadyRegistered();
+      if (!meta.ocrText) await queueOcr(trx, row.id);
       touched.project(project.id);
       return row.id;
     }, at);

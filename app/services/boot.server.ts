@@ -7,6 +7,8 @@ import { countUsers } from "~/models/users.server";
 import { startHousekeeping } from "./housekeeping.server";
 import { jobRegistry } from "./job-registry.server";
 import { startRunner, type Runner } from "./jobs.server";
+import { closeOcr } from "./ocr.server";
+import { checkOcrLanguages } from "./ocr-pool.server";
 import { warmProviders } from "./oidc.server";
 
 export interface Services {
@@ -35,6 +37,8 @@ export async function openDatabase(): Promise<Connection> {
 
 export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
   const cfg = config();
+  // A language without its data package fails the start, not every OCR job.
+  if (cfg.ocr) checkOcrLanguages(cfg.ocr.languages);
   const connection = await openDatabase();
   if (cfg.demoSeed === "auto" && !cfg.production && (await countUsers()) === 0) {
     const { seedDemo } = await import("./demo.server");
@@ -51,6 +55,7 @@ export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
     async shutdown({ graceMs }: { graceMs?: number } = {}) {
       stopHousekeeping();
       await runner?.stop({ graceMs });
+      await closeOcr();
       await flushViews().catch(() => {});
       await connection.close();
       setConnection(undefined);

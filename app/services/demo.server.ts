@@ -66,7 +66,14 @@ const COLOURS = [
   "#023047",
 ];
 
-/** A varied picture drawn from the seed: background gradient, shapes and a caption block. */
+/** The words painted on a demo picture's caption panel (what OCR reads from it): an offer and a price. */
+export function demoCaption(n: number): string {
+  const rnd = seeded(n * 104729 + 3);
+  const offer = ["SALE", "NEW", "2 FOR 1", "OPEN", "FRESH TODAY", "SPECIAL"][Math.floor(rnd() * 6)];
+  return `${offer} ${Math.floor(rnd() * 90 + 9)}.99`;
+}
+
+/** A varied picture drawn from the seed: background gradient, shapes and a caption panel with its words. */
 export async function drawDemoImage(n: number, width = 1200, height = 900): Promise<Buffer> {
   const rnd = seeded(n * 7919 + 17);
   const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
@@ -85,8 +92,7 @@ export async function drawDemoImage(n: number, width = 1200, height = 900): Prom
       <stop offset="0" stop-color="${pick(COLOURS)}"/><stop offset="1" stop-color="${pick(COLOURS)}"/></linearGradient></defs>
     <rect width="100%" height="100%" fill="url(#g)"/>${shapes.join("")}
     <rect x="40" y="${height - 140}" width="${width - 80}" height="100" rx="12" fill="#ffffff" opacity="0.85"/>
-    <rect x="70" y="${height - 112}" width="${Math.floor(200 + rnd() * 500)}" height="18" rx="9" fill="#333"/>
-    <rect x="70" y="${height - 80}" width="${Math.floor(150 + rnd() * 400)}" height="14" rx="7" fill="#777"/>
+    <text x="70" y="${height - 72}" font-family="DejaVu Sans, Liberation Sans, sans-serif" font-weight="bold" font-size="48" fill="#222">${demoCaption(n)}</text>
   </svg>`;
   return sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
 }
@@ -120,7 +126,7 @@ export function demoMetadata(n: number) {
     title: `${subject} in ${place} #${n}`,
     description: `${subject} photographed in ${place} during a store visit.`,
     keywords,
-    ocrText: `${pick(["SALE", "NEW", "2 FOR 1", "OPEN", "FRESH TODAY", "SPECIAL"])} ${Math.floor(rnd() * 90 + 9)}.99`,
+    ocrText: demoCaption(n),
     originalName: `IMG_${String(1000 + n).padStart(5, "0")}.jpg`,
   };
 }
@@ -216,7 +222,8 @@ export async function seedDemo(opts: SeedOptions = {}) {
       const files = await Promise.all(numbers.map(async (m) => storeImageFile(await drawDemoImage(m))));
       for (const [k, file] of files.entries()) {
         const m = numbers[k]!;
-        const id = await insertImage(scope, file, demoMetadata(m), { at: base + (i + k) * 60_000 });
+        // The caption's words are left for OCR to read from the picture, as an upload's would be.
+        const id = await insertImage(scope, file, { ...demoMetadata(m), ocrText: "" }, { at: base + (i + k) * 60_000 });
         imageIds.push(id);
         const rnd = seeded(m);
         const values = attrIds

@@ -3,6 +3,7 @@ import {
   EXPORT_JOB,
   IMPORT_JOB,
   MAIL_JOB,
+  OCR_JOB,
   PURGE_JOB,
   PURGE_MANY_JOB,
   REGISTRATION_DIGEST_JOB,
@@ -17,6 +18,7 @@ import { bulkJob } from "./bulk.server";
 import type { JobDefinition } from "./jobs.server";
 import { purgeJob, purgeManyJob } from "./ingest.server";
 import { mailJob } from "./mail.server";
+import { ocrJob } from "./ocr.server";
 import { reimportJob } from "./reimport.server";
 import { reviewDigestJob } from "./sharing.server";
 
@@ -35,4 +37,5 @@ export const jobRegistry = {
   [PURGE_MANY_JOB]: purgeManyJob,
   [REVIEW_DIGEST_JOB]: reviewDigestJob,
   [REGISTRATION_DIGEST_JOB]: registrationDigestJob,
+  [OCR_JOB]: ocrJob,
 } as const satisfies Record<JobType, JobDefinition>;

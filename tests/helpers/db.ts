@@ -27,7 +27,8 @@ export interface TestDatabase {
 /** A migrated, empty database of the dialect, installed as the process-wide connection, with its own DATA_DIR. */
 export async function freshDatabase(dialect: Dialect, env: Record<string, string> = {}): Promise<TestDatabase> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "koala-test-"));
-  setConfig(loadConfig({ DATA_DIR: dataDir, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "error", ...env }));
+  // OCR reads only where a test asks for it (OCR: "on"): elsewhere it would only slow the jobs a test drains.
+  setConfig(loadConfig({ DATA_DIR: dataDir, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "error", OCR: "off", ...env }));
   setStorage(undefined);
   let connection: Connection;
   let dropSchema = async () => {};

@@ -1,0 +1,128 @@
+import { config } from "~/config.server";
+import { db } from "~/db/connection.server";
+import { ConflictError } from "~/lib/errors";
+import { OCR_JOB } from "~/lib/job-types";
+import { enqueueJob } from "./jobs.server";
+import { requireEdit, type ProjectScope } from "./scope.server";
+import { write, type Trx } from "./write.server";
+
+/**
+ * The OCR text Koala reads from the picture (services/ocr.server.ts): it fills the field only when it is empty or
+ * already the machine's (`ocr_by_machine`); a person's text is never overwritten. Each reading that changes the text
+ * is a version of the image, by no one, "OCR text read".
+ */
+
+export const MACHINE_READ = "OCR text read";
+
+export interface OcrPayload {
+  imageId: number;
+}
+
+/** What the OCR job needs of an image: which picture to read, and whether it may write. */
+export interface OcrTarget {
+  id: number;
+  project_id: number;
+  preview_key: string;
+  ocr_text: string;
+  ocr_by_machine: number;
+}
+
+/** The machine may fill the field: it is empty, or the machine's own. */
+export const machineMayWrite = (image: Pick<OcrTarget, "ocr_text" | "ocr_by_machine">) =>
+  image.ocr_text === "" || image.ocr_by_machine === 1;
+
+export async function ocrTarget(imageId: number): Promise<OcrTarget | undefined> {
+  return db()
+    .selectFrom("images")
+    .select(["id", "project_id", "preview_key", "ocr_text", "ocr_by_machine"])
+    .where("id", "=", imageId)
+    .executeTakeFirst();
+}
+
+/**
+ * Inside a write: the image's text is read in the background once the write commits (OCR on; the job is in the same
+ * transaction, so a rolled-back image is never read).
+ */
+export async function queueOcr(trx: Trx, imageId: number) {
+  if (config().ocr) await enqueueJob(OCR_JOB, { imageId } satisfies OcrPayload, { maxAttempts: 3 }, trx);
+}
+
+/**
+ * "Read text again" (an editor, in the panel): queued when the field is empty or the machine's. A person's text
+ * stays; they clear it first.
+ */
+export async function requestOcr(scope: ProjectScope, image: OcrTarget) {
+  requireEdit(scope);
+  if (!config().ocr) throw new ConflictError("Reading text from pictures is turned off here (OCR=off).");
+  if (!machineMayWrite(image))
+    throw new ConflictError("The OCR text was written by a person, so Koala leaves it. Clear it first to have the picture read again.");
+  await write((trx) => queueOcr(trx, image.id));
+}
+
+/**
+ * Saves the text read from `target`'s picture as a new version, if the field may still be written (no person wrote
+ * it meanwhile), the picture read is still the image's (not rotated since), and the text differs. Returns the new
+ * version, or null when nothing was written.
+ */
+export async function saveMachineText(target: OcrTarget, text: string): Promise<number | null> {
+  const at = Date.now();
+  return write(async (trx, touched) => {
+    const image = await trx
+      .updateTable("images")
+      .set({ ocr_text: text, ocr_by_machine: 1, version: (eb) => eb("version", "+", 1), updated_at: at })
+      .where("id", "=", target.id)
+      .where("preview_key", "=", target.preview_key)
+      .where((eb) => eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)]))
+      .where("ocr_text", "!=", text)
+      .returningAll()
+      .executeTakeFirst();
+    if (!image) return null;
+    await trx
+      .insertInto("image_versions")
+      .values({
+        image_id: image.id,
+        version: image.version,
+        title: image.title,
+        description: image.description,
+        keywords: image.keywords,
+        ocr_text: text,
+        rotation: image.rotation,
+        storage_key: image.storage_key,
+        thumb_key: image.thumb_key,
+        preview_key: image.preview_key,
+        changes: JSON.stringify([MACHINE_READ]),
+        changed_by: null,
+        changed_at: at,
+      })
+      .execute();
+    touched.project(image.project_id);
+    await touched.boardsHolding([image.id]);
+    return image.version;
+  }, at);
+}
+
+/**
+ * A person's save from a form loaded at `expectedVersion`, when the only versions since are the machine's readings
+ * and the person left the OCR field as they saw it: saved over the current version, the machine's text kept, instead
+ * of refused as stale (the reading is no one's edit to conflict with).
+ */
+export async function rebaseOverMachineReads<C extends { ocrText: string }>(
+  image: { id: number; version: number; ocr_text: string },
+  next: C,
+  expectedVersion: number | undefined,
+): Promise<{ next: C; expectedVersion: number | undefined }> {
+  const unchanged = { next, expectedVersion };
+  if (expectedVersion === undefined || expectedVersion >= image.version) return unchanged;
+  const since = await db()
+    .selectFrom("image_versions")
+    .select(["version", "changes", "ocr_text"])
+    .where("image_id", "=", image.id)
+    .where("version", ">=", expectedVersion)
+    .orderBy("version")
+    .execute();
+  const [base, ...later] = since;
+  if (base?.version !== expectedVersion || !later.length) return unchanged;
+  if (!later.every((v) => v.changes === JSON.stringify([MACHINE_READ]))) return unchanged;
+  if (next.ocrText !== base.ocr_text) return unchanged;
+  return { next: { ...next, ocrText: image.ocr_text }, expectedVersion: image.version };
+}

@@ -1,0 +1,83 @@
+import sharp from "sharp";
+import { config } from "~/config.server";
+import { LIMITS } from "~/lib/schemas";
+import { machineMayWrite, ocrTarget, saveMachineText, type OcrPayload } from "~/models/image-ocr.server";
+import { defineJob, JobCannotSucceed } from "./jobs.server";
+import { createOcrPool, type OcrLine, type OcrPool } from "./ocr-pool.server";
+import { readObject, storage } from "./storage.server";
+
+/**
+ * The OCR job (OCR_JOB): the text in an image's picture, read from its preview (upright, turned as people see it)
+ * in the pool's worker threads, saved when the field is empty or the machine's (models/image-ocr.server.ts).
+ */
+
+let pool: OcrPool | null = null;
+const ocrPool = () => (pool ??= createOcrPool(config().ocr!));
+
+/** Lets the OCR workers go (shutdown, tests). */
+export async function closeOcr() {
+  await pool?.close();
+  pool = null;
+}
+
+/** What the job returns, kept as its result. */
+export type OcrResult = { skipped: string } | { characters: number; version: number | null };
+
+export async function readImageText({ imageId }: OcrPayload): Promise<OcrResult> {
+  if (!config().ocr) return { skipped: "OCR is off." };
+  const target = await ocrTarget(imageId);
+  if (!target) return { skipped: "The image was deleted." };
+  if (!machineMayWrite(target)) return { skipped: "A person wrote its OCR text." };
+  // A missing preview may be a store briefly away: retried after the backoff.
+  const preview = await readObject(storage(), target.preview_key, 64 * 1024 * 1024);
+  if (!preview) throw new Error(`The preview ${target.preview_key} could not be read.`);
+  const text = await readPictureText(preview.bytes);
+  return { characters: text.length, version: await saveMachineText(target, text) };
+}
+
+/** The text in a picture (an image's preview), as the OCR field keeps it. */
+export async function readPictureText(picture: Buffer): Promise<string> {
+  return cleanOcrText(await ocrPool().read(await forOcr(picture)));
+}
+
+/** The preview as tesseract reads it best and fastest: grey, lossless. A picture that will not decode never will. */
+async function forOcr(preview: Buffer): Promise<Buffer> {
+  try {
+    return await sharp(preview, { failOn: "error" }).greyscale().png({ compressionLevel: 1 }).toBuffer();
+  } catch {
+    throw new JobCannotSucceed("The image's preview could not be decoded; it may be damaged.");
+  }
+}
+
+/** Below this (0–100), a line is mostly texture read as letters: only its words read with SURE_WORD are kept. */
+const SURE_LINE = 50;
+const SURE_WORD = 60;
+
+/** A word worth keeping from an unsure line: read with confidence, and more than one letter or digit long. */
+const sureWord = (w: OcrLine["words"][number]) => w.confidence >= SURE_WORD && (w.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) > 1;
+
+/**
+ * Tesseract's lines as the field keeps them: a line it is unsure of cut to the words it is sure of (grain, foliage
+ * and shelf edges come out as strings of letters of low confidence, and lone characters); spaces single; lines without a letter or a
+ * digit dropped; at most the field's length.
+ */
+export function cleanOcrText(lines: OcrLine[]): string {
+  return lines
+    .map((line) =>
+      (line.confidence >= SURE_LINE
+        ? line.text
+        : line.words
+            .filter(sureWord)
+            .map((w) => w.text)
+            .join(" ")
+      )
+        .replace(/\s+/g, " ")
+        .trim(),
+    )
+    .filter((line) => /[\p{L}\p{N}]/u.test(line))
+    .join("\n")
+    .slice(0, LIMITS.ocr);
+}
+
+/** At most OCR_CONCURRENCY readings run at once in a runner, so the other kinds of job keep their slots. */
+export const ocrJob = defineJob(readImageText, { slots: () => config().ocr?.concurrency ?? 1 });

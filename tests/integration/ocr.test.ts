@@ -1,0 +1,182 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig, setConfig } from "~/config.server";
+import { db } from "~/db/connection.server";
+import { OCR_JOB } from "~/lib/job-types";
+import { ConflictError, NotAllowedError } from "~/lib/errors";
+import { decodeCursor, gridPage } from "~/models/grid.server";
+import { StaleEdit, updateImage } from "~/models/image-edits.server";
+import { ocrTarget, requestOcr } from "~/models/image-ocr.server";
+import { parseImage } from "~/models/images.server";
+import { projectScope, withFilter } from "~/models/scope.server";
+import { addImageFile, saveImageEdit } from "~/services/ingest.server";
+import { jobRegistry } from "~/services/job-registry.server";
+import { runOnce } from "~/services/jobs.server";
+import { closeOcr } from "~/services/ocr.server";
+import { readObject, storage } from "~/services/storage.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { makeProject, makeUser, meta } from "../helpers/fixtures";
+
+const FIXTURES = path.join(__dirname, "../fixtures/ocr");
+const picture = (file: string) => readFileSync(path.join(FIXTURES, file));
+// clean-04.jpg says "Urban Roast / Sparkling water 2.51 / SAVE 30% / TOTAL 20.54 EUR" (truth.json).
+const RECEIPT = "clean-04.jpg";
+
+const drain = async () => {
+  while (await runOnce(jobRegistry, "ocr-test"));
+};
+const image = async (id: number) => db().selectFrom("images").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+const ocrJobs = () => db().selectFrom("jobs").selectAll().where("type", "=", OCR_JOB).orderBy("id").execute();
+
+describe.each(dialects)("OCR of images (%s)", (dialect) => {
+  let t: TestDatabase;
+  let editor: Awaited<ReturnType<typeof makeUser>>;
+  let viewer: Awaited<ReturnType<typeof makeUser>>;
+  let projectId: number;
+  const scope = () => projectScope(editor.actor, projectId);
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect, { OCR: "on" });
+    editor = await makeUser();
+    viewer = await makeUser();
+    projectId = (
+      await makeProject([
+        { actor: editor.actor, role: "editor" },
+        { actor: viewer.actor, role: "viewer" },
+      ])
+    ).id;
+  });
+  afterAll(async () => {
+    await closeOcr();
+    await t.drop();
+  });
+
+  it("reads a new image's text into its OCR field, as the machine's, in a version by no one, and keyword search finds a word only in the picture", async () => {
+    const id = await addImageFile(await scope(), picture(RECEIPT), meta("Shelf photo"));
+    expect((await image(id)).ocr_text).toBe("");
+    await drain();
+    const read = await image(id);
+    expect(read.ocr_text).toContain("Urban Roast");
+    expect(read.ocr_text).toContain("TOTAL 20.54 EUR");
+    expect(read).toMatchObject({ ocr_by_machine: 1, version: 2 });
+    const version = await db()
+      .selectFrom("image_versions")
+      .selectAll()
+      .where("image_id", "=", id)
+      .where("version", "=", 2)
+      .executeTakeFirstOrThrow();
+    expect(version).toMatchObject({ changed_by: null, changes: JSON.stringify(["OCR text read"]), ocr_text: read.ocr_text });
+    const page = await gridPage(withFilter(await scope(), new URLSearchParams({ q: "sparkling" })), {
+      after: decodeCursor(null),
+      limit: 10,
+    });
+    expect(page.cards.map((c) => c.id)).toEqual([id]);
+  });
+
+  it("never overwrites a person's text: none is read for an image that came with one, nor after a person writes one before the job runs", async () => {
+    const given = await addImageFile(await scope(), picture("clean-06.jpg"), meta("With text", [], "Written by hand"));
+    const later = await addImageFile(await scope(), picture("clean-07.jpg"), meta("Text added later"));
+    const row = parseImage(await image(later));
+    await updateImage(await scope(), row, { title: row.title, description: "", keywords: [], ocrText: "Typed before the reading" });
+    await drain();
+    expect(await image(given)).toMatchObject({ ocr_text: "Written by hand", ocr_by_machine: 0, version: 1 });
+    expect(await image(later)).toMatchObject({ ocr_text: "Typed before the reading", ocr_by_machine: 0, version: 2 });
+    // "Read text again" leaves a person's text alone too.
+    await expect(requestOcr(await scope(), (await ocrTarget(later))!)).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it("keeps the machine's text when a person saves a form loaded before the reading; a change they made to the OCR field is still a conflict", async () => {
+    const id = await addImageFile(await scope(), picture("clean-08.jpg"), meta("Before"));
+    await drain();
+    const current = parseImage(await image(id));
+    expect(current.version).toBe(2);
+    const v3 = await updateImage(
+      await scope(),
+      current,
+      { title: "After", description: "", keywords: [], ocrText: "" },
+      { expectedVersion: 1 },
+    );
+    expect(v3).toBe(3);
+    expect(await image(id)).toMatchObject({ title: "After", ocr_text: current.ocr_text, ocr_by_machine: 1 });
+    const now = parseImage(await image(id));
+    await expect(
+      updateImage(await scope(), now, { title: "After", description: "", keywords: [], ocrText: "Mine" }, { expectedVersion: 1 }),
+    ).rejects.toBeInstanceOf(StaleEdit);
+    // A person's edit of the machine's text makes it theirs.
+    await updateImage(await scope(), now, { title: "After", description: "", keywords: [], ocrText: "Mine" }, { expectedVersion: 3 });
+    expect(await image(id)).toMatchObject({ ocr_text: "Mine", ocr_by_machine: 0 });
+  });
+
+  it("reads the picture upright: EXIF orientation applied, and read again after an editor turns it", async () => {
+    // Pixels stored turned a quarter; the EXIF tag (6: turn 90° clockwise to show) makes the preview upright.
+    const sideways = await sharp(picture(RECEIPT)).rotate(-90).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const tagged = await addImageFile(await scope(), sideways, meta("Tagged sideways"));
+    // The same pixels without the tag: shown (and read) on their side until an editor turns them.
+    const untagged = await sharp(picture(RECEIPT)).rotate(-90).jpeg().toBuffer();
+    const turned = await addImageFile(await scope(), untagged, meta("Turned by hand"));
+    await drain();
+    expect((await image(tagged)).ocr_text).toContain("Urban Roast");
+    expect((await image(turned)).ocr_text).not.toContain("Urban Roast");
+    await saveImageEdit(
+      await scope(),
+      parseImage(await image(turned)),
+      { title: "Turned by hand", description: "", keywords: [], ocrText: (await image(turned)).ocr_text },
+      90,
+    );
+    await drain();
+    expect((await image(turned)).ocr_text).toContain("Urban Roast");
+  });
+
+  it("retries a reading whose preview could not be read, and fails a damaged one for good at once, the image unchanged", async () => {
+    const id = await addImageFile(await scope(), picture("clean-09.jpg"), meta("Missing preview"));
+    const row = await image(id);
+    const bytes = (await readObject(storage(), row.preview_key, 1e8))!.bytes;
+    await storage().delete(row.preview_key);
+    await drain();
+    let job = (await ocrJobs()).at(-1)!;
+    expect(job).toMatchObject({ status: "queued", attempts: 1 });
+    expect(job.last_error).toContain("could not be read");
+    await storage().put(row.preview_key, bytes);
+    await db().updateTable("jobs").set({ run_at: Date.now() }).where("id", "=", job.id).execute();
+    await drain();
+    expect(await image(id)).toMatchObject({ ocr_by_machine: 1, version: 2 });
+    expect((await ocrJobs()).at(-1)).toMatchObject({ status: "done", attempts: 2 });
+
+    const damaged = await addImageFile(await scope(), picture("clean-10.jpg"), meta("Damaged preview"));
+    await storage().put((await image(damaged)).preview_key, Buffer.from("RIFF\0\0\0\0WEBPVP8 not really"));
+    await drain();
+    job = (await ocrJobs()).at(-1)!;
+    expect(job).toMatchObject({ status: "failed", attempts: 1 });
+    expect(job.last_error).toContain("could not be decoded");
+    expect(await image(damaged)).toMatchObject({ ocr_text: "", ocr_by_machine: 0, version: 1 });
+  });
+
+  it("'Read text again' is an editor's: queued for an empty or machine-read field, refused to a viewer", async () => {
+    const id = await addImageFile(await scope(), picture("clean-11.jpg"), meta("Again"));
+    await drain();
+    const before = await image(id);
+    await db().updateTable("images").set({ ocr_text: "stale reading" }).where("id", "=", id).execute();
+    await requestOcr(await scope(), (await ocrTarget(id))!);
+    await drain();
+    expect((await image(id)).ocr_text).toBe(before.ocr_text);
+    await expect(requestOcr(await projectScope(viewer.actor, projectId), (await ocrTarget(id))!)).rejects.toBeInstanceOf(NotAllowedError);
+  });
+
+  it("with OCR=off queues no reading, refuses 'Read text again', and a reading queued before skips", async () => {
+    const queuedBefore = await addImageFile(await scope(), picture("clean-12.jpg"), meta("Queued while on"));
+    const jobsBefore = (await ocrJobs()).length;
+    setConfig(loadConfig({ DATA_DIR: t.dataDir, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "error", OCR: "off" }));
+    try {
+      const id = await addImageFile(await scope(), picture("clean-13.jpg"), meta("While off"));
+      expect((await ocrJobs()).length).toBe(jobsBefore);
+      await expect(requestOcr(await scope(), (await ocrTarget(id))!)).rejects.toBeInstanceOf(ConflictError);
+      await drain();
+      expect(await image(queuedBefore)).toMatchObject({ ocr_text: "", version: 1 });
+      expect(JSON.parse((await ocrJobs()).at(-1)!.result!)).toEqual({ skipped: "OCR is off." });
+    } finally {
+      setConfig(loadConfig({ DATA_DIR: t.dataDir, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "error", OCR: "on" }));
+    }
+  });
+});
