@@ -11,6 +11,7 @@ export interface EditableImage {
   description: string;
   keywords: string[];
   ocr_text: string;
+  ocr_by_machine: number;
   preview_key: string;
   version: number;
 }
@@ -101,7 +102,11 @@ export function ImageEditForm({
       <TextareaField
         label="OCR text"
         field={fields.ocr}
-        hint={`Up to ${LIMITS.ocr} characters.`}
+        hint={
+          image.ocr_by_machine && image.ocr_text
+            ? `Read from the picture by Koala. Text you change here is yours, and Koala never reads over it. Up to ${LIMITS.ocr} characters.`
+            : `Up to ${LIMITS.ocr} characters.`
+        }
         textareaProps={{ rows: 3, maxLength: LIMITS.ocr }}
       />
       <div className="form-actions">

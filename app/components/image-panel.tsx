@@ -9,6 +9,8 @@ export interface PanelData {
     description: string;
     keywords: string[];
     ocr_text: string;
+    /** 1: the OCR text was read from the picture by Koala. */
+    ocr_by_machine: number;
     storage_key: string;
     preview_key: string;
     original_name: string;
@@ -33,6 +35,8 @@ export interface PanelData {
   shownVersion: number;
   /** Editors see Edit and Delete. */
   canEdit?: boolean;
+  /** Editors, OCR on, the field empty or the machine's: "Read text again". */
+  canReadText?: boolean;
   /** Opened from a board the image is on: Remove from this board too. */
   board?: { path: string; title: string } | null;
   /** Opened from a board: what visitors of its share links said about the image (the client review loop). */
@@ -101,6 +105,14 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
           <Keywords keywords={view.keywords} />
           <h3>OCR text</h3>
           <p className="ocr">{view.ocr || <span className="muted">No OCR text</span>}</p>
+          {!old && image.ocr_text && image.ocr_by_machine ? <p className="muted ocr-source">Read from the picture by Koala.</p> : null}
+          {!old && data.canReadText ? (
+            <Form method="post" action={`/image/${image.id}/ocr`} className="inline-form">
+              <button type="submit" className="btn">
+                Read text again
+              </button>
+            </Form>
+          ) : null}
           <h3>Attributes</h3>
           {attributes.length ? (
             <table className="attributes">

@@ -12,7 +12,7 @@ import { write, type Trx } from "./write.server";
  * is a version of the image, by no one, "OCR text read".
  */
 
-export const MACHINE_READ = "OCR text read";
+export const MACHINE_READ = "OCR text read by Koala";
 
 export interface OcrPayload {
   imageId: number;
@@ -102,9 +102,9 @@ export async function saveMachineText(target: OcrTarget, text: string): Promise<
 }
 
 /**
- * A person's save from a form loaded at `expectedVersion`, when the only versions since are the machine's readings
- * and the person left the OCR field as they saw it: saved over the current version, the machine's text kept, instead
- * of refused as stale (the reading is no one's edit to conflict with).
+ * A person's save from a form loaded at `expectedVersion`, when the only versions since are the machine's readings:
+ * saved over the current version instead of refused as stale (a reading is no one's edit to conflict with). An OCR
+ * field left as the person saw it keeps the machine's text; one they changed is theirs, as always.
  */
 export async function rebaseOverMachineReads<C extends { ocrText: string }>(
   image: { id: number; version: number; ocr_text: string },
@@ -123,6 +123,6 @@ export async function rebaseOverMachineReads<C extends { ocrText: string }>(
   const [base, ...later] = since;
   if (base?.version !== expectedVersion || !later.length) return unchanged;
   if (!later.every((v) => v.changes === JSON.stringify([MACHINE_READ]))) return unchanged;
-  if (next.ocrText !== base.ocr_text) return unchanged;
-  return { next: { ...next, ocrText: image.ocr_text }, expectedVersion: image.version };
+  const ocrText = next.ocrText === base.ocr_text ? image.ocr_text : next.ocrText;
+  return { next: { ...next, ocrText }, expectedVersion: image.version };
 }

@@ -20,19 +20,19 @@ export async function closeOcr() {
   pool = null;
 }
 
-/** What the job returns, kept as its result. */
-export type OcrResult = { skipped: string } | { characters: number; version: number | null };
+/** What the job returns, kept as its result (a done job's payload is dropped, so the image is named here). */
+export type OcrResult = { imageId: number } & ({ skipped: string } | { characters: number; version: number | null });
 
 export async function readImageText({ imageId }: OcrPayload): Promise<OcrResult> {
-  if (!config().ocr) return { skipped: "OCR is off." };
+  if (!config().ocr) return { imageId, skipped: "OCR is off." };
   const target = await ocrTarget(imageId);
-  if (!target) return { skipped: "The image was deleted." };
-  if (!machineMayWrite(target)) return { skipped: "A person wrote its OCR text." };
+  if (!target) return { imageId, skipped: "The image was deleted." };
+  if (!machineMayWrite(target)) return { imageId, skipped: "A person wrote its OCR text." };
   // A missing preview may be a store briefly away: retried after the backoff.
   const preview = await readObject(storage(), target.preview_key, 64 * 1024 * 1024);
   if (!preview) throw new Error(`The preview ${target.preview_key} could not be read.`);
   const text = await readPictureText(preview.bytes);
-  return { characters: text.length, version: await saveMachineText(target, text) };
+  return { imageId, characters: text.length, version: await saveMachineText(target, text) };
 }
 
 /** The text in a picture (an image's preview), as the OCR field keeps it. */

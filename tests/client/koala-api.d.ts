@@ -416,6 +416,8 @@ export interface components {
             description: string;
             keywords: string[];
             ocrText: string;
+            /** @description True when Koala read the OCR text from the picture (OCR); a person's change makes it theirs. */
+            ocrByMachine: boolean;
             originalName: string;
             mimeType: string;
             sizeBytes: number;

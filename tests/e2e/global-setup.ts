@@ -117,8 +117,9 @@ export default async function globalSetup() {
         await pgQuery(`drop schema if exists ${target.schema} cascade`);
         await pgQuery(`create schema ${target.schema}`);
       }
-    // Both databases are seeded at once (tsx processes), then both servers start at once.
-    await Promise.all(targets.map((target) => seed(envFor(target), target)));
+    // Both databases are seeded at once (tsx processes), then both servers start at once. The seed's pictures are
+    // plain colours: their readings would only hold up the runner the OCR tests wait on (ocr.spec.ts).
+    await Promise.all(targets.map((target) => seed({ ...envFor(target), OCR: "off" }, target)));
     await Promise.all(
       targets.map(async (target) => {
         // A boot that died of another run's schema vanishing under its migration starts again (helpers/pg-race.ts).

@@ -8,7 +8,7 @@ import { OCR_JOB } from "~/lib/job-types";
 import { ConflictError, NotAllowedError } from "~/lib/errors";
 import { decodeCursor, gridPage } from "~/models/grid.server";
 import { StaleEdit, updateImage } from "~/models/image-edits.server";
-import { ocrTarget, requestOcr } from "~/models/image-ocr.server";
+import { MACHINE_READ, ocrTarget, requestOcr } from "~/models/image-ocr.server";
 import { parseImage } from "~/models/images.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { addImageFile, saveImageEdit } from "~/services/ingest.server";
@@ -67,7 +67,7 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
       .where("image_id", "=", id)
       .where("version", "=", 2)
       .executeTakeFirstOrThrow();
-    expect(version).toMatchObject({ changed_by: null, changes: JSON.stringify(["OCR text read"]), ocr_text: read.ocr_text });
+    expect(version).toMatchObject({ changed_by: null, changes: JSON.stringify([MACHINE_READ]), ocr_text: read.ocr_text });
     const page = await gridPage(withFilter(await scope(), new URLSearchParams({ q: "sparkling" })), {
       after: decodeCursor(null),
       limit: 10,
@@ -87,26 +87,28 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
     await expect(requestOcr(await scope(), (await ocrTarget(later))!)).rejects.toBeInstanceOf(ConflictError);
   });
 
-  it("keeps the machine's text when a person saves a form loaded before the reading; a change they made to the OCR field is still a conflict", async () => {
+  it("saves a person's form loaded before the reading without a conflict: the machine's text kept when they left the field, theirs when they wrote it", async () => {
     const id = await addImageFile(await scope(), picture("clean-08.jpg"), meta("Before"));
     await drain();
     const current = parseImage(await image(id));
     expect(current.version).toBe(2);
-    const v3 = await updateImage(
-      await scope(),
-      current,
-      { title: "After", description: "", keywords: [], ocrText: "" },
-      { expectedVersion: 1 },
-    );
+    const v3 = await updateImage(await scope(), current, { title: "After", description: "", keywords: [], ocrText: "" }, { expectedVersion: 1 });
     expect(v3).toBe(3);
     expect(await image(id)).toMatchObject({ title: "After", ocr_text: current.ocr_text, ocr_by_machine: 1 });
-    const now = parseImage(await image(id));
+
+    // Typed in the upload's Edit Image while the picture was being read: the person's text wins, and is theirs.
+    const typed = await addImageFile(await scope(), picture("clean-03.jpg"), meta("Typed meanwhile"));
+    await drain();
+    const read = parseImage(await image(typed));
+    await updateImage(await scope(), read, { title: "Typed meanwhile", description: "", keywords: [], ocrText: "Mine" }, { expectedVersion: 1 });
+    expect(await image(typed)).toMatchObject({ ocr_text: "Mine", ocr_by_machine: 0, version: 3 });
+
+    // A person's edit in between is a real conflict still.
+    const edited = parseImage(await image(id));
+    await updateImage(await scope(), edited, { title: "Someone else", description: "", keywords: [], ocrText: edited.ocr_text });
     await expect(
-      updateImage(await scope(), now, { title: "After", description: "", keywords: [], ocrText: "Mine" }, { expectedVersion: 1 }),
+      updateImage(await scope(), parseImage(await image(id)), { title: "Mine", description: "", keywords: [], ocrText: "" }, { expectedVersion: 1 }),
     ).rejects.toBeInstanceOf(StaleEdit);
-    // A person's edit of the machine's text makes it theirs.
-    await updateImage(await scope(), now, { title: "After", description: "", keywords: [], ocrText: "Mine" }, { expectedVersion: 3 });
-    expect(await image(id)).toMatchObject({ ocr_text: "Mine", ocr_by_machine: 0 });
   });
 
   it("reads the picture upright: EXIF orientation applied, and read again after an editor turns it", async () => {
@@ -174,7 +176,7 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
       await expect(requestOcr(await scope(), (await ocrTarget(id))!)).rejects.toBeInstanceOf(ConflictError);
       await drain();
       expect(await image(queuedBefore)).toMatchObject({ ocr_text: "", version: 1 });
-      expect(JSON.parse((await ocrJobs()).at(-1)!.result!)).toEqual({ skipped: "OCR is off." });
+      expect(JSON.parse((await ocrJobs()).at(-1)!.result!)).toEqual({ imageId: queuedBefore, skipped: "OCR is off." });
     } finally {
       setConfig(loadConfig({ DATA_DIR: t.dataDir, KOALA_ENV: "development", DEMO_SEED: "off", LOG_LEVEL: "error", OCR: "on" }));
     }

@@ -20,6 +20,7 @@ export async function imageBody(row: ImageLike) {
     description: image.description,
     keywords: image.keywords,
     ocrText: image.ocr_text,
+    ocrByMachine: image.ocr_by_machine === 1,
     originalName: image.original_name,
     mimeType: image.mime_type,
     sizeBytes: Number(image.size_bytes),

@@ -92,6 +92,7 @@ export const Image = z
     description: z.string(),
     keywords: z.array(z.string()),
     ocrText: z.string(),
+    ocrByMachine: z.boolean().describe("True when Koala read the OCR text from the picture (OCR); a person's change makes it theirs."),
     originalName: z.string(),
     mimeType: z.string(),
     sizeBytes: z.number().int(),

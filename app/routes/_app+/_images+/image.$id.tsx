@@ -9,7 +9,9 @@ import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { safeRedirect } from "~/lib/redirect";
 import { ImageEditSchema } from "~/lib/schemas";
+import { config } from "~/config.server";
 import { StaleEdit } from "~/models/image-edits.server";
+import { machineMayWrite } from "~/models/image-ocr.server";
 import { getImageDetail } from "~/models/images.server";
 import { isOnBoard } from "~/models/boards.server";
 import { imageReviews } from "~/models/share-reviews.server";
@@ -45,6 +47,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   return {
     ...detail,
     canEdit,
+    canReadText: canEdit && config().ocr !== null && machineMayWrite(image),
     board,
     reviews: onBoard ? await imageReviews(onBoard, image.id) : [],
     editing: canEdit && query.edit !== undefined,
