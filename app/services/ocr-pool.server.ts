@@ -49,8 +49,20 @@ export interface OcrLine {
   words: { text: string; confidence: number }[];
 }
 
+/**
+ * The worker thread's script: tesseract.js's own, at the lowest priority first (nice 19; on Linux a thread's own), so
+ * that page requests sharing its core go first and a reading waits for a free moment instead.
+ */
+function niceWorkerScript(): URL {
+  const script = path.join(path.dirname(require.resolve("tesseract.js/package.json")), "src/worker-script/node/index.js");
+  const code = `import { createRequire } from "node:module"; import { setPriority } from "node:os";
+try { setPriority(19); } catch {}
+createRequire(${JSON.stringify(script)})(${JSON.stringify(script)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+}
+
 export interface OcrPool {
-  /** The lines of text in an image file (PNG, JPEG, BMP, TIFF), read by the next free worker. */
+  /** The lines of text in an image file (PGM, PNG, JPEG, WebP…), read by the next free worker. */
   read(image: Buffer): Promise<OcrLine[]>;
   /** Lets every worker go (the pool may be used again afterwards: it starts them anew). */
   close(): Promise<void>;
@@ -66,7 +78,14 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
     const s = createScheduler();
     const workers = await Promise.all(
       Array.from({ length: opts.concurrency }, () =>
-        createWorker(opts.languages, OEM.LSTM_ONLY, { langPath, cacheMethod: "none", gzip: true }),
+        createWorker(opts.languages, OEM.LSTM_ONLY, {
+          langPath,
+          workerPath: niceWorkerScript() as unknown as string,
+          cacheMethod: "none",
+          gzip: true,
+          // A picture it cannot decode rejects its job; the caller reports it.
+          errorHandler: () => {},
+        }),
       ),
     );
     for (const w of workers) {

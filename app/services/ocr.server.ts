@@ -40,10 +40,15 @@ export async function readPictureText(picture: Buffer): Promise<string> {
   return cleanOcrText(await ocrPool().read(await forOcr(picture)));
 }
 
-/** The preview as tesseract reads it best and fastest: grey, lossless. A picture that will not decode never will. */
-async function forOcr(preview: Buffer): Promise<Buffer> {
+/**
+ * The picture as tesseract reads it best and fastest: grey (its own conversion of a colour picture lost a third of the
+ * noisy set's words and read at a third of the speed), uncompressed (PGM: nothing to deflate here and inflate there).
+ * A picture that will not decode never will: JobCannotSucceed.
+ */
+export async function forOcr(picture: Buffer): Promise<Buffer> {
   try {
-    return await sharp(preview, { failOn: "error" }).greyscale().png({ compressionLevel: 1 }).toBuffer();
+    const { data, info } = await sharp(picture, { failOn: "error" }).greyscale().raw().toBuffer({ resolveWithObject: true });
+    return Buffer.concat([Buffer.from(`P5\n${info.width} ${info.height}\n255\n`), data]);
   } catch {
     throw new JobCannotSucceed("The image's preview could not be decoded; it may be damaged.");
   }

@@ -20,6 +20,8 @@ import { p10two, p12 } from "./p10-2-instances";
 import { p10pool } from "./p10-pool";
 import { p11 } from "./p11-takeover";
 import { p13, p13b } from "./p13-api-images";
+import { p14 } from "./p14-ocr";
+import { p14b } from "./p14b-ocr-busy";
 import { p10m } from "./p-10m";
 
 /** Every metric `npm run bench` runs, in this order. */
@@ -62,5 +64,7 @@ export const metrics: Metric[] = [
   p12,
   p13,
   p13b,
+  p14,
+  p14b,
   p10m,
 ];

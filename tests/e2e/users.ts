@@ -92,7 +92,18 @@ export const TERMS_PENDING: Scenario[] = ["terms", "lookTerms"];
 /** Scenarios whose user is not a member of the e2e project. */
 export const OUTSIDERS: Scenario[] = ["outsider"];
 /** Scenarios that get a project of their own (named by uploadProject), holding one seeded image, so uploads and deletes never disturb other tests. */
-export const OWN_PROJECT: Scenario[] = ["fresh", "uploadOne", "uploadMany", "uploadBad", "uploadKeys", "editMeta", "rotate", "deleteImg", "ocrRead", "ocrOwn"];
+export const OWN_PROJECT: Scenario[] = [
+  "fresh",
+  "uploadOne",
+  "uploadMany",
+  "uploadBad",
+  "uploadKeys",
+  "editMeta",
+  "rotate",
+  "deleteImg",
+  "ocrRead",
+  "ocrOwn",
+];
 export const uploadProject = (scenario: Scenario, project: string) => `Uploads ${scenario} ${project}`;
 /**
  * Scenarios that get a board workshop of their own: a project (named by boardsProject) with six images and the

@@ -92,7 +92,12 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
     await drain();
     const current = parseImage(await image(id));
     expect(current.version).toBe(2);
-    const v3 = await updateImage(await scope(), current, { title: "After", description: "", keywords: [], ocrText: "" }, { expectedVersion: 1 });
+    const v3 = await updateImage(
+      await scope(),
+      current,
+      { title: "After", description: "", keywords: [], ocrText: "" },
+      { expectedVersion: 1 },
+    );
     expect(v3).toBe(3);
     expect(await image(id)).toMatchObject({ title: "After", ocr_text: current.ocr_text, ocr_by_machine: 1 });
 
@@ -100,14 +105,24 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
     const typed = await addImageFile(await scope(), picture("clean-03.jpg"), meta("Typed meanwhile"));
     await drain();
     const read = parseImage(await image(typed));
-    await updateImage(await scope(), read, { title: "Typed meanwhile", description: "", keywords: [], ocrText: "Mine" }, { expectedVersion: 1 });
+    await updateImage(
+      await scope(),
+      read,
+      { title: "Typed meanwhile", description: "", keywords: [], ocrText: "Mine" },
+      { expectedVersion: 1 },
+    );
     expect(await image(typed)).toMatchObject({ ocr_text: "Mine", ocr_by_machine: 0, version: 3 });
 
     // A person's edit in between is a real conflict still.
     const edited = parseImage(await image(id));
     await updateImage(await scope(), edited, { title: "Someone else", description: "", keywords: [], ocrText: edited.ocr_text });
     await expect(
-      updateImage(await scope(), parseImage(await image(id)), { title: "Mine", description: "", keywords: [], ocrText: "" }, { expectedVersion: 1 }),
+      updateImage(
+        await scope(),
+        parseImage(await image(id)),
+        { title: "Mine", description: "", keywords: [], ocrText: "" },
+        { expectedVersion: 1 },
+      ),
     ).rejects.toBeInstanceOf(StaleEdit);
   });
 
