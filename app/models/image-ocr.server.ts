@@ -56,7 +56,21 @@ export async function requestOcr(scope: ProjectScope, image: OcrTarget) {
   if (!config().ocr) throw new ConflictError("Reading text from pictures is turned off here (OCR=off).");
   if (!machineMayWrite(image))
     throw new ConflictError("The OCR text was written by a person, so Koala leaves it. Clear it first to have the picture read again.");
+  // A reading already waiting (or running) will do: asking again, however often, queues no more work.
+  if (await readingPending(image.id)) return;
   await write((trx) => queueOcr(trx, image.id));
+}
+
+/** Whether a reading of the image is queued or running (a done job's payload is dropped, so only these match). */
+async function readingPending(imageId: number) {
+  const row = await db()
+    .selectFrom("jobs")
+    .select("id")
+    .where("type", "=", OCR_JOB)
+    .where("status", "in", ["queued", "running"])
+    .where("payload", "=", JSON.stringify({ imageId } satisfies OcrPayload))
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**

@@ -28,7 +28,7 @@ import { boardScope, projectScope, withFilter, type MemberScope, type OneProject
 import { filterSearch, withFilterQuery } from "~/lib/grid-filter";
 import { findUserById } from "~/models/users.server";
 import { tokenGrant } from "~/models/api-tokens.server";
-import { defineJob, queue } from "./jobs.server";
+import { defineJob, JobCannotSucceed, queue } from "./jobs.server";
 import { storage } from "./storage.server";
 import { nativeZipCrc } from "./zip-crc.server";
 
@@ -139,11 +139,14 @@ export async function resumeScope(ref: SelectionJobRef) {
 
 const TOKEN_GONE = "The access token that started this was revoked or has expired.";
 
-/** The grant of the token a job was started with, as it is now (none: started on the pages); a token gone stops it. */
+/**
+ * The grant of the token a job was started with, as it is now (none: started on the pages); a token gone fails the
+ * job for good at once (a revoked or expired token never comes back).
+ */
 async function grantOf(ref: SelectionJobRef) {
   if (ref.tokenId === undefined) return undefined;
   const grant = await tokenGrant(ref.tokenId, ref.userId);
-  if (!grant) throw new NotFoundError(TOKEN_GONE);
+  if (!grant) throw new JobCannotSucceed(TOKEN_GONE);
   return grant;
 }
 
