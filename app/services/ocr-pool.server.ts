@@ -78,14 +78,20 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
     const s = createScheduler();
     const workers = await Promise.all(
       Array.from({ length: opts.concurrency }, () =>
-        createWorker(opts.languages, OEM.LSTM_ONLY, {
-          langPath,
-          workerPath: niceWorkerScript() as unknown as string,
-          cacheMethod: "none",
-          gzip: true,
-          // A picture it cannot decode rejects its job; the caller reports it.
-          errorHandler: () => {},
-        }),
+        createWorker(
+          opts.languages,
+          OEM.LSTM_ONLY,
+          {
+            langPath,
+            workerPath: niceWorkerScript() as unknown as string,
+            cacheMethod: "none",
+            gzip: true,
+            // A picture it cannot decode rejects its job; the caller reports it.
+            errorHandler: () => {},
+          },
+          // Tesseract's own notes ("Image too small to scale!!") would go to the server's output, line by line.
+          { debug_file: "/dev/null" } as Parameters<typeof createWorker>[3],
+        ),
       ),
     );
     for (const w of workers) {
