@@ -6,6 +6,7 @@ import path from "node:path";
 import { databaseFrom, loadConfig, PG_POOL_DEFAULTS, SQLITE_CACHE_MB } from "~/config.server";
 import { connect, pgPoolConfig } from "~/db/connection.server";
 import { redact } from "~/lib/log.server";
+import { checkOcrLanguages } from "~/services/ocr-pool.server";
 
 describe("configuration", () => {
   it("refuses to start in production without a session secret, SMTP and a public URL", () => {
@@ -62,6 +63,23 @@ describe("configuration", () => {
     expect(() => loadConfig({ DATA_DIR: "/tmp/koala-cfg", METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN must be at least 16/);
     expect(() => loadConfig({ DATA_DIR: "/tmp/koala-cfg", PORT: "3000", METRICS_PORT: "3000" })).toThrow(
       /METRICS_PORT: must differ from PORT/,
+    );
+  });
+  it("reads OCR's settings: on by default with one English thread, off by OCR=off, languages as tesseract codes joined by +", () => {
+    const dir = { DATA_DIR: "/tmp/koala-cfg" };
+    expect(loadConfig(dir).ocr).toEqual({ concurrency: 1, languages: ["eng"] });
+    expect(loadConfig({ ...dir, OCR: "off" }).ocr).toBeNull();
+    expect(loadConfig({ ...dir, OCR_CONCURRENCY: "2", OCR_LANGUAGES: "eng+deu" }).ocr).toEqual({
+      concurrency: 2,
+      languages: ["eng", "deu"],
+    });
+    expect(() => loadConfig({ ...dir, OCR_LANGUAGES: "eng, ../../etc" })).toThrow(/OCR_LANGUAGES must be tesseract language codes/);
+    expect(() => loadConfig({ ...dir, OCR_CONCURRENCY: "0" })).toThrow(/OCR_CONCURRENCY/);
+  });
+  it("stops the start naming an OCR language whose data package is not installed", () => {
+    expect(() => checkOcrLanguages(["eng"])).not.toThrow();
+    expect(() => checkOcrLanguages(["eng", "deu"])).toThrow(
+      'OCR_LANGUAGES names "deu", but its data package @tesseract.js-data/deu is not installed.',
     );
   });
   it("reads the database URL", () => {
