@@ -56,14 +56,16 @@ export async function requestOcr(scope: ProjectScope, image: OcrTarget) {
   if (!config().ocr) throw new ConflictError("Reading text from pictures is turned off here (OCR=off).");
   if (!machineMayWrite(image))
     throw new ConflictError("The OCR text was written by a person, so Koala leaves it. Clear it first to have the picture read again.");
-  // A reading already waiting (or running) will do: asking again, however often, queues no more work.
-  if (await readingPending(image.id)) return;
-  await write((trx) => queueOcr(trx, image.id));
+  // A reading already waiting (or running) will do: asking again queues no more work. Looked for inside the write,
+  // which SQLite makes one at a time (on PostgreSQL two asked at the same instant may both queue one).
+  await write(async (trx) => {
+    if (!(await readingPending(trx, image.id))) await queueOcr(trx, image.id);
+  });
 }
 
 /** Whether a reading of the image is queued or running (a done job's payload is dropped, so only these match). */
-async function readingPending(imageId: number) {
-  const row = await db()
+async function readingPending(trx: Trx, imageId: number) {
+  const row = await trx
     .selectFrom("jobs")
     .select("id")
     .where("type", "=", OCR_JOB)
@@ -74,9 +76,9 @@ async function readingPending(imageId: number) {
 }
 
 /**
- * Saves the text read from `target`'s picture as a new version, if the field may still be written (no person wrote
- * it meanwhile), the picture read is still the image's (not rotated since), and the text differs. Returns the new
- * version, or null when nothing was written.
+ * Saves the text read from `target`'s picture as a new version, if the image is still as the reading found it: the
+ * same text, still the machine's or empty (no person wrote or cleared it meanwhile), the same picture (not turned
+ * since); and the text differs. Returns the new version, or null when nothing was written.
  */
 export async function saveMachineText(target: OcrTarget, text: string): Promise<number | null> {
   const at = Date.now();
@@ -86,6 +88,8 @@ export async function saveMachineText(target: OcrTarget, text: string): Promise<
       .set({ ocr_text: text, ocr_by_machine: 1, version: (eb) => eb("version", "+", 1), updated_at: at })
       .where("id", "=", target.id)
       .where("preview_key", "=", target.preview_key)
+      .where("ocr_text", "=", target.ocr_text)
+      .where("ocr_by_machine", "=", target.ocr_by_machine)
       .where((eb) => eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)]))
       .where("ocr_text", "!=", text)
       .returningAll()

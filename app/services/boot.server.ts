@@ -8,7 +8,7 @@ import { startHousekeeping } from "./housekeeping.server";
 import { jobRegistry } from "./job-registry.server";
 import { startRunner, type Runner } from "./jobs.server";
 import { closeOcr } from "./ocr.server";
-import { checkOcrLanguages } from "./ocr-pool.server";
+import { checkOcr } from "./ocr-pool.server";
 import { warmProviders } from "./oidc.server";
 
 export interface Services {
@@ -38,7 +38,7 @@ export async function openDatabase(): Promise<Connection> {
 export async function boot(opts: { runner?: boolean } = {}): Promise<Services> {
   const cfg = config();
   // A language without its data package fails the start, not every OCR job.
-  if (cfg.ocr) checkOcrLanguages(cfg.ocr.languages);
+  if (cfg.ocr) checkOcr(cfg.ocr.languages);
   const connection = await openDatabase();
   if (cfg.demoSeed === "auto" && !cfg.production && (await countUsers()) === 0) {
     const { seedDemo } = await import("./demo.server");

@@ -29,8 +29,8 @@ export interface JobDefinition<P = any> {
   run: (payload: P, job: Job) => Promise<unknown>;
   long?: boolean;
   /**
-   * At most this many run at once in one runner (they take only its first slots): a kind that is heavy but not long
-   * (OCR) keeps its pool busy without holding every slot while the other kinds wait behind it.
+   * Runs in slots of its own, this many in each runner, and never in the runner's shared slots: a heavy kind with a
+   * backlog (OCR after a big import) neither holds the slots mail, bulk work and re-imports need, nor waits behind them.
    */
   slots?: () => number;
   /**
@@ -96,21 +96,27 @@ export async function queue(type: JobType, payload: unknown, opts?: Parameters<t
   return id;
 }
 
-/** The slots of a runner a kind may run in: a long one the first only, one with `slots` its first n, others any. */
-const slotsOf = (def: JobDefinition) => (def.long ? 1 : (def.slots?.() ?? Infinity));
+/**
+ * The kinds a slot takes: one of a kind's own slots only that kind; a shared slot every kind without slots of its own,
+ * a long one only in the first; no slot named (a drain, a test) every kind.
+ */
+function kindsFor(registry: JobRegistry, opts: { slot?: number; kind?: string }): string[] {
+  if (opts.kind) return registry[opts.kind] ? [opts.kind] : [];
+  if (opts.slot === undefined) return Object.keys(registry);
+  return Object.keys(registry).filter((t) => !registry[t]!.slots && !(registry[t]!.long && opts.slot! > 0));
+}
 
 /**
- * Runs one claimed job of the registry's kinds (those that may run in `slot`: see slotsOf); returns false when there
- * was nothing due.
+ * Runs one claimed job of the kinds the slot takes (see kindsFor); returns false when there was nothing due.
  * Its lease is renewed every fifth of the lease while it runs, so a long handler is never taken for a dead
  * worker's; `running` holds its lease meanwhile (the runner hands back what is still running when it stops).
  */
 export async function runOnce(
   registry: JobRegistry,
   workerId: string,
-  opts: { slot?: number; running?: Set<Lease> } = {},
+  opts: { slot?: number; kind?: string; running?: Set<Lease> } = {},
 ): Promise<boolean> {
-  const types = Object.keys(registry).filter((t) => slotsOf(registry[t]!) > (opts.slot ?? 0));
+  const types = kindsFor(registry, opts);
   // No kind for this slot (a registry of long jobs only, in a short slot): nothing to claim. claimJob without types
   // would take a job of any kind, one this registry has no handler for.
   if (!types.length) return false;
@@ -159,7 +165,8 @@ export interface Runner {
 }
 
 /**
- * Polls for due jobs of the registry's kinds, `concurrency` at a time, until stopped; an idle slot is woken at once by
+ * Polls for due jobs of the registry's kinds, `concurrency` at a time (and each kind with slots of its own in those),
+ * until stopped; an idle slot is woken at once by
  * a job queued in this process or, on PostgreSQL, announced by any instance (job-wakeups.server.ts).
  */
 export function startRunner(registry: JobRegistry, opts: { pollMs?: number; concurrency?: number } = {}): Runner {
@@ -187,13 +194,13 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
   const running = new Set<Lease>();
   let stopping: Promise<void> | undefined;
 
-  // The first slot takes any job; the others only the kinds that may run there (see JobDefinition's `long`, `slots`).
-  const loop = async (_: unknown, slot: number) => {
+  // `concurrency` shared slots (the first also takes long kinds), then each kind's own slots (JobDefinition's `slots`).
+  const loop = async ({ slot, kind }: { slot?: number; kind?: string }) => {
     while (!stopped) {
       const seen = wakes;
       let worked = false;
       try {
-        worked = await runOnce(registry, workerId, { slot, running });
+        worked = await runOnce(registry, workerId, { slot, kind, running });
       } catch (err) {
         log.error("job runner error", { error: err instanceof Error ? err.message : String(err) });
       }
@@ -201,7 +208,11 @@ export function startRunner(registry: JobRegistry, opts: { pollMs?: number; conc
       if (!worked && !stopped && wakes === seen) await sleep();
     }
   };
-  const loops = Array.from({ length: opts.concurrency ?? 2 }, loop);
+  const slots = [
+    ...Array.from({ length: opts.concurrency ?? 2 }, (_, slot) => ({ slot })),
+    ...Object.entries(registry).flatMap(([kind, def]) => Array.from({ length: def.slots?.() ?? 0 }, () => ({ kind }))),
+  ];
+  const loops = slots.map(loop);
 
   return {
     stop(opts = {}) {

@@ -1,8 +1,8 @@
-import { mkdtempSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createScheduler, createWorker, OEM, type Scheduler } from "tesseract.js";
+import { createScheduler, createWorker, OEM, type Scheduler, type Worker } from "tesseract.js";
 import { log } from "~/lib/log.server";
 
 /**
@@ -12,34 +12,60 @@ import { log } from "~/lib/log.server";
  */
 
 const IDLE_MS = 60_000;
+/** tesseract.js never settles a worker whose data failed to load, nor a reading whose thread died: these bound both. */
+const START_MS = 60_000;
+const READ_MS = 120_000;
 const require = createRequire(import.meta.url);
 
-/** The directory of a language's trained data (the "best int" models: the accurate ones, in integer arithmetic). */
-function languageDir(code: string): string {
+/** A language's trained data (the "best int" models: the accurate ones, in integer arithmetic). */
+function languageFile(code: string): string {
   let pkg: string;
   try {
     pkg = require.resolve(`@tesseract.js-data/${code}/package.json`);
   } catch {
     throw new Error(`OCR_LANGUAGES names "${code}", but its data package @tesseract.js-data/${code} is not installed.`);
   }
-  return path.join(path.dirname(pkg), "4.0.0_best_int");
+  const file = path.join(path.dirname(pkg), "4.0.0_best_int", `${code}.traineddata.gz`);
+  if (!existsSync(file)) throw new Error(`OCR_LANGUAGES names "${code}", but ${file} is missing from its data package.`);
+  return file;
 }
 
-/** Throws, naming the language, when one of `languages` has no installed data (checked at start). */
-export function checkOcrLanguages(languages: string[]) {
-  for (const code of languages) languageDir(code);
+/** tesseract.js's own script for its worker threads (an internal path of the package: checked at start). */
+function tesseractScript(): string {
+  const script = path.join(path.dirname(require.resolve("tesseract.js/package.json")), "src/worker-script/node/index.js");
+  if (!existsSync(script)) throw new Error(`tesseract.js's worker script is not at ${script}: OCR cannot start.`);
+  return script;
+}
+
+/** Throws, saying what is missing, when OCR could not start: a language's data, or tesseract.js's worker script. */
+export function checkOcr(languages: string[]) {
+  for (const code of languages) languageFile(code);
+  tesseractScript();
 }
 
 /**
- * One directory holding every language's data, as tesseract.js reads them: a language's own package directory, or for
- * several, a temporary directory of links to each (the packages keep one language each).
+ * A directory holding every language's data, as tesseract.js reads them (the packages keep one language each): the
+ * package's own for one language; for several, links made anew for each start (a temporary directory may be swept).
  */
-function dataDirectory(languages: string[]): string {
-  if (languages.length === 1) return languageDir(languages[0]!);
+function dataDirectory(languages: string[]): { dir: string; remove(): void } {
+  if (languages.length === 1) return { dir: path.dirname(languageFile(languages[0]!)), remove() {} };
   const dir = mkdtempSync(path.join(tmpdir(), "koala-ocr-"));
-  for (const code of languages)
-    symlinkSync(path.join(languageDir(code), `${code}.traineddata.gz`), path.join(dir, `${code}.traineddata.gz`));
-  return dir;
+  for (const code of languages) symlinkSync(languageFile(code), path.join(dir, `${code}.traineddata.gz`));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The worker thread's script: tesseract.js's own, run at the lowest priority (nice 19; on Linux a thread's own), so
+ * that page requests sharing its core go first. An exception the script does not catch stays in the thread (its
+ * reading then times out) instead of reaching the server as an unhandled 'error' event, which would stop it.
+ */
+function workerScript(): URL {
+  const script = tesseractScript();
+  const code = `import { createRequire } from "node:module"; import { setPriority } from "node:os";
+try { setPriority(19); } catch {}
+process.on("uncaughtException", () => {});
+createRequire(${JSON.stringify(script)})(${JSON.stringify(script)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
 }
 
 /** A line of text tesseract found, with its words and how sure it is of each (0–100). */
@@ -49,18 +75,6 @@ export interface OcrLine {
   words: { text: string; confidence: number }[];
 }
 
-/**
- * The worker thread's script: tesseract.js's own, at the lowest priority first (nice 19; on Linux a thread's own), so
- * that page requests sharing its core go first and a reading waits for a free moment instead.
- */
-function niceWorkerScript(): URL {
-  const script = path.join(path.dirname(require.resolve("tesseract.js/package.json")), "src/worker-script/node/index.js");
-  const code = `import { createRequire } from "node:module"; import { setPriority } from "node:os";
-try { setPriority(19); } catch {}
-createRequire(${JSON.stringify(script)})(${JSON.stringify(script)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
-}
-
 export interface OcrPool {
   /** The lines of text in an image file (PGM, PNG, JPEG, WebP…), read by the next free worker. */
   read(image: Buffer): Promise<OcrLine[]>;
@@ -68,39 +82,70 @@ export interface OcrPool {
   close(): Promise<void>;
 }
 
+/** `work`, or an error naming `what` once `ms` have passed (the work itself is left to the caller to stop). */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`OCR: ${what} took longer than ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 export function createOcrPool(opts: { concurrency: number; languages: string[] }): OcrPool {
-  const langPath = dataDirectory(opts.languages);
-  let scheduler: Promise<Scheduler> | null = null;
+  let pool: Promise<{ scheduler: Scheduler; remove(): void }> | null = null;
   let idle: NodeJS.Timeout | undefined;
   let busy = 0;
 
   const start = async () => {
-    const s = createScheduler();
-    const workers = await Promise.all(
+    const data = dataDirectory(opts.languages);
+    const made = await Promise.allSettled(
       Array.from({ length: opts.concurrency }, () =>
-        createWorker(
-          opts.languages,
-          OEM.LSTM_ONLY,
-          {
-            langPath,
-            workerPath: niceWorkerScript() as unknown as string,
-            cacheMethod: "none",
-            gzip: true,
-            // A picture it cannot decode rejects its job; the caller reports it.
-            errorHandler: () => {},
-          },
-          // Tesseract's own notes ("Image too small to scale!!") would go to the server's output, line by line.
-          { debug_file: "/dev/null" } as Parameters<typeof createWorker>[3],
+        within(
+          createWorker(
+            opts.languages,
+            OEM.LSTM_ONLY,
+            {
+              langPath: data.dir,
+              workerPath: workerScript() as unknown as string,
+              cacheMethod: "none",
+              gzip: true,
+              // A picture it cannot decode rejects its job; the caller reports it.
+              errorHandler: () => {},
+            },
+            // Tesseract's own notes ("Image too small to scale!!") would go to the server's output, line by line.
+            { debug_file: "/dev/null" } as Parameters<typeof createWorker>[3],
+          ),
+          START_MS,
+          "starting a worker",
         ),
       ),
     );
+    const workers = made.flatMap((m) => (m.status === "fulfilled" ? [m.value] : []));
+    const failed = made.find((m): m is PromiseRejectedResult => m.status === "rejected");
+    if (failed) {
+      // None half-made is kept: the next reading starts the pool anew.
+      await Promise.all(workers.map((w: Worker) => w.terminate().catch(() => {})));
+      data.remove();
+      throw failed.reason instanceof Error ? failed.reason : new Error(`OCR: a worker did not start (${String(failed.reason)})`);
+    }
+    const scheduler = createScheduler();
     for (const w of workers) {
       // Previews carry no resolution tesseract believes; 300 dpi is the scale its models were trained at.
       await w.setParameters({ user_defined_dpi: "300" });
-      s.addWorker(w);
+      scheduler.addWorker(w);
     }
     log.info("OCR workers started", { workers: workers.length, languages: opts.languages.join("+") });
-    return s;
+    return { scheduler, remove: data.remove };
+  };
+
+  const close = async () => {
+    clearTimeout(idle);
+    const current = pool;
+    pool = null;
+    const started = await current?.catch(() => null);
+    if (!started) return;
+    await started.scheduler.terminate().catch(() => {});
+    started.remove();
   };
 
   return {
@@ -108,11 +153,17 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
       clearTimeout(idle);
       busy += 1;
       try {
-        const s = await (scheduler ??= start().catch((err: unknown) => {
-          scheduler = null;
+        const { scheduler } = await (pool ??= start().catch((err: unknown) => {
+          pool = null;
           throw err;
         }));
-        const { data } = await s.addJob("recognize", image, {}, { text: false, blocks: true });
+        const { data } = await within(scheduler.addJob("recognize", image, {}, { text: false, blocks: true }), READ_MS, "a reading").catch(
+          async (err: unknown) => {
+            // A reading that never ends holds its thread: every worker goes, and the next reading starts afresh.
+            if (err instanceof Error && err.message.startsWith("OCR: a reading took longer")) await close();
+            throw err;
+          },
+        );
         return (data.blocks ?? []).flatMap((b) =>
           b.paragraphs.flatMap((p) =>
             p.lines.map((l) => ({
@@ -124,14 +175,9 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
         );
       } finally {
         busy -= 1;
-        if (busy === 0) idle = setTimeout(() => void this.close(), IDLE_MS).unref();
+        if (busy === 0 && pool) idle = setTimeout(() => void close(), IDLE_MS).unref();
       }
     },
-    async close() {
-      clearTimeout(idle);
-      const s = scheduler;
-      scheduler = null;
-      if (s) await (await s).terminate();
-    },
+    close,
   };
 }

@@ -64,7 +64,7 @@ const sureWord = (w: OcrLine["words"][number]) => w.confidence >= SURE_WORD && (
 /**
  * Tesseract's lines as the field keeps them: a line it is unsure of cut to the words it is sure of (grain, foliage
  * and shelf edges come out as strings of letters of low confidence, and lone characters); spaces single; lines without a letter or a
- * digit dropped; at most the field's length.
+ * digit dropped; no more than the field holds.
  */
 export function cleanOcrText(lines: OcrLine[]): string {
   return lines
@@ -80,8 +80,16 @@ export function cleanOcrText(lines: OcrLine[]): string {
         .trim(),
     )
     .filter((line) => /[\p{L}\p{N}]/u.test(line))
-    .join("\n")
-    .slice(0, LIMITS.ocr);
+    .reduce(withinField, "");
+}
+
+/**
+ * Lines added while the text fits the field: counted as a browser posts it (each line break as CRLF), so that the
+ * edit form can always save it back. A line that does not fit is left out whole.
+ */
+function withinField(text: string, line: string): string {
+  const next = text ? `${text}\n${line}` : line;
+  return next.length + (next.match(/\n/g)?.length ?? 0) <= LIMITS.ocr ? next : text;
 }
 
 /** At most OCR_CONCURRENCY readings run at once in a runner, so the other kinds of job keep their slots. */

@@ -205,23 +205,52 @@ describe.each(dialects)("durable job queue (%s)", (dialect) => {
     expect(await getJob(other)).toMatchObject({ status: "queued", attempts: 0 });
   });
 
-  it("runs a kind with `slots` only in a runner's first slots: its job waits in a later slot, the other kinds run there", async () => {
+  it("runs a kind with slots of its own only there: a shared slot leaves it queued and runs the others, its own slot runs it alone", async () => {
     const heavy = `heavy-${dialect}`;
     const light = `light-${dialect}`;
     const ran: string[] = [];
     const registry = {
-      [heavy]: defineJob(async () => void ran.push(heavy), { slots: () => 2 }),
+      [heavy]: defineJob(async () => void ran.push(heavy), { slots: () => 1 }),
       [light]: defineJob(async () => void ran.push(light)),
     };
     const heavyJob = await enqueueJob(heavy, {});
+    // The heavy kind's own slot takes only it; a shared slot (even the first) takes only the others.
     const lightJob = await enqueueJob(light, {});
-    expect(await runOnce(registry, "w", { slot: 2 })).toBe(true);
-    expect(ran).toEqual([light]);
-    expect(await runOnce(registry, "w", { slot: 2 })).toBe(false);
-    expect(await getJob(heavyJob)).toMatchObject({ status: "queued", attempts: 0 });
-    expect(await runOnce(registry, "w", { slot: 1 })).toBe(true);
-    expect(ran).toEqual([light, heavy]);
+    expect(await runOnce(registry, "w", { kind: heavy })).toBe(true);
+    expect(ran).toEqual([heavy]);
+    const another = await enqueueJob(heavy, {});
+    expect(await runOnce(registry, "w", { slot: 0 })).toBe(true);
+    expect(ran).toEqual([heavy, light]);
+    expect(await runOnce(registry, "w", { slot: 0 })).toBe(false);
+    expect(await getJob(another)).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await runOnce(registry, "w", { kind: heavy })).toBe(true);
+    expect((await getJob(heavyJob))!.status).toBe("done");
     expect((await getJob(lightJob))!.status).toBe("done");
+  });
+
+  it("gives each kind with slots its own slots in a running runner, beside the shared ones: its backlog holds up nothing else", async () => {
+    const heavy = `backlog-${dialect}`;
+    const mail = `urgent-${dialect}`;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const registry = {
+      [heavy]: defineJob(() => gate, { slots: () => 1 }),
+      [mail]: defineJob(async () => {}),
+    };
+    const backlog = await Promise.all(Array.from({ length: 5 }, () => enqueueJob(heavy, {})));
+    const urgent = await enqueueJob(mail, {});
+    const runner = startRunner(registry, { pollMs: 50, concurrency: 2 });
+    try {
+      await expect.poll(async () => (await getJob(urgent))!.status, { timeout: 5000 }).toBe("done");
+      // One heavy job at a time, in its own slot; the rest wait for it, and the shared slots never take them.
+      const states = async () => Promise.all(backlog.map(async (id) => (await getJob(id))!.status));
+      await expect.poll(async () => (await states()).filter((s) => s === "running").length, { timeout: 5000 }).toBe(1);
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await states()).filter((s) => s === "queued")).toHaveLength(4);
+    } finally {
+      release();
+      await runner.stop();
+    }
   });
 
   it("fails a job that cannot succeed (JobCannotSucceed) for good on its first attempt, without retries", async () => {

@@ -8,7 +8,7 @@ import { OCR_JOB } from "~/lib/job-types";
 import { ConflictError, NotAllowedError } from "~/lib/errors";
 import { decodeCursor, gridPage } from "~/models/grid.server";
 import { StaleEdit, updateImage } from "~/models/image-edits.server";
-import { MACHINE_READ, ocrTarget, requestOcr } from "~/models/image-ocr.server";
+import { MACHINE_READ, ocrTarget, requestOcr, saveMachineText } from "~/models/image-ocr.server";
 import { parseImage } from "~/models/images.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { addImageFile, saveImageEdit } from "~/services/ingest.server";
@@ -124,6 +124,32 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
         { expectedVersion: 1 },
       ),
     ).rejects.toBeInstanceOf(StaleEdit);
+  });
+
+  it("writes nothing from a reading that finishes after a person wrote or cleared the text, or the image was turned", async () => {
+    const id = await addImageFile(await scope(), picture("clean-02.jpg"), meta("Raced"));
+    const unread = (await ocrTarget(id))!;
+    const row = parseImage(await image(id));
+    await updateImage(await scope(), row, { title: row.title, description: "", keywords: [], ocrText: "Typed while reading" });
+    expect(await saveMachineText(unread, "Alpine Water")).toBeNull();
+    expect(await image(id)).toMatchObject({ ocr_text: "Typed while reading", ocr_by_machine: 0, version: 2 });
+
+    const read = await addImageFile(await scope(), picture("clean-05.jpg"), meta("Cleared"));
+    await drain();
+    const machine = (await ocrTarget(read))!;
+    expect(machine.ocr_by_machine).toBe(1);
+    const readRow = parseImage(await image(read));
+    await updateImage(await scope(), readRow, { title: readRow.title, description: "", keywords: [], ocrText: "" });
+    expect(await saveMachineText(machine, "Fresh Fields again")).toBeNull();
+    expect(await image(read)).toMatchObject({ ocr_text: "", ocr_by_machine: 0 });
+
+    const turned = await addImageFile(await scope(), picture("clean-06.jpg"), meta("Turned while reading"));
+    const before = (await ocrTarget(turned))!;
+    const turnedRow = parseImage(await image(turned));
+    await saveImageEdit(await scope(), turnedRow, { title: turnedRow.title, description: "", keywords: [], ocrText: "" }, 90);
+    expect(await saveMachineText(before, "read from the old picture")).toBeNull();
+    expect((await image(turned)).ocr_text).toBe("");
+    await drain();
   });
 
   it("reads the picture upright: EXIF orientation applied, and read again after an editor turns it", async () => {

@@ -6,7 +6,7 @@ import path from "node:path";
 import { databaseFrom, loadConfig, PG_POOL_DEFAULTS, SQLITE_CACHE_MB } from "~/config.server";
 import { connect, pgPoolConfig } from "~/db/connection.server";
 import { redact } from "~/lib/log.server";
-import { checkOcrLanguages } from "~/services/ocr-pool.server";
+import { checkOcr } from "~/services/ocr-pool.server";
 
 describe("configuration", () => {
   it("refuses to start in production without a session secret, SMTP and a public URL", () => {
@@ -77,8 +77,8 @@ describe("configuration", () => {
     expect(() => loadConfig({ ...dir, OCR_CONCURRENCY: "0" })).toThrow(/OCR_CONCURRENCY/);
   });
   it("stops the start naming an OCR language whose data package is not installed", () => {
-    expect(() => checkOcrLanguages(["eng"])).not.toThrow();
-    expect(() => checkOcrLanguages(["eng", "deu"])).toThrow(
+    expect(() => checkOcr(["eng"])).not.toThrow();
+    expect(() => checkOcr(["eng", "deu"])).toThrow(
       'OCR_LANGUAGES names "deu", but its data package @tesseract.js-data/deu is not installed.',
     );
   });
