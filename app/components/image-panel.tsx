@@ -1,4 +1,5 @@
 import { Form, Link } from "@remix-run/react";
+import { cameraName, takenIso, takenText } from "~/lib/capture";
 import { mediaUrl } from "~/lib/media";
 import { NoUserAttributes } from "./assign-attribute-fields";
 
@@ -11,6 +12,12 @@ export interface PanelData {
     ocr_text: string;
     /** 1: the OCR text was read from the picture by Koala. */
     ocr_by_machine: number;
+    /** What the photo's EXIF said (0, "" and null: unknown; the position only where the project keeps it). */
+    taken_at: number;
+    camera_make: string;
+    camera_model: string;
+    gps_lat: number | null;
+    gps_lon: number | null;
     storage_key: string;
     preview_key: string;
     original_name: string;
@@ -113,6 +120,7 @@ export function ImagePanel({ data, headingId, path }: { data: PanelData; heading
               </button>
             </Form>
           ) : null}
+          <CaptureDetails image={image} />
           <h3>Attributes</h3>
           {attributes.length ? (
             <table className="attributes">
@@ -223,6 +231,46 @@ export function Keywords({ keywords }: { keywords: string[] }) {
         </ul>
       ) : (
         <p className="muted">No keywords</p>
+      )}
+    </>
+  );
+}
+
+/** When, with what and (where the project keeps positions) where the photo was taken, as its EXIF said. */
+function CaptureDetails({ image }: { image: PanelData["image"] }) {
+  const taken = Number(image.taken_at);
+  const camera = cameraName(image.camera_make, image.camera_model);
+  const located = image.gps_lat !== null && image.gps_lon !== null;
+  return (
+    <>
+      <h3>Photo details</h3>
+      {taken || camera || located ? (
+        <dl className="capture-details">
+          {taken ? (
+            <>
+              <dt>Taken</dt>
+              <dd>
+                <time dateTime={takenIso(taken) ?? undefined}>{takenText(taken)}</time>
+              </dd>
+            </>
+          ) : null}
+          {camera ? (
+            <>
+              <dt>Camera</dt>
+              <dd>{camera}</dd>
+            </>
+          ) : null}
+          {located ? (
+            <>
+              <dt>Location</dt>
+              <dd>
+                {image.gps_lat!.toFixed(6)}, {image.gps_lon!.toFixed(6)}
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      ) : (
+        <p className="muted">The file says nothing of when or how it was taken.</p>
       )}
     </>
   );

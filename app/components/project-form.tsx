@@ -5,15 +5,16 @@ import { NAME_HINT } from "./name-form";
 import { CancelLink, Field, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 
 /**
- * The project edit dialog (managers): the name, and the WSC flag with the source a re-import reads (spec 2:
- * a WSC project's manifest of image URLs, titles, keywords and WSC attributes). A plain form.
+ * The project edit dialog (managers): the name, the WSC flag with the source a re-import reads (spec 2: a WSC
+ * project's manifest of image URLs, titles, keywords and WSC attributes), and whether photos keep their GPS
+ * position (a privacy choice, off by default). A plain form.
  */
 export function ProjectForm({
   defaultValue,
   lastResult,
   cancelTo,
 }: {
-  defaultValue: { name: string; wsc: boolean; source: string };
+  defaultValue: { name: string; wsc: boolean; source: string; keepGps: boolean };
   lastResult?: SubmissionResult<string[]> | null;
   cancelTo: string;
 }) {
@@ -21,7 +22,12 @@ export function ProjectForm({
   const [form, fields] = useSchemaForm(ProjectEditSchema, {
     id: "edit-project",
     lastResult,
-    defaultValue: { name: defaultValue.name, wsc: defaultValue.wsc ? "yes" : undefined, source: defaultValue.source },
+    defaultValue: {
+      name: defaultValue.name,
+      wsc: defaultValue.wsc ? "yes" : undefined,
+      source: defaultValue.source,
+      keepGps: defaultValue.keepGps ? "yes" : undefined,
+    },
   });
   return (
     <Form method="post" {...getFormProps(form)}>
@@ -38,6 +44,14 @@ export function ProjectForm({
         hint="The address of the manifest (JSON or CSV) that lists the images; Re-import reads it."
         inputProps={{ maxLength: WSC_SOURCE_MAX, autoComplete: "off", placeholder: "https://" }}
       />
+      <div className="field field-check">
+        <input {...getInputProps(fields.keepGps, { type: "checkbox", value: "yes" })} aria-describedby={`${fields.keepGps.id}-hint`} />
+        <label htmlFor={fields.keepGps.id}>Keep where photos were taken (GPS)</label>
+        <p id={`${fields.keepGps.id}-hint`} className="hint">
+          Off: no position is stored. On: photos uploaded from now on keep the position their camera recorded, shown to everyone in the
+          project. Turning it off deletes every position the project holds.
+        </p>
+      </div>
       <div className="form-actions">
         <SubmitButton pending={pending} pendingText="Saving…">
           Save

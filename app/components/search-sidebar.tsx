@@ -19,6 +19,8 @@ interface SidebarProps {
   /** Whether smart search is offered (not on shared boards), and its panel when the URL holds one. */
   smartOffered?: boolean;
   smart?: SmartPanelData | null;
+  /** Whether the capture date's order and range are offered (not on shared boards). */
+  captureOffered?: boolean;
   /** The attribute filters, or null where they are not offered. */
   facets: Facet[] | null;
   /** What each long list's 'start typing...' box holds (`v<attribute id>` in the URL). */
@@ -31,11 +33,20 @@ interface SidebarProps {
  * apply to the result. With JavaScript the forms navigate in place (scroll and focus stay) and a ticked box applies
  * at once.
  */
-export function SearchSidebar({ path, filter, facets, narrow = {}, smartOffered = false, smart = null }: SidebarProps) {
+export function SearchSidebar({
+  path,
+  filter,
+  facets,
+  narrow = {},
+  smartOffered = false,
+  smart = null,
+  captureOffered = false,
+}: SidebarProps) {
   return (
     <aside id={SIDEBAR_TARGET} tabIndex={-1} className="search-sidebar skip-target" aria-label="Search and filters">
       <KeywordSearch path={path} filter={filter} />
       {smartOffered ? <SmartSearch path={path} filter={filter} panel={smart} /> : null}
+      {captureOffered ? <CaptureDate path={path} filter={filter} /> : null}
       {facets ? <AttributeFilters path={path} filter={filter} facets={facets} narrow={narrow} /> : null}
     </aside>
   );
@@ -79,6 +90,56 @@ function KeywordSearch({ path, filter }: { path: string; filter: GridFilter }) {
           Showing images matching <q>{q.trim()}</q>.{" "}
           <Link to={withFilterQuery(path, { ...filter, q: undefined })} preventScrollReset>
             Clear search
+          </Link>
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * The capture date (EXIF): the grid newest taken first instead of newest added, and a range of days. A GET form like
+ * the others; the dates are the camera's own clock.
+ */
+function CaptureDate({ path, filter }: { path: string; filter: GridFilter }) {
+  const ranged = Boolean(filter.takenFrom || filter.takenTo);
+  return (
+    <section aria-labelledby="capture-date-title" className="capture-date-filter">
+      <h2 className="search-sidebar-title" id="capture-date-title">
+        Capture date
+      </h2>
+      <Form
+        method="get"
+        action={path}
+        preventScrollReset
+        className="capture-date"
+        key={`${filter.sort}-${filter.takenFrom}-${filter.takenTo}`}
+      >
+        <Carry filter={filter} taken={false} />
+        <label htmlFor="capture-sort">Order</label>
+        <select id="capture-sort" name="sort" defaultValue={filter.sort ?? ""}>
+          <option value="">Newest added first</option>
+          <option value="taken">Newest taken first</option>
+        </select>
+        <label htmlFor="capture-from">Taken from</label>
+        <input id="capture-from" type="date" name="takenFrom" defaultValue={filter.takenFrom ?? ""} min="1970-01-01" />
+        <label htmlFor="capture-to">Taken to</label>
+        <input id="capture-to" type="date" name="takenTo" defaultValue={filter.takenTo ?? ""} min="1970-01-01" />
+        <button type="submit" className="btn">
+          Apply
+        </button>
+      </Form>
+      {ranged ? (
+        <p className="search-status" role="status">
+          Showing images taken{" "}
+          {filter.takenFrom && filter.takenTo
+            ? `from ${filter.takenFrom} to ${filter.takenTo}`
+            : filter.takenFrom
+              ? `on ${filter.takenFrom} or after`
+              : `on ${filter.takenTo} or before`}
+          .{" "}
+          <Link to={withFilterQuery(path, { ...filter, takenFrom: undefined, takenTo: undefined })} preventScrollReset>
+            Clear dates
           </Link>
         </p>
       ) : null}

@@ -23,6 +23,7 @@ import { companySignIn } from "./migrations/021-company-sign-in.server";
 import { apiTokens } from "./migrations/022-api-tokens.server";
 import { jobTokens } from "./migrations/023-job-tokens.server";
 import { machineOcr } from "./migrations/024-machine-ocr.server";
+import { captureData } from "./migrations/025-capture-data.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -49,6 +50,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "022-api-tokens": apiTokens(dialect),
     "023-job-tokens": jobTokens(),
     "024-machine-ocr": machineOcr(),
+    "025-capture-data": captureData(),
   };
 }
 

@@ -135,6 +135,8 @@ export interface ProjectsTable {
   logo_key: string | null;
   wsc: Flag;
   wsc_source: string | null;
+  /** 1: images keep the GPS position their EXIF gives (the manager's choice); 0 (the default): it is never stored. */
+  keep_gps: Generated<Flag>;
   created_at: number;
   updated_at: number;
 }
@@ -178,6 +180,14 @@ export interface ImagesTable {
   ocr_text: string;
   /** 1: the OCR text was read from the picture by Koala (the OCR job); 0: a person wrote it, or there is none. */
   ocr_by_machine: Generated<Flag>;
+  /** When the photo was taken (EXIF), its wall clock in seconds as if UTC; 0: unknown. */
+  taken_at: Generated<number>;
+  /** The camera (EXIF Make and Model); "" when unknown. */
+  camera_make: Generated<string>;
+  camera_model: Generated<string>;
+  /** Where it was taken (EXIF GPS), only in a project that keeps positions (projects.keep_gps). */
+  gps_lat: number | null;
+  gps_lon: number | null;
   original_name: string;
   mime_type: string;
   storage_key: string;

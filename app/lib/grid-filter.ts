@@ -1,3 +1,4 @@
+import { dayStart } from "./capture";
 import { parseId } from "./ids";
 import { cleanQuery } from "./keywords-query";
 import { reviewFilterOf, type ReviewFilter } from "./schemas";
@@ -6,7 +7,8 @@ import { tagsOf } from "./smart-tags";
 /**
  * What narrows a grid, as its URL carries it: the keyword search (`q`, any grid), the smart search (`smart`, the
  * phrase, and `tags`, what it became, comma-separated), attribute values (`f=<attribute id>:<value>`, repeated) and,
- * on a board, the client review filter (`review`). The same filter rides along into
+ * on a board, the client review filter (`review`); and the capture date's order (`sort=taken`: newest taken first) and
+ * range (`takenFrom`, `takenTo`: days, both included). The same filter rides along into
  * the grid's pages, selection, bulk pages and downloads, so "select all" and every bulk action work on exactly the
  * set the person sees.
  */
@@ -24,6 +26,11 @@ export interface GridFilter {
   /** Chosen values by attribute id (the MIX rule: values of one attribute OR, across attributes AND). */
   attrs?: Record<string, string[]>;
   review?: ReviewFilter;
+  /** Newest taken first (images without a capture date last), instead of newest added first. */
+  sort?: "taken";
+  /** Days ("YYYY-MM-DD"), both included: only images with a capture date in the range. */
+  takenFrom?: string;
+  takenTo?: string;
 }
 
 export const MAX_ATTRIBUTE_VALUES = 50;
@@ -52,12 +59,21 @@ export function gridFilterOf(params: URLSearchParams): GridFilter {
   const review = reviewFilterOf(params.get("review"));
   const smart = cleanQuery(params.get("smart")).trim();
   const tags = params.has("tags") ? tagsOf(params.get("tags")) : undefined;
+  const day = (name: string) => {
+    const value = params.get(name)?.trim() ?? "";
+    return dayStart(value) === null ? undefined : value;
+  };
+  const takenFrom = day("takenFrom");
+  const takenTo = day("takenTo");
   return {
     ...(q.trim() ? { q } : {}),
     ...(smart ? { smart } : {}),
     ...(tags ? { tags } : {}),
     ...(attrs ? { attrs } : {}),
     ...(review ? { review } : {}),
+    ...(params.get("sort") === "taken" ? { sort: "taken" as const } : {}),
+    ...(takenFrom ? { takenFrom } : {}),
+    ...(takenTo ? { takenTo } : {}),
   };
 }
 
@@ -75,6 +91,9 @@ export function filterSearch(filter: GridFilter | undefined): string {
   if (filter?.tags) params.set("tags", filter.tags.join(","));
   for (const f of attrParams(filter?.attrs)) params.append("f", f);
   if (filter?.review) params.set("review", filter.review);
+  if (filter?.sort) params.set("sort", filter.sort);
+  if (filter?.takenFrom) params.set("takenFrom", filter.takenFrom);
+  if (filter?.takenTo) params.set("takenTo", filter.takenTo);
   return params.toString();
 }
 

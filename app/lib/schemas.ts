@@ -231,6 +231,10 @@ export const ProjectEditSchema = ProjectNameSchema.extend({
     .optional()
     .transform((v) => v?.trim() ?? "")
     .refine((v) => !v || (/^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v)), WSC_MESSAGES.sourceInvalid),
+  keepGps: z
+    .literal("yes")
+    .optional()
+    .transform((v) => v === "yes"),
 }).superRefine((v, ctx) => {
   if (v.wsc && !v.source) ctx.addIssue({ code: "custom", path: ["source"], message: WSC_MESSAGES.sourceRequired });
 });

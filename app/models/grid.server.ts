@@ -1,4 +1,5 @@
 import { remember } from "~/lib/bounded-cache";
+import { dayStart } from "~/lib/capture";
 import { MAX_ID, possibleIds } from "~/lib/ids";
 import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
@@ -146,6 +147,11 @@ function scopeQuery(scope: GridScope, plan: SearchPlan = searchPlan(scope), walk
       .where("images.id", "in", idList(keywordIds(walk.terms, "anywhere")))
       .where("images.id", "not in", idList(keywordIds(walk.terms, "strong")));
   if (plan.empty) q = q.where(sql<boolean>`1 = 0`);
+  const takenFrom = scope.filter?.takenFrom ? dayStart(scope.filter.takenFrom) : null;
+  const takenTo = scope.filter?.takenTo ? dayStart(scope.filter.takenTo, true) : null;
+  // A range keeps only images with a capture date (0, unknown, is before any day).
+  if (takenFrom !== null || takenTo !== null) q = q.where("images.taken_at", ">=", Math.max(takenFrom ?? 1, 1));
+  if (takenTo !== null) q = q.where("images.taken_at", "<", takenTo);
   // The MIX rule: the chosen values of one attribute OR, attributes AND.
   for (const [attributeId, values] of Object.entries(scope.filter?.attrs ?? {}))
     q = q.where((eb) => {

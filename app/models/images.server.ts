@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import { db } from "~/db/connection.server";
+import { db, dialect } from "~/db/connection.server";
 import type { Image, ImagesTable } from "~/db/schema";
 import { recordedAs, type Actor } from "./actor";
 import { queueOcr } from "./image-ocr.server";
@@ -8,6 +8,7 @@ import { requireEdit, visibleProjectIds, type MemberScope, type ProjectScope } f
 import { claimPendingUpload, getPendingUpload } from "./uploads.server";
 import { write, type Trx } from "./write.server";
 import { NotFoundError } from "~/lib/errors";
+import { NO_CAPTURE, type CaptureData } from "~/lib/capture";
 
 export interface StoredImageFile {
   storageKey: string;
@@ -18,6 +19,8 @@ export interface StoredImageFile {
   width: number;
   height: number;
   checksum: string;
+  /** What its EXIF said of how it was taken (services/capture.server.ts); absent: nothing was read (bulk loads). */
+  capture?: CaptureData;
 }
 
 export interface ImageMetadata {
@@ -42,7 +45,10 @@ export function newImageRow(
   file: StoredImageFile,
   meta: ImageMetadata,
   at: number,
+  keepGps = false,
 ): Insertable<ImagesTable> {
+  const capture = file.capture ?? NO_CAPTURE;
+  const gps = keepGps ? capture.gps : null;
   return {
     project_id: projectId,
     title: meta.title,
@@ -58,6 +64,11 @@ export function newImageRow(
     width: file.width,
     height: file.height,
     checksum: file.checksum,
+    taken_at: capture.takenAt,
+    camera_make: capture.cameraMake,
+    camera_model: capture.cameraModel,
+    gps_lat: gps?.lat ?? null,
+    gps_lon: gps?.lon ?? null,
     rotation: 0,
     version: 1,
     created_by: recordedAs(actor),
@@ -86,6 +97,17 @@ export async function requireLiveImage(trx: Trx, projectId: number, imageId: num
     .where("project_id", "=", projectId)
     .executeTakeFirst();
   if (!image) throw new NotFoundError("Image not found");
+}
+
+/**
+ * Inside a write: whether the project keeps GPS positions, read under a share lock of its row on PostgreSQL, so that a
+ * manager turning it off (which clears the project's positions, setKeepGps) waits for this insert, or this insert for
+ * it: no position is ever written after the clear.
+ */
+async function keepsGps(trx: Trx, projectId: number) {
+  const q = trx.selectFrom("projects").select("keep_gps").where("id", "=", projectId);
+  const row = await (dialect() === "postgres" ? q.forShare() : q).executeTakeFirst();
+  return row?.keep_gps === 1;
 }
 
 /** The scope's live images among `ids`, in the order of `ids` (missing ones left out). */
@@ -117,7 +139,7 @@ export async function insertImage(
       await assertObjectsStored(trx, [file.storageKey, file.thumbKey, file.previewKey]);
       const row = await trx
         .insertInto("images")
-        .values(newImageRow(actor, project.id, file, meta, at))
+        .values(newImageRow(actor, project.id, file, meta, at, file.capture?.gps ? await keepsGps(trx, project.id) : false))
         .returning("id")
         .executeTakeFirstOrThrow();
       await trx

@@ -53,7 +53,16 @@ export async function addMember(projectId: number, userId: number, role: "viewer
  * Saves the project edit dialog (managers): the name (the same rules as a board name, unique among all projects)
  * and, when given, the WSC flag with its source (the manifest a re-import reads; kept when the flag is cleared).
  */
-export async function editProject(scope: ProjectScope, name: string, wsc?: { wsc: boolean; source: string }, ip: string | null = null) {
+/**
+ * A project's settings (managers): its name and, from the edit form, the WSC flag and source and whether its images
+ * keep their GPS positions. Turning positions off forgets every one the project's images hold, in the same write.
+ */
+export async function editProject(
+  scope: ProjectScope,
+  name: string,
+  settings?: { wsc: boolean; source: string; keepGps: boolean },
+  ip: string | null = null,
+) {
   requireManage(scope);
   const trimmed = name.trim();
   try {
@@ -67,9 +76,21 @@ export async function editProject(scope: ProjectScope, name: string, wsc?: { wsc
       if (taken) throw new ConflictError("Project name already exists. Please choose another name");
       await trx
         .updateTable("projects")
-        .set(wsc ? { name: trimmed, wsc: wsc.wsc ? 1 : 0, wsc_source: wsc.source || null } : { name: trimmed })
+        .set(
+          settings
+            ? { name: trimmed, wsc: settings.wsc ? 1 : 0, wsc_source: settings.source || null, keep_gps: settings.keepGps ? 1 : 0 }
+            : { name: trimmed },
+        )
         .where("id", "=", scope.project.id)
         .execute();
+      // Under the project row's lock (taken by the update above): an upload reading the setting waits (insertImage).
+      if (settings && !settings.keepGps)
+        await trx
+          .updateTable("images")
+          .set({ gps_lat: null, gps_lon: null })
+          .where("project_id", "=", scope.project.id)
+          .where("gps_lat", "is not", null)
+          .execute();
       touched.project(scope.project.id);
       await recordAudit(
         {
@@ -77,7 +98,10 @@ export async function editProject(scope: ProjectScope, name: string, wsc?: { wsc
           actorUserId: recordedAs(scope.actor),
           subject: `project:${scope.project.id}`,
           ip,
-          detail: { name: trimmed, ...(wsc ? { wsc: wsc.wsc, source: wsc.source || null } : {}) },
+          detail: {
+            name: trimmed,
+            ...(settings ? { wsc: settings.wsc, source: settings.source || null, keepGps: settings.keepGps } : {}),
+          },
         },
         trx,
       );

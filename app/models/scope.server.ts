@@ -33,6 +33,8 @@ export interface ProjectRef {
   logoKey: string | null;
   wsc: boolean;
   wscSource: string | null;
+  /** Whether its images keep the GPS position their EXIF gives (off by default; the manager's choice). */
+  keepGps: boolean;
   /** projects.updated_at: moves on with every write to the project's images (see write.server.ts). */
   version: number;
 }
@@ -132,14 +134,23 @@ export const clientNotFound = (raw: unknown) =>
     detail: `No Client with ID ${echo(raw)} found. Please select a client from the dashboard.`,
   });
 
-const projectColumns = ["p.id", "p.name", "p.logo_key", "p.wsc", "p.wsc_source", "p.updated_at"] as const;
-type ProjectRow = { id: number; name: string; logo_key: string | null; wsc: number; wsc_source: string | null; updated_at: number };
+const projectColumns = ["p.id", "p.name", "p.logo_key", "p.wsc", "p.wsc_source", "p.keep_gps", "p.updated_at"] as const;
+type ProjectRow = {
+  id: number;
+  name: string;
+  logo_key: string | null;
+  wsc: number;
+  wsc_source: string | null;
+  keep_gps: number;
+  updated_at: number;
+};
 const projectRef = (r: ProjectRow): ProjectRef => ({
   id: r.id,
   name: r.name,
   logoKey: r.logo_key,
   wsc: r.wsc === 1,
   wscSource: r.wsc_source,
+  keepGps: r.keep_gps === 1,
   version: Number(r.updated_at),
 });
 /** A board as scopes carry it, from the columns every board query selects (`b.id as board_id`, `b.updated_at as board_version`). */
@@ -327,6 +338,7 @@ export async function imageScope(actor: Actor, rawId: unknown): Promise<{ scope:
             "p.logo_key as p_logo_key",
             "p.wsc as p_wsc",
             "p.wsc_source as p_wsc_source",
+            "p.keep_gps as p_keep_gps",
             "p.updated_at as p_updated_at",
             "m.role as m_role",
           ])
@@ -334,13 +346,14 @@ export async function imageScope(actor: Actor, rawId: unknown): Promise<{ scope:
           .executeTakeFirst();
   const role = row ? roleOf(actor, row.m_role, row.project_id) : null;
   if (!row || !role) throw new NotFoundError("Image not found");
-  const { p_name, p_logo_key, p_wsc, p_wsc_source, p_updated_at, m_role: _role, ...image } = row;
+  const { p_name, p_logo_key, p_wsc, p_wsc_source, p_keep_gps, p_updated_at, m_role: _role, ...image } = row;
   const project = projectRef({
     id: image.project_id,
     name: p_name,
     logo_key: p_logo_key,
     wsc: p_wsc,
     wsc_source: p_wsc_source,
+    keep_gps: p_keep_gps,
     updated_at: p_updated_at,
   });
   return { scope: { kind: "project", actor, project, role, can: permissionsOf(role) }, image };

@@ -14,7 +14,8 @@ import { prefixWords, strongMatchesAtLeast, tagTermsOf, termsOf } from "./search
 
 /**
  * Where a card sorts, highest first: its rank (none without a search), then its time (a project by the image's
- * creation, a board by when the image was added), then its id. A keyword search ranks images whose title or keywords
+ * creation, a board by when the image was added; either by its capture time when the filter asks, `sort=taken`:
+ * unknown is 0, so last), then its id. A keyword search ranks images whose title or keywords
  * hold every term first (`strong`: 1, else 0); a smart search by how many of its tags an image holds (`tags`);
  * both together by the tags, then the keyword tier (`tags+strong`: 2 × tags + strong, one integer, since strong is 0
  * or 1).
@@ -22,7 +23,7 @@ import { prefixWords, strongMatchesAtLeast, tagTermsOf, termsOf } from "./search
 export type Rank = "strong" | "tags" | "tags+strong";
 export interface SortKey {
   rank: Rank | null;
-  time: "images.created_at" | "board_images.added_at";
+  time: "images.created_at" | "board_images.added_at" | "images.taken_at";
   id: "images.id" | "board_images.image_id";
 }
 
@@ -74,13 +75,14 @@ export function searchPlan(scope: GridScope): SearchPlan {
     driver,
     sortKey: {
       rank: keywords && tagged ? "tags+strong" : keywords ? "strong" : tagged ? "tags" : null,
-      time: onBoard ? "board_images.added_at" : "images.created_at",
+      time: scope.filter?.sort === "taken" ? "images.taken_at" : onBoard ? "board_images.added_at" : "images.created_at",
       id: onBoard ? "board_images.image_id" : "images.id",
     },
     keywords,
     tags: tagged,
     empty: (scope.kind === "all" && !keywords && !tagged) || (smart && !tagged),
-    walkable: scope.kind === "project" && !smart && keywords !== null,
+    // A walk goes along the project's keyset index, which is in creation order.
+    walkable: scope.kind === "project" && !smart && keywords !== null && scope.filter?.sort !== "taken",
   };
 }
 

@@ -94,7 +94,27 @@ export async function drawDemoImage(n: number, width = 1200, height = 900): Prom
     <rect x="40" y="${height - 140}" width="${width - 80}" height="100" rx="12" fill="#ffffff" opacity="0.85"/>
     <text x="70" y="${height - 72}" font-family="DejaVu Sans, Liberation Sans, sans-serif" font-weight="bold" font-size="48" fill="#222">${demoCaption(n)}</text>
   </svg>`;
-  return sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
+  const shot = demoShot(n);
+  return sharp(Buffer.from(svg))
+    .withExif({ IFD0: { Make: shot.make, Model: shot.model }, IFD2: { DateTimeOriginal: shot.taken } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
+}
+
+/** When and with what a demo picture was "taken" (its EXIF, read on ingest like a real photo's): two field years' worth. */
+export function demoShot(n: number) {
+  const rnd = seeded(n * 31337 + 11);
+  const cameras = [
+    ["Apple", "iPhone 15"],
+    ["samsung", "Galaxy S23"],
+    ["Google", "Pixel 8"],
+    ["Canon", "Canon EOS R6"],
+  ] as const;
+  const [make, model] = cameras[Math.floor(rnd() * cameras.length)]!;
+  const at = new Date(Date.UTC(2024, 0, 1) + Math.floor(rnd() * 730) * 86_400_000 + Math.floor((8 + rnd() * 11) * 3600) * 1000);
+  const two = (v: number) => String(v).padStart(2, "0");
+  const taken = `${at.getUTCFullYear()}:${two(at.getUTCMonth() + 1)}:${two(at.getUTCDate())} ${two(at.getUTCHours())}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())}`;
+  return { make, model, taken };
 }
 
 /** A coherent set of tags for one picture: a product category with its packaging, where, who, what is promoted, when. */

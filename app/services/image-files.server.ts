@@ -7,6 +7,7 @@ import { sha256 } from "~/lib/crypto.server";
 import { HttpError } from "~/lib/errors";
 import type { StoredImageFile } from "~/models/images.server";
 import { claimObjects } from "~/models/objects.server";
+import { readCapture } from "./capture.server";
 import { SourceChanged } from "./storage-contract";
 import { objectKey, storage } from "./storage.server";
 
@@ -79,8 +80,9 @@ export async function checkImage(buf: Buffer): Promise<CheckedImage> {
   } catch {
     throw new ImageRejected("The image could not be read; it may be damaged.");
   }
-  const width = meta.width ?? 0;
-  const height = meta.height ?? 0;
+  // As shown: a photo taken on its side (EXIF orientation 5–8) is stored upright, its sides swapped.
+  const width = meta.autoOrient?.width ?? meta.width ?? 0;
+  const height = meta.autoOrient?.height ?? meta.height ?? 0;
   if (!width || !height) throw new ImageRejected("The image could not be read; it may be damaged.");
   if (width * height > cfg.maxImagePixels)
     throw new ImageRejected(`The image is too large: at most ${Math.round(cfg.maxImagePixels / 1e6)} megapixels.`);
@@ -156,6 +158,7 @@ export async function storeDerivatives(buf: Buffer, checksum: string, rotation: 
  */
 export async function storeImageFile(buf: Buffer, source?: { key: string; etag?: string }): Promise<StoredImageFile> {
   const checked = await checkImage(buf);
+  const capture = await readCapture(buf);
   const hash = sha256(buf);
   const storageKey = objectKey("originals", hash, checked.type.ext);
   await claimObjects(hash, [storageKey]);
@@ -170,6 +173,7 @@ export async function storeImageFile(buf: Buffer, source?: { key: string; etag?:
     width: checked.width,
     height: checked.height,
     checksum: hash,
+    capture,
   };
 }
 

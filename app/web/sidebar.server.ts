@@ -5,7 +5,7 @@ import { smartPanel } from "~/services/smart-search.server";
 /**
  * What a grid page's search sidebar shows: the scope's filter as the URL gave it, the smart search's panel (null on
  * a shared board, which offers keyword and attribute search only; and null where there is no smart search in the
- * URL), the attribute filters with their counts (null where they are not offered), and what each long list's
+ * URL), whether the capture date's order and range are offered (not on a shared board either), the attribute filters with their counts (null where they are not offered), and what each long list's
  * 'start typing...' box holds.
  */
 export async function sidebarData(request: Request, scope: OneProjectScope, opts: { attributes: boolean } = { attributes: true }) {
@@ -19,6 +19,7 @@ export async function sidebarData(request: Request, scope: OneProjectScope, opts
   return {
     filter: scope.filter ?? {},
     smartOffered: scope.kind !== "shared",
+    captureOffered: scope.kind !== "shared",
     smart,
     facets,
     /** The values one can choose (the lists do not depend on the filter): 'New Filters Loaded' compares it. */

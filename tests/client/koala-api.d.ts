@@ -418,6 +418,21 @@ export interface components {
             ocrText: string;
             /** @description True when Koala read the OCR text from the picture (OCR); a person's change makes it theirs. */
             ocrByMachine: boolean;
+            /**
+             * @description When the photo was taken (EXIF), the camera's own clock without a zone (`2024-05-17T14:03:09`); null: unknown.
+             * @example 2024-05-17T14:03:09
+             */
+            takenAt: string | null;
+            /** @description The camera (EXIF); empty strings: unknown. */
+            camera: {
+                make: string;
+                model: string;
+            };
+            /** @description Where it was taken (EXIF GPS), kept only in projects whose managers allow it; null otherwise. */
+            location: {
+                latitude: number;
+                longitude: number;
+            } | null;
             originalName: string;
             mimeType: string;
             sizeBytes: number;
@@ -744,6 +759,9 @@ export interface operations {
                 smart?: string;
                 tags?: string;
                 f?: string | string[];
+                sort?: "added" | "taken";
+                takenFrom?: string;
+                takenTo?: string;
             };
             header?: never;
             path: {
@@ -2683,6 +2701,8 @@ export interface operations {
                 smart?: string;
                 tags?: string;
                 f?: string | string[];
+                takenFrom?: string;
+                takenTo?: string;
             };
             header?: never;
             path: {
@@ -2837,6 +2857,8 @@ export interface operations {
                 smart?: string;
                 tags?: string;
                 f?: string | string[];
+                takenFrom?: string;
+                takenTo?: string;
             };
             header?: never;
             path: {

@@ -20,6 +20,7 @@ import {
   emailFor,
   OUTSIDERS,
   OWN_PROJECT,
+  OWN_PROJECT_MANAGERS,
   PASSWORD,
   SCENARIOS,
   TERMS_PENDING,
@@ -88,7 +89,7 @@ for (const p of PROJECTS)
     if (OUTSIDERS.includes(scenario as Scenario)) continue;
     if (OWN_PROJECT.includes(scenario as Scenario)) {
       const own = await createProject({ name: uploadProject(scenario as Scenario, p) });
-      await addMember(own.id, user.id, "editor");
+      await addMember(own.id, user.id, OWN_PROJECT_MANAGERS.includes(scenario as Scenario) ? "manager" : "editor");
       const actor = { id: user.id, role: "user" as const };
       await insertImage(await projectScope(actor, own.id), await storeImageFile(await drawDemoImage(3, 400, 300)), {
         title: "Seeded image",

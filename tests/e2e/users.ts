@@ -42,6 +42,8 @@ export const SCENARIOS = {
   deleteImg: { totp: true },
   ocrRead: { totp: true },
   ocrOwn: { totp: true },
+  capture: { totp: true },
+  captureGps: { totp: true },
   uploadGuard: { totp: true },
   boardCrud: { totp: false },
   pin: { totp: false },
@@ -103,7 +105,11 @@ export const OWN_PROJECT: Scenario[] = [
   "deleteImg",
   "ocrRead",
   "ocrOwn",
+  "capture",
+  "captureGps",
 ];
+/** Of those, the scenarios whose user manages the project (its settings), not only edits it. */
+export const OWN_PROJECT_MANAGERS: Scenario[] = ["captureGps"];
 export const uploadProject = (scenario: Scenario, project: string) => `Uploads ${scenario} ${project}`;
 /**
  * Scenarios that get a board workshop of their own: a project (named by boardsProject) with six images and the

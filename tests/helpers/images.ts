@@ -60,3 +60,38 @@ function crc32(buf: Buffer): number {
   for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
+
+/**
+ * A real JPEG carrying EXIF as a camera writes it (libvips' own EXIF writer): the capture time ("YYYY:MM:DD HH:MM:SS"),
+ * the camera, a GPS position in degrees and an orientation tag, each only when given.
+ */
+export function photo(
+  exif: { taken?: string; make?: string; model?: string; gps?: { lat: number; lon: number }; orientation?: number },
+  w = 64,
+  h = 48,
+) {
+  const dms = (deg: number) => {
+    const a = Math.abs(deg);
+    const d = Math.floor(a);
+    const m = Math.floor((a - d) * 60);
+    const s = Math.round(((a - d) * 60 - m) * 60 * 10000);
+    return `${d}/1 ${m}/1 ${s}/10000`;
+  };
+  const ifd0: Record<string, string> = {};
+  if (exif.make) ifd0.Make = exif.make;
+  if (exif.model) ifd0.Model = exif.model;
+  const gps: Record<string, string> = exif.gps
+    ? {
+        GPSLatitudeRef: exif.gps.lat < 0 ? "S" : "N",
+        GPSLatitude: dms(exif.gps.lat),
+        GPSLongitudeRef: exif.gps.lon < 0 ? "W" : "E",
+        GPSLongitude: dms(exif.gps.lon),
+      }
+    : {};
+  const image = sharp({ create: { width: w, height: h, channels: 3, background: "#b0603a" } }).withExif({
+    IFD0: ifd0,
+    IFD2: exif.taken ? { DateTimeOriginal: exif.taken } : {},
+    IFD3: gps,
+  });
+  return (exif.orientation ? image.withMetadata({ orientation: exif.orientation }) : image).jpeg().toBuffer();
+}

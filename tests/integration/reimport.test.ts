@@ -89,7 +89,11 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     return (JSON.parse(job.result!) as { reimport: ReimportReport }).reimport;
   };
   const asWsc = async (manifestPath: string) => {
-    await editProject(await scope(), `WSC ${projectId}`, { wsc: true, source: `${base}${manifestPath}?token=s3cret-token` });
+    await editProject(await scope(), `WSC ${projectId}`, {
+      wsc: true,
+      source: `${base}${manifestPath}?token=s3cret-token`,
+      keepGps: false,
+    });
   };
   const images = () =>
     db()

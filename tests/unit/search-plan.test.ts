@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor, searchPlan } from "~/models/search-plan.ser
  * no database (the integration tests check the pages these plans give, and the database's plans for them).
  */
 const actor = { id: 1, role: "user" as const };
-const project = { id: 7, name: "P", logoKey: null, wsc: false, wscSource: null, version: 1 };
+const project = { id: 7, name: "P", logoKey: null, wsc: false, wscSource: null, keepGps: false, version: 1 };
 const board = { id: "b1", title: "B", coverImageId: null, clientBoard: false, version: 1 };
 const scopes = {
   project: { kind: "project", actor, project, role: "editor", can: permissionsOf("editor") },

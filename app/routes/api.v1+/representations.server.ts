@@ -1,3 +1,4 @@
+import { takenIso } from "~/lib/capture";
 import { sha256 } from "~/lib/crypto.server";
 import type { ImageLike } from "~/models/images.server";
 import { imageAttributes, parseImage } from "~/models/images.server";
@@ -21,6 +22,9 @@ export async function imageBody(row: ImageLike) {
     keywords: image.keywords,
     ocrText: image.ocr_text,
     ocrByMachine: image.ocr_by_machine === 1,
+    takenAt: takenIso(Number(image.taken_at)),
+    camera: { make: image.camera_make, model: image.camera_model },
+    location: image.gps_lat !== null && image.gps_lon !== null ? { latitude: image.gps_lat, longitude: image.gps_lon } : null,
     originalName: image.original_name,
     mimeType: image.mime_type,
     sizeBytes: Number(image.size_bytes),

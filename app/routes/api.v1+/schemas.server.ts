@@ -1,6 +1,7 @@
 import { extendZodWithOpenApi } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { AssignAttributeSchema, NewAttributeSchema } from "~/lib/attribute-rules";
+import { dayStart } from "~/lib/capture";
 import { MAX_ID } from "~/lib/ids";
 import { BoardNameSchema, EXPIRY_CHOICES, keywordProblem, LIMITS, uniqueKeywords } from "~/lib/schemas";
 import { MAX_PAGE } from "~/models/grid.server";
@@ -60,6 +61,10 @@ const AttributeFilter = z
   .string()
   .max(220)
   .regex(/^[1-9]\d{0,11}:.+$/s, "An attribute filter is <attributeId>:<value>");
+const Day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "A day is YYYY-MM-DD")
+  .refine((v) => dayStart(v) !== null, "Not a day (from 1970-01-01)");
 export const ImagesQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(100),
@@ -71,6 +76,12 @@ export const ImagesQuery = z
       .union([AttributeFilter, z.array(AttributeFilter).max(50)])
       .optional()
       .openapi({ description: "Attribute filter `<attributeId>:<value>`, repeated (values of one attribute OR, across AND)." }),
+    sort: z
+      .enum(["added", "taken"])
+      .optional()
+      .openapi({ description: "`added` (the default): newest added first. `taken`: newest capture date first, images without one last." }),
+    takenFrom: Day.optional().openapi({ description: "Only images taken on this day or after (the camera's clock, `YYYY-MM-DD`)." }),
+    takenTo: Day.optional().openapi({ description: "Only images taken on this day or before (`YYYY-MM-DD`)." }),
   })
   .strict();
 
@@ -93,6 +104,15 @@ export const Image = z
     keywords: z.array(z.string()),
     ocrText: z.string(),
     ocrByMachine: z.boolean().describe("True when Koala read the OCR text from the picture (OCR); a person's change makes it theirs."),
+    takenAt: z.string().nullable().openapi({
+      description: "When the photo was taken (EXIF), the camera's own clock without a zone (`2024-05-17T14:03:09`); null: unknown.",
+      example: "2024-05-17T14:03:09",
+    }),
+    camera: z.object({ make: z.string(), model: z.string() }).openapi({ description: "The camera (EXIF); empty strings: unknown." }),
+    location: z
+      .object({ latitude: z.number(), longitude: z.number() })
+      .nullable()
+      .openapi({ description: "Where it was taken (EXIF GPS), kept only in projects whose managers allow it; null otherwise." }),
     originalName: z.string(),
     mimeType: z.string(),
     sizeBytes: z.number().int(),
@@ -337,4 +357,4 @@ export const Job = z
   .openapi("Job");
 
 /** The list's filters, and nothing else. */
-export const FilterQuery = ImagesQuery.pick({ q: true, smart: true, tags: true, f: true }).strict();
+export const FilterQuery = ImagesQuery.pick({ q: true, smart: true, tags: true, f: true, takenFrom: true, takenTo: true }).strict();

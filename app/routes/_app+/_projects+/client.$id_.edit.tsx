@@ -13,11 +13,11 @@ import { requestMeta } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Edit project | Koala" }];
 
-/** The project edit dialog (managers): name, WSC flag and source; no Delete. */
+/** The project edit dialog (managers): name, WSC flag and source, GPS positions kept or not; no Delete. */
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
   const scope = await projectScopeOf({ request, context }, params.id, { need: "manage" });
-  const { id, name, wsc, wscSource } = scope.project;
-  return { project: { id, name, wsc, source: wscSource ?? "" }, header: headerOf(scope) };
+  const { id, name, wsc, wscSource, keepGps } = scope.project;
+  return { project: { id, name, wsc, source: wscSource ?? "", keepGps }, header: headerOf(scope) };
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
@@ -25,8 +25,8 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const submission = parseWithZod(await readForm(request), { schema: ProjectEditSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
-    const { name, wsc, source } = submission.value;
-    await editProject(scope, name, { wsc, source }, requestMeta(request, context).ip);
+    const { name, ...settings } = submission.value;
+    await editProject(scope, name, settings, requestMeta(request, context).ip);
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     return data({ result: submission.reply({ fieldErrors: { name: [err.message] } }) }, { status: 409 });

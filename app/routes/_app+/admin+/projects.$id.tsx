@@ -22,9 +22,9 @@ import { requestMeta } from "~/sessions.server";
 /** One project: rename, WSC flag and source (the managers' edit form), logo, members and their roles. */
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const scope = await projectScope(await adminActor(request), params.id);
-  const { id, name, wsc, wscSource, logoKey } = scope.project;
+  const { id, name, wsc, wscSource, keepGps, logoKey } = scope.project;
   return {
-    project: { id, name, wsc, source: wscSource ?? "", logo: logoKey ? logoUrl(id, logoKey) : null },
+    project: { id, name, wsc, source: wscSource ?? "", keepGps, logo: logoKey ? logoUrl(id, logoKey) : null },
     members: await projectMembers(scope),
   };
 });
@@ -70,7 +70,8 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const submission = parseWithZod(form, { schema: ProjectEditSchema });
   if (submission.status !== "success") return refused("edit", submission.reply());
   try {
-    await editProject(scope, submission.value.name, { wsc: submission.value.wsc, source: submission.value.source }, ip);
+    const { name, ...settings } = submission.value;
+    await editProject(scope, name, settings, ip);
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     return refused("edit", submission.reply({ fieldErrors: { name: [err.message] } }), 409);

@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/connection.server";
+import { createToken } from "~/models/api-tokens.server";
+import { decodeCursor, gridPage, gridTotal, selectedImageIds, walkSettings, type GridScope } from "~/models/grid.server";
+import { insertImageRows } from "~/models/images.server";
+import { editProject } from "~/models/projects.server";
+import { projectScope, withFilter } from "~/models/scope.server";
+import { addImageFile } from "~/services/ingest.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+import { photo, png } from "../helpers/images";
+import { apiChecker, type ApiChecker } from "../helpers/openapi";
+import { startAppServer, type RunningServer } from "../helpers/server";
+
+/**
+ * What a photo's EXIF says, read on ingest: the capture time, the camera, the orientation (stored upright) and the
+ * position, kept only where the project's manager allows it; the grid and the API sorted and narrowed by the capture
+ * date, with keyset pages; over real HTTP, the API's answers checked against its OpenAPI document.
+ */
+const at = (y: number, mo: number, d: number, h = 12) => Date.UTC(y, mo - 1, d, h) / 1000;
+const row = (id: number) => db().selectFrom("images").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+const LONDON = { lat: 51.507333, lon: -0.127667 };
+
+describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
+  let t: TestDatabase;
+  let manager: Awaited<ReturnType<typeof makeUser>>;
+  let projectId: number;
+  const scope = () => projectScope(manager.actor, projectId);
+  const settings = async (keepGps: boolean) =>
+    editProject(await scope(), (await scope()).project.name, { wsc: false, source: "", keepGps });
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect);
+    manager = await makeUser();
+    projectId = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  it("reads the capture time, the camera and the upright size on upload, and keeps no position by default", async () => {
+    const buf = await photo({ taken: "2024:05:17 14:03:09", make: "Canon", model: "Canon EOS R6", gps: LONDON, orientation: 6 });
+    const image = await row(await addImageFile(await scope(), buf, meta("Shelf")));
+    expect(image).toMatchObject({
+      taken_at: Date.UTC(2024, 4, 17, 14, 3, 9) / 1000,
+      camera_make: "Canon",
+      camera_model: "Canon EOS R6",
+      gps_lat: null,
+      gps_lon: null,
+      // Taken on its side (orientation 6): 64 × 48 in the file, 48 × 64 as shown.
+      width: 48,
+      height: 64,
+    });
+    expect((await scope()).project.keepGps).toBe(false);
+  });
+
+  it("keeps positions where the manager allows it, and forgets every one of them when it is turned off again", async () => {
+    await settings(true);
+    const kept = await addImageFile(await scope(), await photo({ taken: "2023:01:02 03:04:05", gps: LONDON }), meta("Kept"));
+    expect(await row(kept)).toMatchObject({ gps_lat: LONDON.lat, gps_lon: LONDON.lon });
+    const south = await addImageFile(await scope(), await photo({ gps: { lat: -33.856784, lon: 151.215297 } }), meta("Sydney"));
+    expect(await row(south)).toMatchObject({ gps_lat: -33.856784, gps_lon: 151.215297 });
+    await settings(false);
+    const left = await db()
+      .selectFrom("images")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("gps_lat", "is not", null)
+      .execute();
+    expect(left).toEqual([]);
+    expect(await row(kept)).toMatchObject({ gps_lat: null, gps_lon: null, taken_at: Date.UTC(2023, 0, 2, 3, 4, 5) / 1000 });
+    const audit = await db()
+      .selectFrom("audit_log")
+      .select("detail")
+      .where("action", "=", "project.edited")
+      .where("subject", "=", `project:${projectId}`)
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(String(audit.detail))).toMatchObject({ keepGps: false });
+    // Off again: a new photo's position is not stored.
+    const after = await addImageFile(await scope(), await photo({ gps: LONDON, make: "x" }), meta("After"));
+    expect(await row(after)).toMatchObject({ gps_lat: null, gps_lon: null });
+  });
+
+  it("accepts a file without EXIF, or with an impossible date or odd text, with nothing known but what can be read", async () => {
+    const plain = await row(await addImageFile(await scope(), await png(), meta("Plain")));
+    expect(plain).toMatchObject({ taken_at: 0, camera_make: "", camera_model: "", gps_lat: null });
+    const odd = await row(
+      await addImageFile(
+        await scope(),
+        await photo({ taken: "2024:02:30 10:00:00", make: " \u0001Nikon\u0007 ", model: "x".repeat(300) }),
+        meta("Odd"),
+      ),
+    );
+    expect(odd).toMatchObject({ taken_at: 0, camera_make: "Nikon", camera_model: "x".repeat(100) });
+    const zero = await row(await addImageFile(await scope(), await photo({ taken: "0000:00:00 00:00:00" }), meta("Zero")));
+    expect(zero.taken_at).toBe(0);
+  });
+
+  describe("the grid by capture date", () => {
+    let sorted: number;
+    const ids: { id: number; taken: number; title: string }[] = [];
+    const grid = async (params: Record<string, string>) =>
+      withFilter(await projectScope(manager.actor, sorted), new URLSearchParams(params));
+    const everyPage = async (s: GridScope, limit: number) => {
+      const seen: number[] = [];
+      let after = null;
+      const prevs: (string | null)[] = [];
+      for (;;) {
+        const page = await gridPage(s, { after: decodeCursor(after), limit });
+        seen.push(...page.cards.map((c) => c.id));
+        prevs.push(page.prev);
+        if (!page.next) return { seen, prevs };
+        after = page.next;
+      }
+    };
+
+    beforeAll(async () => {
+      sorted = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+      // Added in one order, taken in another; two taken at the same second (the id decides), three with no date.
+      const taken = [
+        at(2021, 6, 1),
+        at(2024, 1, 1),
+        0,
+        at(2022, 3, 3),
+        at(2024, 1, 1),
+        0,
+        at(2019, 12, 31, 23),
+        at(2023, 7, 7),
+        0,
+        at(2020, 2, 29),
+      ];
+      await insertImageRows(
+        await projectScope(manager.actor, sorted),
+        taken.map((takenAt, i) => ({
+          file: { ...fakeFile(9000 + i), capture: { takenAt, cameraMake: "", cameraModel: "", gps: null } },
+          meta: meta(`Pic ${i}`, i % 2 ? ["aisle"] : []),
+          at: 1_700_000_000_000 + i * 1000,
+        })),
+      );
+      const rows = await db()
+        .selectFrom("images")
+        .select(["id", "taken_at", "title"])
+        .where("project_id", "=", sorted)
+        .orderBy("id")
+        .execute();
+      ids.push(...rows.map((r) => ({ id: r.id, taken: Number(r.taken_at), title: r.title })));
+    });
+    const byTaken = (list: typeof ids) => [...list].sort((a, b) => b.taken - a.taken || b.id - a.id).map((r) => r.id);
+
+    it("sorts newest taken first with the unknown last, and its keyset pages meet without a gap or a repeat, forwards and back", async () => {
+      const s = await grid({ sort: "taken" });
+      const { seen } = await everyPage(s, 3);
+      expect(seen).toEqual(byTaken(ids));
+      // Back from the last page to the first along the `prev` cursors.
+      const back: number[] = [];
+      let page = await gridPage(s, { after: decodeCursor((await gridPage(s, { limit: 7 })).next), limit: 3 });
+      back.unshift(...page.cards.map((c) => c.id));
+      while (page.prev) {
+        page = await gridPage(s, { before: decodeCursor(page.prev), limit: 3 });
+        back.unshift(...page.cards.map((c) => c.id));
+      }
+      expect(back).toEqual(byTaken(ids).slice(0, 10));
+      // Without `sort`, newest added first as ever.
+      expect((await everyPage(await grid({}), 4)).seen).toEqual(ids.map((r) => r.id).reverse());
+    });
+
+    it("narrows to the days asked, both included, never to images without a date; counts and selections follow", async () => {
+      const s = await grid({ takenFrom: "2020-02-29", takenTo: "2023-07-07", sort: "taken" });
+      const inRange = ids.filter((r) => r.taken >= at(2020, 2, 29, 0) && r.taken < at(2023, 7, 8, 0));
+      expect(inRange.length).toBe(4);
+      expect((await everyPage(s, 2)).seen).toEqual(byTaken(inRange));
+      expect(await gridTotal(s)).toBe(4);
+      const picked = await selectedImageIds(s, { all: true, ids: [] }).execute();
+      expect(picked.map((r) => r.id).sort((a, b) => a - b)).toEqual(inRange.map((r) => r.id));
+      // Only an end: everything dated up to it, still no undated image.
+      const until = await grid({ takenTo: "2020-01-01" });
+      expect((await gridPage(until, { limit: 50 })).cards.map((c) => c.id)).toEqual(
+        ids.filter((r) => r.taken === at(2019, 12, 31, 23)).map((r) => r.id),
+      );
+      // A day that is no day is no filter (the sidebar's field), not an error.
+      expect(await gridTotal(await grid({ takenFrom: "2024-02-30" }))).toBe(ids.length);
+    });
+
+    it("keeps a keyword search's ranking first and the capture date after it, and a common word is not walked in creation order", async () => {
+      const expected = byTaken(ids.filter((r) => Number(r.title.slice(4)) % 2 === 1));
+      const s = await grid({ q: "aisle", sort: "taken" });
+      expect((await everyPage(s, 2)).seen).toEqual(expected);
+      const from = walkSettings.from;
+      walkSettings.from = 1; // every word is "common": the walk would go along the creation index
+      try {
+        expect((await everyPage(await grid({ q: "aisle", sort: "taken" }), 2)).seen).toEqual(expected);
+      } finally {
+        walkSettings.from = from;
+      }
+    });
+  });
+
+  describe("over the API", () => {
+    let server: RunningServer;
+    let api: ApiChecker;
+    let secret = "";
+    let imageId = 0;
+    let apiProject = 0;
+
+    beforeAll(async () => {
+      apiProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+      const s = await projectScope(manager.actor, apiProject);
+      imageId = await addImageFile(
+        s,
+        await photo({ taken: "2022:08:09 10:11:12", make: "FUJIFILM", model: "X-T5", gps: LONDON }),
+        meta("Dated"),
+      );
+      await addImageFile(s, await photo({}), meta("Undated"));
+      await addImageFile(s, await photo({ taken: "2018:01:01 00:00:00" }), meta("Older"));
+      secret = (await createToken(manager.actor, { name: "t", write: false, projects: null, days: 30 })).secret;
+      server = await startAppServer(t);
+      api = await apiChecker(server.base, () => secret);
+    }, 90_000);
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it("gives an image's capture time, camera and (not kept here) no location", async () => {
+      const { res, body } = await api.call(`/images/${imageId}`);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body).toMatchObject({ takenAt: "2022-08-09T10:11:12", camera: { make: "FUJIFILM", model: "X-T5" }, location: null });
+    });
+
+    it("lists a project newest taken first and by a range of days; a day that is no day is refused with 400", async () => {
+      const titles = async (query: string) => {
+        const { res, body } = await api.call(`/projects/${apiProject}/images?${query}`);
+        expect(res.status).toBe(200);
+        return (body.items as { title: string }[]).map((i) => i.title);
+      };
+      expect(await titles("sort=taken")).toEqual(["Dated", "Older", "Undated"]);
+      expect(await titles("sort=added")).toEqual(["Older", "Undated", "Dated"]);
+      expect(await titles("takenFrom=2020-01-01")).toEqual(["Dated"]);
+      expect(await titles("takenTo=2018-01-01&sort=taken")).toEqual(["Older"]);
+      for (const bad of ["takenFrom=2024-13-01", "takenTo=yesterday", "sort=taken_at", "takenFrom=1969-12-31"]) {
+        const { res, body } = await api.call(`/projects/${apiProject}/images?${bad}`);
+        expect(res.status, bad).toBe(400);
+        expect(body.errors?.length, bad).toBeGreaterThan(0);
+      }
+    });
+  });
+});
