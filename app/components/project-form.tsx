@@ -44,12 +44,14 @@ export function ProjectForm({
         hint="The address of the manifest (JSON or CSV) that lists the images; Re-import reads it."
         inputProps={{ maxLength: WSC_SOURCE_MAX, autoComplete: "off", placeholder: "https://" }}
       />
+      {defaultValue.keepGps ? <input type="hidden" name={fields.keepGpsWas.name} value="yes" /> : null}
       <div className="field field-check">
         <input {...getInputProps(fields.keepGps, { type: "checkbox", value: "yes" })} aria-describedby={`${fields.keepGps.id}-hint`} />
         <label htmlFor={fields.keepGps.id}>Keep where photos were taken (GPS)</label>
         <p id={`${fields.keepGps.id}-hint`} className="hint">
-          Off: no position is stored. On: photos uploaded from now on keep the position their camera recorded, shown to everyone in the
-          project. Turning it off deletes every position the project holds.
+          Off: Koala records and shows no position (an original file, downloaded as it was uploaded, still holds what its camera wrote). On:
+          photos uploaded from now on keep the position their camera recorded, shown to everyone in the project. Turning it off deletes
+          every position Koala recorded for the project.
         </p>
       </div>
       <div className="form-actions">

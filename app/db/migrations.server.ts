@@ -24,6 +24,7 @@ import { apiTokens } from "./migrations/022-api-tokens.server";
 import { jobTokens } from "./migrations/023-job-tokens.server";
 import { machineOcr } from "./migrations/024-machine-ocr.server";
 import { captureData } from "./migrations/025-capture-data.server";
+import { nearDuplicates } from "./migrations/026-near-duplicates.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -51,6 +52,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "023-job-tokens": jobTokens(),
     "024-machine-ocr": machineOcr(),
     "025-capture-data": captureData(),
+    "026-near-duplicates": nearDuplicates(),
   };
 }
 

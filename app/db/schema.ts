@@ -188,6 +188,16 @@ export interface ImagesTable {
   /** Where it was taken (EXIF GPS), only in a project that keeps positions (projects.keep_gps). */
   gps_lat: number | null;
   gps_lon: number | null;
+  /** Perceptual hashes, 16 hex digits (services/similarity.server.ts); null: stored before they were made. */
+  phash: string | null;
+  dhash: string | null;
+  /** The DCT hash's 16-bit quarters, high to low, each indexed with the project (the near-duplicate lookup). */
+  ph0: number | null;
+  ph1: number | null;
+  ph2: number | null;
+  ph3: number | null;
+  /** The image this one looked like when it was uploaded, until a person decides (Keep both); null: none. */
+  dup_of: number | null;
   original_name: string;
   mime_type: string;
   storage_key: string;

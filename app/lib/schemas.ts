@@ -235,6 +235,11 @@ export const ProjectEditSchema = ProjectNameSchema.extend({
     .literal("yes")
     .optional()
     .transform((v) => v === "yes"),
+  /** What the form showed (a hidden field): the setting changes only when the person changed the box. */
+  keepGpsWas: z
+    .literal("yes")
+    .optional()
+    .transform((v) => v === "yes"),
 }).superRefine((v, ctx) => {
   if (v.wsc && !v.source) ctx.addIssue({ code: "custom", path: ["source"], message: WSC_MESSAGES.sourceRequired });
 });

@@ -101,6 +101,8 @@ const wholeProject = (scope: OneProjectScope) =>
   !termsOf(scope.filter?.q).length &&
   !hasSmart(scope.filter) &&
   !scope.filter?.review &&
+  !scope.filter?.takenFrom &&
+  !scope.filter?.takenTo &&
   !Object.keys(scope.filter?.attrs ?? {}).length;
 
 /**
@@ -112,7 +114,8 @@ const wholeProject = (scope: OneProjectScope) =>
  */
 async function countCombos(scope: OneProjectScope, whole: boolean): Promise<Combo[] | null> {
   const terms = termsOf(scope.filter?.q);
-  const keywordOnly = scope.kind === "project" && !hasSmart(scope.filter) && !scope.filter?.review;
+  const keywordOnly =
+    scope.kind === "project" && !hasSmart(scope.filter) && !scope.filter?.review && !scope.filter?.takenFrom && !scope.filter?.takenTo;
   const ids = whole ? null : keywordOnly ? keywordIds(terms, "anywhere") : selectedImageIds(scope, ALL);
   const rows = await (
     ids

@@ -9,6 +9,8 @@ import { claimPendingUpload, getPendingUpload } from "./uploads.server";
 import { write, type Trx } from "./write.server";
 import { NotFoundError } from "~/lib/errors";
 import { NO_CAPTURE, type CaptureData } from "~/lib/capture";
+import type { Similarity } from "~/lib/similarity";
+import { hashColumns, lookAlikes } from "./duplicates.server";
 
 export interface StoredImageFile {
   storageKey: string;
@@ -21,6 +23,8 @@ export interface StoredImageFile {
   checksum: string;
   /** What its EXIF said of how it was taken (services/capture.server.ts); absent: nothing was read (bulk loads). */
   capture?: CaptureData;
+  /** Its perceptual hashes (services/similarity.server.ts); absent: none were made (bulk loads). */
+  similarity?: Similarity;
 }
 
 export interface ImageMetadata {
@@ -46,6 +50,7 @@ export function newImageRow(
   meta: ImageMetadata,
   at: number,
   keepGps = false,
+  dupOf: number | null = null,
 ): Insertable<ImagesTable> {
   const capture = file.capture ?? NO_CAPTURE;
   const gps = keepGps ? capture.gps : null;
@@ -69,6 +74,8 @@ export function newImageRow(
     camera_model: capture.cameraModel,
     gps_lat: gps?.lat ?? null,
     gps_lon: gps?.lon ?? null,
+    ...hashColumns(file.similarity),
+    dup_of: dupOf,
     rotation: 0,
     version: 1,
     created_by: recordedAs(actor),
@@ -100,13 +107,15 @@ export async function requireLiveImage(trx: Trx, projectId: number, imageId: num
 }
 
 /**
- * Inside a write: whether the project keeps GPS positions, read under a share lock of its row on PostgreSQL, so that a
+ * Inside a write: whether the project keeps GPS positions, read under a lock of its row on PostgreSQL, so that a
  * manager turning it off (which clears the project's positions, setKeepGps) waits for this insert, or this insert for
  * it: no position is ever written after the clear.
  */
-async function keepsGps(trx: Trx, projectId: number) {
+export async function keepsGps(trx: Trx, projectId: number) {
   const q = trx.selectFrom("projects").select("keep_gps").where("id", "=", projectId);
-  const row = await (dialect() === "postgres" ? q.forShare() : q).executeTakeFirst();
+  // FOR NO KEY UPDATE, not FOR SHARE: the write's commit updates this row (its version), and two uploads each holding
+  // a share lock would then wait for each other (a deadlock). Uploads to one project already queue on that update.
+  const row = await (dialect() === "postgres" ? q.forNoKeyUpdate() : q).executeTakeFirst();
   return row?.keep_gps === 1;
 }
 
@@ -137,9 +146,13 @@ export async function insertImage(
     return await write(async (trx, touched) => {
       await lockObjects(trx, file.checksum);
       await assertObjectsStored(trx, [file.storageKey, file.thumbKey, file.previewKey]);
+      // The closest look-alike already in the project, read in the write that inserts: a copy uploaded twice at once
+      // is found the second time.
+      const [like] = file.similarity ? await lookAlikes(trx, project.id, file.similarity, { limit: 1 }) : [];
+      const keepGps = file.capture?.gps ? await keepsGps(trx, project.id) : false;
       const row = await trx
         .insertInto("images")
-        .values(newImageRow(actor, project.id, file, meta, at, file.capture?.gps ? await keepsGps(trx, project.id) : false))
+        .values(newImageRow(actor, project.id, file, meta, at, keepGps, like?.id ?? null))
         .returning("id")
         .executeTakeFirstOrThrow();
       await trx

@@ -55,12 +55,13 @@ export async function addMember(projectId: number, userId: number, role: "viewer
  */
 /**
  * A project's settings (managers): its name and, from the edit form, the WSC flag and source and whether its images
- * keep their GPS positions. Turning positions off forgets every one the project's images hold, in the same write.
+ * keep their GPS positions (`keepGps` undefined: left as it is). Turning positions off forgets every one the project's
+ * images hold, in the same write.
  */
 export async function editProject(
   scope: ProjectScope,
   name: string,
-  settings?: { wsc: boolean; source: string; keepGps: boolean },
+  settings?: { wsc: boolean; source: string; keepGps?: boolean },
   ip: string | null = null,
 ) {
   requireManage(scope);
@@ -78,13 +79,18 @@ export async function editProject(
         .updateTable("projects")
         .set(
           settings
-            ? { name: trimmed, wsc: settings.wsc ? 1 : 0, wsc_source: settings.source || null, keep_gps: settings.keepGps ? 1 : 0 }
+            ? {
+                name: trimmed,
+                wsc: settings.wsc ? 1 : 0,
+                wsc_source: settings.source || null,
+                ...(settings.keepGps === undefined ? {} : { keep_gps: settings.keepGps ? 1 : 0 }),
+              }
             : { name: trimmed },
         )
         .where("id", "=", scope.project.id)
         .execute();
       // Under the project row's lock (taken by the update above): an upload reading the setting waits (insertImage).
-      if (settings && !settings.keepGps)
+      if (settings?.keepGps === false)
         await trx
           .updateTable("images")
           .set({ gps_lat: null, gps_lon: null })

@@ -4,6 +4,10 @@ import { ConflictError } from "~/lib/errors";
 import { REIMPORT_JOB } from "~/lib/job-types";
 import { byActor, recordAudit } from "./audit.server";
 import { enqueueJob } from "./jobs.server";
+import type { CaptureData } from "~/lib/capture";
+import type { Similarity } from "~/lib/similarity";
+import { hashColumns, lookAlikes } from "./duplicates.server";
+import { keepsGps } from "./images.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
 import { requireManage, type ProjectScope } from "./scope.server";
 import { write } from "./write.server";
@@ -49,7 +53,7 @@ export async function queueReimport(scope: ProjectScope, kind: ReimportJob["kind
 export async function imagesToRefresh(scope: ProjectScope, afterId: number, limit: number) {
   return db()
     .selectFrom("images")
-    .select(["id", "storage_key", "checksum", "rotation", "width", "height", "mime_type", "size_bytes"])
+    .select(["id", "storage_key", "checksum", "rotation", "width", "height", "mime_type", "size_bytes", "dup_of", "phash"])
     .where("project_id", "=", scope.project.id)
     .where("id", ">", afterId)
     .orderBy("id")
@@ -58,18 +62,25 @@ export async function imagesToRefresh(scope: ProjectScope, afterId: number, limi
 }
 
 /**
- * After an image's derivatives were made again: the file facts read from the original (they may have been wrong)
- * and the derivative keys, checked as stored under the object lock like every write that refers to objects.
+ * After an image's derivatives were made again: the file facts read from the original (they may have been wrong),
+ * the derivative keys, checked as stored under the object lock like every write that refers to objects, and what the
+ * file says of itself (its capture data and perceptual hashes: images stored before Koala read them get them here;
+ * one that looks like an older image of the project becomes a possible duplicate of it, unless a person decided).
  */
 export async function refreshImageFiles(
   scope: ProjectScope,
-  image: { id: number; checksum: string; rotation: number },
+  image: { id: number; checksum: string; rotation: number; dup_of: number | null; phash: string | null },
   facts: { thumbKey: string; previewKey: string; width: number; height: number; mimeType: string; sizeBytes: number },
+  read: { capture: CaptureData; similarity?: Similarity },
 ) {
   requireManage(scope);
   await write(async (trx, touched) => {
     await lockObjects(trx, image.checksum);
     await assertObjectsStored(trx, [facts.thumbKey, facts.previewKey]);
+    const keepGps = read.capture.gps ? await keepsGps(trx, scope.project.id) : false;
+    // Only an image hashed for the first time is matched: one a person kept (Keep both) stays kept.
+    const [like] =
+      read.similarity && !image.phash ? await lookAlikes(trx, scope.project.id, read.similarity, { limit: 1, before: image.id }) : [];
     const changed = await trx
       .updateTable("images")
       .set({
@@ -79,6 +90,12 @@ export async function refreshImageFiles(
         height: facts.height,
         mime_type: facts.mimeType,
         size_bytes: facts.sizeBytes,
+        taken_at: read.capture.takenAt,
+        camera_make: read.capture.cameraMake,
+        camera_model: read.capture.cameraModel,
+        ...(keepGps && read.capture.gps ? { gps_lat: read.capture.gps.lat, gps_lon: read.capture.gps.lon } : {}),
+        ...(read.similarity ? hashColumns(read.similarity) : {}),
+        ...(like ? { dup_of: like.id } : {}),
       })
       .where("id", "=", image.id)
       .where("project_id", "=", scope.project.id)
@@ -92,6 +109,11 @@ export async function refreshImageFiles(
           eb("height", "!=", facts.height),
           eb("mime_type", "!=", facts.mimeType),
           eb("size_bytes", "!=", facts.sizeBytes),
+          eb("taken_at", "!=", read.capture.takenAt),
+          eb("camera_make", "!=", read.capture.cameraMake),
+          eb("camera_model", "!=", read.capture.cameraModel),
+          ...(read.similarity ? [eb("phash", "is", null), eb("phash", "!=", read.similarity.phash)] : []),
+          ...(keepGps ? [eb("gps_lat", "is", null)] : []),
         ]),
       )
       .executeTakeFirst();

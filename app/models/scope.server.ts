@@ -65,10 +65,14 @@ export interface ProjectScope {
 export function withFilter<S extends GridScope>(scope: S, from: Request | URLSearchParams): S {
   const filter = gridFilterOf(from instanceof URLSearchParams ? from : new URL(from.url).searchParams);
   if (scope.kind !== "board") delete filter.review;
-  // Shared boards offer keyword and attribute search only (spec 1, Sidebar).
+  // Shared boards offer keyword and attribute search only (spec 1, Sidebar); nor do they show capture dates, which a
+  // range or an order would let a visitor work out.
   if (scope.kind === "shared") {
     delete filter.smart;
     delete filter.tags;
+    delete filter.sort;
+    delete filter.takenFrom;
+    delete filter.takenTo;
   }
   return { ...scope, filter };
 }

@@ -56,11 +56,14 @@ export function exifTime(value: unknown): number {
 /** Printable text, trimmed, at most 100 characters ("" for anything else). */
 export function cleanText(value: unknown): string {
   if (typeof value !== "string") return "";
-  return value
-    .replace(/\p{Cc}/gu, "")
-    .trim()
-    .slice(0, MAX_TEXT)
-    .trim();
+  return (
+    value
+      // Controls, and format characters (bidirectional overrides, zero-width ones) that would reorder what a panel shows.
+      .replace(/[\p{Cc}\p{Cf}]/gu, "")
+      .trim()
+      .slice(0, MAX_TEXT)
+      .trim()
+  );
 }
 
 function position(lat: unknown, lon: unknown): CaptureData["gps"] {

@@ -8,6 +8,7 @@ import { HttpError } from "~/lib/errors";
 import type { StoredImageFile } from "~/models/images.server";
 import { claimObjects } from "~/models/objects.server";
 import { readCapture } from "./capture.server";
+import { similarityOf, type RawPixels } from "./similarity.server";
 import { SourceChanged } from "./storage-contract";
 import { objectKey, storage } from "./storage.server";
 
@@ -106,9 +107,12 @@ async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** WebP derivatives of an original, turned by `rotation` degrees (EXIF orientation applied first). */
-export function makeDerivatives(buf: Buffer, rotation = 0) {
-  return withDecodeSlot(() => derive(buf, rotation));
+/**
+ * WebP derivatives of an original, turned by `rotation` degrees (EXIF orientation applied first); with `similarity`,
+ * its perceptual hashes too, made from the same decode.
+ */
+export function makeDerivatives(buf: Buffer, rotation = 0, opts: { similarity?: boolean } = {}) {
+  return withDecodeSlot(() => derive(buf, rotation, opts.similarity ?? false));
 }
 
 /**
@@ -116,19 +120,34 @@ export function makeDerivatives(buf: Buffer, rotation = 0) {
  * pixels; both WebP files are encoded from those. Decoding once instead of once per derivative saves ~15% of the
  * work per 12-megapixel photo (bench P6).
  */
-async function derive(buf: Buffer, rotation: number) {
+async function derive(buf: Buffer, rotation: number, similarity: boolean) {
+  const raw = await decoded(buf, rotation);
+  const pixels = () => sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } });
+  const thumbnail = pixels()
+    .resize({ width: THUMB_WIDTH, height: THUMB_WIDTH, fit: "inside", withoutEnlargement: true })
+    .webp({ quality: 78 })
+    .toBuffer();
+  const large = pixels().webp({ quality: 82 }).toBuffer();
+  // The hashes are made on this thread while sharp encodes on its own.
+  const hashes = similarity ? similarityOf(raw, rotation) : undefined;
+  const [thumb, preview] = await Promise.all([thumbnail, large]);
+  return { thumb, preview, similarity: hashes };
+}
+
+/** The original decoded once, as shown (orientation, rotation) and at most preview size: raw pixels to make things of. */
+async function decoded(buf: Buffer, rotation: number): Promise<RawPixels & { data: Buffer; channels: 1 | 2 | 3 | 4 }> {
   const { data, info } = await sharp(buf, { failOn: "error", limitInputPixels: config().maxImagePixels })
     .rotate()
     .rotate(rotation)
     .resize({ width: PREVIEW_WIDTH, height: PREVIEW_WIDTH, fit: "inside", withoutEnlargement: true })
     .raw()
     .toBuffer({ resolveWithObject: true });
-  const pixels = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
-  const [thumb, preview] = await Promise.all([
-    pixels().resize({ width: THUMB_WIDTH, height: THUMB_WIDTH, fit: "inside", withoutEnlargement: true }).webp({ quality: 78 }).toBuffer(),
-    pixels().webp({ quality: 82 }).toBuffer(),
-  ]);
-  return { thumb, preview };
+  return { data, width: info.width, height: info.height, channels: info.channels };
+}
+
+/** A file's perceptual hashes alone, made as on upload (what the duplicates' quality test measures). */
+export async function fileSimilarity(buf: Buffer) {
+  return withDecodeSlot(async () => similarityOf(await decoded(buf, 0)));
 }
 
 /** The derivative keys of a file (by checksum) turned by `rotation` degrees; unrotated ones carry no suffix. */
@@ -137,19 +156,22 @@ export function derivativeKeys(checksum: string, rotation: number) {
   return { thumbKey: objectKey("thumbs", checksum, "webp", variant), previewKey: objectKey("previews", checksum, "webp", variant) };
 }
 
-/** Makes and stores the derivatives of an original for a rotation (claimed first: see objects.server.ts). */
-export async function storeDerivatives(buf: Buffer, checksum: string, rotation: number) {
+/**
+ * Makes and stores the derivatives of an original for a rotation (claimed first: see objects.server.ts); answers their
+ * keys, and the perceptual hashes when asked (`similarity`).
+ */
+export async function storeDerivatives(buf: Buffer, checksum: string, rotation: number, opts: { similarity?: boolean } = {}) {
   const keys = derivativeKeys(checksum, rotation);
   await claimObjects(checksum, [keys.thumbKey, keys.previewKey]);
-  let derivatives: { thumb: Buffer; preview: Buffer };
+  let derivatives: Awaited<ReturnType<typeof makeDerivatives>>;
   try {
-    derivatives = await makeDerivatives(buf, rotation);
+    derivatives = await makeDerivatives(buf, rotation, opts);
   } catch {
     throw new ImageRejected("The image could not be read; it may be damaged or truncated.");
   }
   await storage().put(keys.thumbKey, derivatives.thumb);
   await storage().put(keys.previewKey, derivatives.preview);
-  return keys;
+  return { ...keys, similarity: derivatives.similarity };
 }
 
 /**
@@ -163,11 +185,12 @@ export async function storeImageFile(buf: Buffer, source?: { key: string; etag?:
   const storageKey = objectKey("originals", hash, checked.type.ext);
   await claimObjects(hash, [storageKey]);
   // Derivatives first, original last: an original present means its derivatives are too.
-  const derivatives = await storeDerivatives(buf, hash, 0);
+  const { similarity, ...derivatives } = await storeDerivatives(buf, hash, 0, { similarity: true });
   if ((await storage().size(storageKey)) !== buf.length) await storeOriginal(storageKey, buf, hash, source);
   return {
     storageKey,
     ...derivatives,
+    similarity,
     mimeType: checked.type.mime,
     sizeBytes: buf.length,
     width: checked.width,

@@ -1,4 +1,5 @@
 import sharp from "sharp";
+import { readCapture } from "./capture.server";
 import { config } from "~/config.server";
 import { sha256 } from "~/lib/crypto.server";
 import { MAX_ACTIVE_ATTRIBUTES } from "~/lib/attribute-rules";
@@ -101,16 +102,17 @@ async function rederiveProject(scope: ProjectScope, progress: (done: number, tot
         const original = (await readObject(storage(), image.storage_key, Number.MAX_SAFE_INTEGER))?.bytes;
         if (!original) throw new ObjectMissing(image.storage_key);
         const meta = await sharp(original, { limitInputPixels: false }).metadata();
-        const keys = await storeDerivatives(original, image.checksum, image.rotation);
+        const { similarity, ...keys } = await storeDerivatives(original, image.checksum, image.rotation, { similarity: true });
         const facts = {
           ...keys,
-          width: meta.width ?? image.width,
-          height: meta.height ?? image.height,
+          // Upright, as stored on upload (EXIF orientation 5–8 swaps the sides).
+          width: meta.autoOrient?.width ?? meta.width ?? image.width,
+          height: meta.autoOrient?.height ?? meta.height ?? image.height,
           mimeType: image.mime_type,
           sizeBytes: original.length,
         };
         const same = facts.width === image.width && facts.height === image.height && facts.sizeBytes === image.size_bytes;
-        await refreshImageFiles(scope, image, facts);
+        await refreshImageFiles(scope, image, facts, { capture: await readCapture(original), similarity });
         report[same ? "unchanged" : "updated"] += 1;
       } catch (err) {
         if (err instanceof ObjectMissing) refuse(report, `Image ${image.id}`, "The original file is missing from storage.");

@@ -22,6 +22,7 @@ import { p11 } from "./p11-takeover";
 import { p13, p13b } from "./p13-api-images";
 import { p14 } from "./p14-ocr";
 import { p14b } from "./p14b-ocr-busy";
+import { p15, p15Pg } from "./p15-duplicates";
 import { p10m } from "./p-10m";
 
 /** Every metric `npm run bench` runs, in this order. */
@@ -66,5 +67,7 @@ export const metrics: Metric[] = [
   p13b,
   p14,
   p14b,
+  p15,
+  p15Pg,
   p10m,
 ];

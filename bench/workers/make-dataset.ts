@@ -91,6 +91,26 @@ const report = (end: number) => {
     say(`${end.toLocaleString("en")} / ${spec.count.toLocaleString("en")} images (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 };
+/**
+ * Image i's file: one of the 8 stored ones, with hashes and a capture time of its own (seeded), as if each were a
+ * different photo: the near-duplicate lookup (P15) and the capture-date order see a million distinct pictures. The
+ * hashes are uniform; real pictures' cluster (many shelves look alike), which makes the lookup's quarters fuller.
+ */
+const hex16 = (rnd: () => number) =>
+  Array.from({ length: 4 }, () =>
+    Math.floor(rnd() * 0x10000)
+      .toString(16)
+      .padStart(4, "0"),
+  ).join("");
+const fileOf = (i: number): StoredImageFile => {
+  const rnd = seeded(300_000 + i);
+  return {
+    ...files[i % files.length]!,
+    similarity: { phash: hex16(rnd), dhash: hex16(rnd), turned: [] },
+    capture: { takenAt: BASE / 1000 - Math.floor(rnd() * 3 * 365 * 86_400), cameraMake: "Bench", cameraModel: "Camera", gps: null },
+  };
+};
+
 /** Image i's attribute values: each attribute with probability 0.8, from the image's own seed. */
 const valuesOf = (i: number) => {
   const rnd = seeded(i + 1);
@@ -102,7 +122,7 @@ if (dialect() === "postgres")
     scope,
     spec.count,
     (i) => ({
-      file: files[i % files.length]!,
+      file: fileOf(i),
       meta: demoMetadata(i + 1),
       at: BASE + i * 1000,
       values: valuesOf(i),
@@ -113,7 +133,7 @@ else
   for (let start = 0; start < spec.count; start += BATCH) {
     const end = Math.min(spec.count, start + BATCH);
     const rows = [];
-    for (let i = start; i < end; i++) rows.push({ file: files[i % files.length]!, meta: demoMetadata(i + 1), at: BASE + i * 1000 });
+    for (let i = start; i < end; i++) rows.push({ file: fileOf(i), meta: demoMetadata(i + 1), at: BASE + i * 1000 });
     await insertImageRows(scope, rows);
     const inserted = await db()
       .selectFrom("images")

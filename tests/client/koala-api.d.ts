@@ -433,6 +433,8 @@ export interface components {
                 latitude: number;
                 longitude: number;
             } | null;
+            /** @description The image of the project this one looked like when it was uploaded (a near-duplicate), until someone keeps both or deletes that image; null: none. */
+            possibleDuplicateOf: number | null;
             originalName: string;
             mimeType: string;
             sizeBytes: number;
@@ -2701,6 +2703,7 @@ export interface operations {
                 smart?: string;
                 tags?: string;
                 f?: string | string[];
+                sort?: "added" | "taken";
                 takenFrom?: string;
                 takenTo?: string;
             };
@@ -2857,6 +2860,7 @@ export interface operations {
                 smart?: string;
                 tags?: string;
                 f?: string | string[];
+                sort?: "added" | "taken";
                 takenFrom?: string;
                 takenTo?: string;
             };

@@ -44,6 +44,7 @@ export const SCENARIOS = {
   ocrOwn: { totp: true },
   capture: { totp: true },
   captureGps: { totp: true },
+  duplicates: { totp: true },
   uploadGuard: { totp: true },
   boardCrud: { totp: false },
   pin: { totp: false },
@@ -107,6 +108,7 @@ export const OWN_PROJECT: Scenario[] = [
   "ocrOwn",
   "capture",
   "captureGps",
+  "duplicates",
 ];
 /** Of those, the scenarios whose user manages the project (its settings), not only edits it. */
 export const OWN_PROJECT_MANAGERS: Scenario[] = ["captureGps"];

@@ -3,6 +3,8 @@ import { db } from "~/db/connection.server";
 import { createToken } from "~/models/api-tokens.server";
 import { decodeCursor, gridPage, gridTotal, selectedImageIds, walkSettings, type GridScope } from "~/models/grid.server";
 import { insertImageRows } from "~/models/images.server";
+import { createAttribute, setAttributeValues } from "~/models/attributes.server";
+import { attributeFacets } from "~/models/facets.server";
 import { editProject } from "~/models/projects.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { addImageFile } from "~/services/ingest.server";
@@ -80,6 +82,30 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     // Off again: a new photo's position is not stored.
     const after = await addImageFile(await scope(), await photo({ gps: LONDON, make: "x" }), meta("After"));
     expect(await row(after)).toMatchObject({ gps_lat: null, gps_lon: null });
+  });
+
+  it("takes twelve photos with positions uploaded at once (no deadlock on the project's row), and keeps none where none are kept", async () => {
+    const burst = (await makeProject([{ actor: manager.actor, role: "editor" }])).id;
+    const s = await projectScope(manager.actor, burst);
+    const files = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => photo({ gps: { lat: 10 + i, lon: 20 + i }, make: `Cam ${i}` }, 64 + i, 48)),
+    );
+    const results = await Promise.allSettled(files.map((buf, i) => addImageFile(s, buf, meta(`Burst ${i}`))));
+    expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    const rows = await db().selectFrom("images").select(["gps_lat", "camera_make"]).where("project_id", "=", burst).execute();
+    expect(rows).toHaveLength(12);
+    expect(rows.every((r) => r.gps_lat === null)).toBe(true);
+  });
+
+  it("changes the setting only when the person changed the box: a form from before a change leaves it (and the positions) alone", async () => {
+    await settings(true);
+    const id = await addImageFile(await scope(), await photo({ gps: LONDON, make: "Stale" }), meta("Stale form"));
+    // A form opened before the setting was turned on posts it unchanged: `keepGps` undefined.
+    await editProject(await scope(), "Renamed by a stale form", { wsc: false, source: "", keepGps: undefined });
+    expect((await scope()).project).toMatchObject({ name: "Renamed by a stale form", keepGps: true });
+    expect((await row(id)).gps_lat).toBe(LONDON.lat);
+    await settings(false);
+    expect((await row(id)).gps_lat).toBeNull();
   });
 
   it("accepts a file without EXIF, or with an impossible date or odd text, with nothing known but what can be read", async () => {
@@ -182,6 +208,21 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
       expect(await gridTotal(await grid({ takenFrom: "2024-02-30" }))).toBe(ids.length);
     });
 
+    it("counts the attribute filter's values within the capture-date range, as the grid shows it", async () => {
+      const s = await projectScope(manager.actor, sorted);
+      const era = await createAttribute(s, { name: "Era", type: 3 });
+      await setAttributeValues(
+        s,
+        ids.map((r) => ({ imageId: r.id, attributeId: era, value: r.taken >= at(2022, 1, 1) ? "Recent" : "Older" })),
+      );
+      const counts = async (params: Record<string, string>) =>
+        Object.fromEntries((await attributeFacets(await grid(params))).find((f) => f.id === era)!.values.map((v) => [v.value, v.count]));
+      const recent = ids.filter((r) => r.taken >= at(2022, 1, 1)).length;
+      expect(await counts({ takenFrom: "2022-01-01" })).toEqual({ Recent: recent, Older: 0 });
+      expect(await counts({ q: "aisle", takenTo: "2021-12-31" })).toMatchObject({ Recent: 0 });
+      expect(await counts({})).toEqual({ Recent: recent, Older: ids.length - recent });
+    });
+
     it("keeps a keyword search's ranking first and the capture date after it, and a common word is not walked in creation order", async () => {
       const expected = byTaken(ids.filter((r) => Number(r.title.slice(4)) % 2 === 1));
       const s = await grid({ q: "aisle", sort: "taken" });
@@ -201,16 +242,15 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     let api: ApiChecker;
     let secret = "";
     let imageId = 0;
+    let copyId = 0;
     let apiProject = 0;
 
     beforeAll(async () => {
       apiProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
       const s = await projectScope(manager.actor, apiProject);
-      imageId = await addImageFile(
-        s,
-        await photo({ taken: "2022:08:09 10:11:12", make: "FUJIFILM", model: "X-T5", gps: LONDON }),
-        meta("Dated"),
-      );
+      const dated = await photo({ taken: "2022:08:09 10:11:12", make: "FUJIFILM", model: "X-T5", gps: LONDON });
+      imageId = await addImageFile(s, dated, meta("Dated"));
+      copyId = await addImageFile(s, dated, meta("Copy"));
       await addImageFile(s, await photo({}), meta("Undated"));
       await addImageFile(s, await photo({ taken: "2018:01:01 00:00:00" }), meta("Older"));
       secret = (await createToken(manager.actor, { name: "t", write: false, projects: null, days: 30 })).secret;
@@ -224,7 +264,14 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     it("gives an image's capture time, camera and (not kept here) no location", async () => {
       const { res, body } = await api.call(`/images/${imageId}`);
       expect(res.status, JSON.stringify(body)).toBe(200);
-      expect(body).toMatchObject({ takenAt: "2022-08-09T10:11:12", camera: { make: "FUJIFILM", model: "X-T5" }, location: null });
+      expect(body).toMatchObject({
+        takenAt: "2022-08-09T10:11:12",
+        camera: { make: "FUJIFILM", model: "X-T5" },
+        location: null,
+        possibleDuplicateOf: null,
+      });
+      // The same file uploaded again: a possible duplicate of the first.
+      expect((await api.call(`/images/${copyId}`)).body).toMatchObject({ possibleDuplicateOf: imageId, takenAt: "2022-08-09T10:11:12" });
     });
 
     it("lists a project newest taken first and by a range of days; a day that is no day is refused with 400", async () => {
@@ -233,9 +280,9 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
         expect(res.status).toBe(200);
         return (body.items as { title: string }[]).map((i) => i.title);
       };
-      expect(await titles("sort=taken")).toEqual(["Dated", "Older", "Undated"]);
-      expect(await titles("sort=added")).toEqual(["Older", "Undated", "Dated"]);
-      expect(await titles("takenFrom=2020-01-01")).toEqual(["Dated"]);
+      expect(await titles("sort=taken")).toEqual(["Copy", "Dated", "Older", "Undated"]);
+      expect(await titles("sort=added")).toEqual(["Older", "Undated", "Copy", "Dated"]);
+      expect(await titles("takenFrom=2020-01-01")).toEqual(["Copy", "Dated"]);
       expect(await titles("takenTo=2018-01-01&sort=taken")).toEqual(["Older"]);
       for (const bad of ["takenFrom=2024-13-01", "takenTo=yesterday", "sort=taken_at", "takenFrom=1969-12-31"]) {
         const { res, body } = await api.call(`/projects/${apiProject}/images?${bad}`);

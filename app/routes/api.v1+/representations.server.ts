@@ -1,6 +1,7 @@
 import { takenIso } from "~/lib/capture";
 import { sha256 } from "~/lib/crypto.server";
 import type { ImageLike } from "~/models/images.server";
+import { lookAlikeOf } from "~/models/duplicates.server";
 import { imageAttributes, parseImage } from "~/models/images.server";
 import type { JobStatus } from "~/models/jobs.server";
 import type { ManagedLink } from "~/models/share-links.server";
@@ -10,10 +11,10 @@ import { ApiProblem } from "./api.server";
 const iso = (ms: number | string | bigint) => new Date(Number(ms)).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
-/** An image with its attribute values (one more query); its ETag is `imageTag` of it. */
+/** An image with its attribute values and its look-alike (two more queries); its ETag is `imageTag` of it. */
 export async function imageBody(row: ImageLike) {
   const image = parseImage(row);
-  const attributes = await imageAttributes(image.id);
+  const [attributes, like] = await Promise.all([imageAttributes(image.id), lookAlikeOf(image)]);
   return {
     id: image.id,
     projectId: image.project_id,
@@ -25,6 +26,7 @@ export async function imageBody(row: ImageLike) {
     takenAt: takenIso(Number(image.taken_at)),
     camera: { make: image.camera_make, model: image.camera_model },
     location: image.gps_lat !== null && image.gps_lon !== null ? { latitude: image.gps_lat, longitude: image.gps_lon } : null,
+    possibleDuplicateOf: like?.id ?? null,
     originalName: image.original_name,
     mimeType: image.mime_type,
     sizeBytes: Number(image.size_bytes),
@@ -39,11 +41,12 @@ export async function imageBody(row: ImageLike) {
 }
 
 /**
- * An image's ETag: its version, and its attribute values (which change without a new version), so that a cached
- * copy is never taken for the current one.
+ * An image's ETag: its version, and what changes without a new version (its attribute values; its location, which
+ * a manager's privacy setting clears; its look-alike, which Keep both clears), so that a cached copy is never taken
+ * for the current one.
  */
-export const imageTag = (image: { version: number; attributes: unknown[] }) =>
-  `"v${image.version}-${sha256(JSON.stringify(image.attributes)).slice(0, 12)}"`;
+export const imageTag = (image: { version: number; attributes: unknown[]; location?: unknown; possibleDuplicateOf?: number | null }) =>
+  `"v${image.version}-${sha256(JSON.stringify([image.attributes, image.location ?? null, image.possibleDuplicateOf ?? null])).slice(0, 12)}"`;
 
 /**
  * Whether the request holds an `If-Match` (true), which then names the image as it is now (`*`, or its current

@@ -113,6 +113,10 @@ export const Image = z
       .object({ latitude: z.number(), longitude: z.number() })
       .nullable()
       .openapi({ description: "Where it was taken (EXIF GPS), kept only in projects whose managers allow it; null otherwise." }),
+    possibleDuplicateOf: z.number().int().nullable().openapi({
+      description:
+        "The image of the project this one looked like when it was uploaded (a near-duplicate), until someone keeps both or deletes that image; null: none.",
+    }),
     originalName: z.string(),
     mimeType: z.string(),
     sizeBytes: z.number().int(),
@@ -357,4 +361,13 @@ export const Job = z
   .openapi("Job");
 
 /** The list's filters, and nothing else. */
-export const FilterQuery = ImagesQuery.pick({ q: true, smart: true, tags: true, f: true, takenFrom: true, takenTo: true }).strict();
+// `sort` is taken (and changes nothing) so that a list's query string can be sent as it is.
+export const FilterQuery = ImagesQuery.pick({
+  q: true,
+  smart: true,
+  tags: true,
+  f: true,
+  sort: true,
+  takenFrom: true,
+  takenTo: true,
+}).strict();

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { SidebarGrid } from "~/components/sidebar-grid";
 import { ImageModal, useImageModal } from "~/components/image-modal";
@@ -38,7 +38,10 @@ export default function ProjectGrid() {
   const path = `/client/${project.id}`;
   return (
     <div>
-      <h1>{project.name}</h1>
+      <div className="page-title-row">
+        <h1>{project.name}</h1>
+        <Link to={`${path}/duplicates`}>Possible duplicates</Link>
+      </div>
       <SidebarGrid
         path={path}
         sidebar={sidebar}

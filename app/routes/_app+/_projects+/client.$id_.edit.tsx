@@ -25,8 +25,13 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const submission = parseWithZod(await readForm(request), { schema: ProjectEditSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
-    const { name, ...settings } = submission.value;
-    await editProject(scope, name, settings, requestMeta(request, context).ip);
+    const { name, wsc, source, keepGps, keepGpsWas } = submission.value;
+    await editProject(
+      scope,
+      name,
+      { wsc, source, keepGps: keepGps === keepGpsWas ? undefined : keepGps },
+      requestMeta(request, context).ip,
+    );
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     return data({ result: submission.reply({ fieldErrors: { name: [err.message] } }) }, { status: 409 });

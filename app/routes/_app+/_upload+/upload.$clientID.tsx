@@ -14,9 +14,11 @@ import { thumbUrl } from "~/web/media-links.server";
 import { ImageEditSchema } from "~/lib/schemas";
 import { MAX_BATCH, uploadUrl } from "~/lib/uploads";
 import { StaleEdit } from "~/models/image-edits.server";
+import { keepBoth, lookedLike } from "~/models/duplicates.server";
 import { imagesByIds } from "~/models/images.server";
+import type { ProjectScope } from "~/models/scope.server";
 import { uploadScope } from "~/routes/_app+/_upload+/upload-form.server";
-import { saveImageEdit } from "~/services/ingest.server";
+import { removeImage, saveImageEdit } from "~/services/ingest.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Upload · ${data?.project.name ?? "Project"} | Koala` }];
 
@@ -48,11 +50,13 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   const pending = query.view === "upload" ? [] : await imagesByIds(scope, query.ids);
   if (query.view !== "upload" && !pending.length) throw redirect(`/upload/${project.id}`);
   const current = query.view === "edit" ? (pending.find((i) => i.id === query.image) ?? pending[0]!) : null;
+  const like = current ? await lookedLike(scope, current.id) : null;
   return {
     project: { id: project.id, name: project.name, canManage: scope.can.manage },
     view: query.view,
     pending: pending.map((i) => ({ id: i.id, title: i.title, thumb: thumbUrl(i.id, i.thumb_key) })),
     current,
+    lookAlike: like && { id: like.id, title: like.title, thumb: thumbUrl(like.id, like.thumbKey) },
     maxBytes: config().maxImageBytes,
     header: headerOf(scope),
   };
@@ -80,6 +84,8 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   }
   const fields = SaveFields.safeParse({ image: formData.get("image"), ids: formData.get("ids") });
   if (!fields.success) throw redirect(`/upload/${project.id}`);
+  const intent = formData.get("intent");
+  if (intent === "keep-both" || intent === "skip") return lookAlikeAnswer(request, scope, intent, fields.data);
   const submission = parseWithZod(formData, { schema: ImageEditSchema });
   const posted = Number(formData.get("version")) || undefined;
   if (submission.status !== "success") return data({ result: submission.reply(), version: posted }, { status: 400 });
@@ -103,8 +109,30 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
   throw await redirectWithToast(request, next, toast);
 });
 
+/**
+ * The answer to "This looks like image #N already in the project": Keep both (the copy stays, and leaves Possible
+ * duplicates), or Skip (the copy is deleted, and the next pending image is shown).
+ */
+async function lookAlikeAnswer(request: Request, scope: ProjectScope, intent: "keep-both" | "skip", at: { image: number; ids: number[] }) {
+  const projectId = scope.project.id;
+  const [target] = await imagesByIds(scope, [at.image]);
+  if (!target) throw new NotFoundError("Image not found");
+  if (intent === "keep-both") {
+    await keepBoth(scope, target.id);
+    throw await redirectWithToast(request, uploadUrl(projectId, "edit", at.ids, target.id), { kind: "success", title: "Both images kept" });
+  }
+  await removeImage(scope, target);
+  const remaining = at.ids.filter((id) => id !== target.id);
+  const next = !remaining.length
+    ? uploadUrl(projectId, "upload")
+    : remaining.length === 1
+      ? uploadUrl(projectId, "edit", remaining)
+      : uploadUrl(projectId, "multiple", remaining);
+  throw await redirectWithToast(request, next, { kind: "success", title: "Upload skipped", description: "The copy was not added." });
+}
+
 export default function UploadPage() {
-  const { project, view, pending, current, maxBytes } = useLoaderData<typeof loader>();
+  const { project, view, pending, current, lookAlike, maxBytes } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const ids = pending.map((p) => p.id);
 
@@ -117,6 +145,26 @@ export default function UploadPage() {
           <p className="muted">
             Image {position} of {ids.length} uploaded
           </p>
+        ) : null}
+        {lookAlike ? (
+          <section className="duplicate-notice" aria-labelledby="duplicate-notice-title">
+            <img src={lookAlike.thumb} alt="" width={120} height={90} />
+            <div>
+              <h2 id="duplicate-notice-title">This looks like image #{lookAlike.id} already in the project</h2>
+              <p className="muted">{lookAlike.title || "Untitled"}</p>
+              <div className="form-actions">
+                <Link to={`/image/${lookAlike.id}`} className="btn" target="_blank" rel="noreferrer">
+                  View image #{lookAlike.id}
+                </Link>
+                <IntentButton intent="keep-both" fields={{ image: String(current.id), ids: ids.join(",") }}>
+                  Keep both
+                </IntentButton>
+                <IntentButton intent="skip" fields={{ image: String(current.id), ids: ids.join(",") }} className="btn btn-danger">
+                  Skip this upload
+                </IntentButton>
+              </div>
+            </div>
+          </section>
         ) : null}
         <ImageEditForm
           key={current.id}

@@ -70,8 +70,8 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const submission = parseWithZod(form, { schema: ProjectEditSchema });
   if (submission.status !== "success") return refused("edit", submission.reply());
   try {
-    const { name, ...settings } = submission.value;
-    await editProject(scope, name, settings, ip);
+    const { name, wsc, source, keepGps, keepGpsWas } = submission.value;
+    await editProject(scope, name, { wsc, source, keepGps: keepGps === keepGpsWas ? undefined : keepGps }, ip);
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     return refused("edit", submission.reply({ fieldErrors: { name: [err.message] } }), 409);

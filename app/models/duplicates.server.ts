@@ -1,0 +1,141 @@
+import { db } from "~/db/connection.server";
+import { bandProbes, bandsOf, distance, type Fingerprint, type Similarity } from "~/lib/similarity";
+import { requireEdit, type ProjectScope } from "./scope.server";
+import { write, type Trx } from "./write.server";
+
+/**
+ * Near-duplicates in a project (decision 0028): the images that look like a picture, found through the indexed
+ * quarters of their DCT hash (multi-index hashing: every image within the bound holds a probed value in some quarter,
+ * so a lookup seeks a few hundred index entries instead of comparing every image), then checked against both hashes.
+ */
+export interface LookAlike {
+  id: number;
+  title: string;
+  thumbKey: string;
+  distance: number;
+}
+
+/** The hash columns of a new image's row (all null when the file was not hashed). */
+export function hashColumns(similarity: Fingerprint | undefined) {
+  if (!similarity) return { phash: null, dhash: null, ph0: null, ph1: null, ph2: null, ph3: null };
+  const [ph0, ph1, ph2, ph3] = bandsOf(similarity.phash);
+  return { phash: similarity.phash, dhash: similarity.dhash, ph0: ph0!, ph1: ph1!, ph2: ph2!, ph3: ph3! };
+}
+
+/** Candidates a lookup reads at most: far more than any project's true look-alikes; a bound on a pathological one. */
+const MAX_CANDIDATES = 5000;
+
+/**
+ * The project's images that look like a picture (upright or turned), closest first (then newest), at most `limit`;
+ * `except`: an image to leave out (itself); `before`: only images older than this id.
+ */
+export async function lookAlikes(
+  q: Trx | ReturnType<typeof db>,
+  projectId: number,
+  similarity: Similarity,
+  opts: { limit?: number; except?: number; before?: number } = {},
+): Promise<LookAlike[]> {
+  const prints = [similarity, ...similarity.turned];
+  const probes = [0, 1, 2, 3].map((band) => [...new Set(prints.flatMap((p) => bandProbes(p.phash)[band]!))]);
+  const rows = await q
+    .selectFrom("images")
+    .select(["id", "title", "thumb_key", "phash", "dhash"])
+    .where("project_id", "=", projectId)
+    .where((eb) =>
+      eb.or([eb("ph0", "in", probes[0]!), eb("ph1", "in", probes[1]!), eb("ph2", "in", probes[2]!), eb("ph3", "in", probes[3]!)]),
+    )
+    .$if(opts.except !== undefined, (s) => s.where("id", "!=", opts.except!))
+    .$if(opts.before !== undefined, (s) => s.where("id", "<", opts.before!))
+    .limit(MAX_CANDIDATES)
+    .execute();
+  const found: LookAlike[] = [];
+  for (const r of rows) {
+    if (!r.phash || !r.dhash) continue;
+    const near = prints.map((p) => distance(p, { phash: r.phash!, dhash: r.dhash! })).filter((d): d is number => d !== null);
+    if (near.length) found.push({ id: r.id, title: r.title, thumbKey: r.thumb_key, distance: Math.min(...near) });
+  }
+  return found.sort((a, b) => a.distance - b.distance || b.id - a.id).slice(0, opts.limit ?? 5);
+}
+
+/** A possible duplicate of the project: an image, and the one it looked like when it came in. */
+export interface DuplicatePair {
+  copy: { id: number; title: string; thumbKey: string; createdAt: number };
+  original: { id: number; title: string; thumbKey: string; createdAt: number };
+}
+
+/**
+ * The project's possible duplicates nobody has decided on, newest copy first, keyset-paged by the copy's id (`after`:
+ * the last copy's id of the page before). An image whose look-alike was deleted since is no longer one.
+ */
+export async function possibleDuplicates(scope: ProjectScope, opts: { after?: number | null; limit?: number } = {}) {
+  const limit = Math.min(Math.max(opts.limit ?? 30, 1), 100);
+  const rows = await db()
+    .selectFrom("images as c")
+    .innerJoin("images as o", (join) => join.onRef("o.id", "=", "c.dup_of").onRef("o.project_id", "=", "c.project_id"))
+    .select([
+      "c.id as c_id",
+      "c.title as c_title",
+      "c.thumb_key as c_thumb",
+      "c.created_at as c_at",
+      "o.id as o_id",
+      "o.title as o_title",
+      "o.thumb_key as o_thumb",
+      "o.created_at as o_at",
+    ])
+    .where("c.project_id", "=", scope.project.id)
+    .where("c.dup_of", "is not", null)
+    .$if(Boolean(opts.after), (s) => s.where("c.id", "<", opts.after!))
+    .orderBy("c.id", "desc")
+    .limit(limit + 1)
+    .execute();
+  const pairs: DuplicatePair[] = rows.slice(0, limit).map((r) => ({
+    copy: { id: r.c_id, title: r.c_title, thumbKey: r.c_thumb, createdAt: Number(r.c_at) },
+    original: { id: r.o_id, title: r.o_title, thumbKey: r.o_thumb, createdAt: Number(r.o_at) },
+  }));
+  return { pairs, next: rows.length > limit ? pairs[pairs.length - 1]!.copy.id : null };
+}
+
+/** The same for an image already read (its `dup_of`): one primary-key look-up, none when it has no look-alike. */
+export async function lookAlikeOf(image: { project_id: number; dup_of: number | null }) {
+  if (image.dup_of === null) return null;
+  return (
+    (await db()
+      .selectFrom("images")
+      .select(["id", "title"])
+      .where("id", "=", image.dup_of)
+      .where("project_id", "=", image.project_id)
+      .executeTakeFirst()) ?? null
+  );
+}
+
+/** The image an image looked like when it came in, if nobody has decided yet and it is still in the project. */
+export async function lookedLike(scope: ProjectScope, imageId: number) {
+  const row = await db()
+    .selectFrom("images as c")
+    .innerJoin("images as o", (join) => join.onRef("o.id", "=", "c.dup_of").onRef("o.project_id", "=", "c.project_id"))
+    .select(["o.id", "o.title", "o.thumb_key"])
+    .where("c.id", "=", imageId)
+    .where("c.project_id", "=", scope.project.id)
+    .executeTakeFirst();
+  return row ? { id: row.id, title: row.title, thumbKey: row.thumb_key } : null;
+}
+
+/**
+ * "Keep both": the images are not duplicates for this project's people; the pair leaves Possible duplicates. False
+ * when the image is not the project's, or has no look-alike (any more).
+ */
+export async function keepBoth(scope: ProjectScope, imageId: number): Promise<boolean> {
+  requireEdit(scope);
+  return write(async (trx, touched) => {
+    const changed = await trx
+      .updateTable("images")
+      .set({ dup_of: null })
+      .where("id", "=", imageId)
+      .where("project_id", "=", scope.project.id)
+      .where("dup_of", "is not", null)
+      .executeTakeFirst();
+    if (!Number(changed.numUpdatedRows)) return false;
+    touched.project(scope.project.id);
+    return true;
+  });
+}

@@ -1,0 +1,171 @@
+import sharp, { type Sharp } from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db/connection.server";
+import { bandsOf, type Similarity } from "~/lib/similarity";
+import { keepBoth, lookAlikes, lookedLike, possibleDuplicates } from "~/models/duplicates.server";
+import { insertImageRows } from "~/models/images.server";
+import { queueReimport } from "~/models/reimport.server";
+import { projectScope } from "~/models/scope.server";
+import { drawDemoImage } from "~/services/demo.server";
+import { storeImageFile } from "~/services/image-files.server";
+import { addImageFile, removeImage, saveImageEdit } from "~/services/ingest.server";
+import { jobRegistry } from "~/services/job-registry.server";
+import { runOnce } from "~/services/jobs.server";
+import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+import { photo } from "../helpers/images";
+
+/**
+ * Near-duplicates on both databases: an upload that looks like an image of its project is marked as its possible
+ * duplicate (turned copies too, other projects never); an editor's turn keeps an image's hashes; the lookup's
+ * indexed quarters find every image within the bound; Possible duplicates pages, and loses a pair when someone keeps
+ * both or deletes the look-alike; a re-import gives images stored before any of this their hashes and capture data.
+ */
+const row = (id: number) => db().selectFrom("images").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+const jpegOf = (buf: Buffer, edit: (s: Sharp) => Sharp) => edit(sharp(buf)).jpeg({ quality: 80 }).toBuffer();
+
+/** A hash with `flips[q]` bits flipped in quarter q (the lowest bits of each). */
+function flipped(phash: string, flips: number[]): string {
+  return bandsOf(phash)
+    .map((band, q) => (band ^ ((1 << flips[q]!) - 1)).toString(16).padStart(4, "0"))
+    .join("");
+}
+
+describe.each(dialects)("near-duplicates (%s)", (dialect) => {
+  let t: TestDatabase;
+  let manager: Awaited<ReturnType<typeof makeUser>>;
+  let projectId = 0;
+  let otherId = 0;
+  const scope = () => projectScope(manager.actor, projectId);
+  let shelf: Buffer;
+
+  beforeAll(async () => {
+    t = await freshDatabase(dialect);
+    manager = await makeUser();
+    projectId = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    otherId = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    shelf = await drawDemoImage(7, 640, 480);
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  it("marks an upload that looks like an image of its project (smaller, turned) as its possible duplicate; not a stranger, not across projects", async () => {
+    const original = await addImageFile(await scope(), shelf, meta("Shelf"));
+    expect((await row(original)).dup_of).toBeNull();
+    const smaller = await addImageFile(await scope(), await jpegOf(shelf, (s) => s.resize(320)), meta("Smaller"));
+    const turned = await addImageFile(await scope(), await jpegOf(shelf, (s) => s.rotate(270)), meta("Turned"));
+    const stranger = await addImageFile(await scope(), await drawDemoImage(8, 640, 480), meta("Stranger"));
+    const elsewhere = await addImageFile(await projectScope(manager.actor, otherId), shelf, meta("Elsewhere"));
+    expect((await row(smaller)).dup_of).toBe(original);
+    // The closest: the original and the smaller copy are both alike; the turned one found by its turned hashes.
+    expect([original, smaller]).toContain((await row(turned)).dup_of);
+    expect((await row(stranger)).dup_of).toBeNull();
+    expect((await row(elsewhere)).dup_of).toBeNull();
+    expect(await lookedLike(await scope(), smaller)).toMatchObject({ id: original, title: "Shelf" });
+  });
+
+  it("keeps an image's hashes when an editor turns it, so the same file uploaded again is found", async () => {
+    const buf = await drawDemoImage(9, 640, 480);
+    const id = await addImageFile(await scope(), buf, meta("To turn"));
+    const before = await row(id);
+    const change = {
+      title: before.title,
+      description: before.description,
+      keywords: JSON.parse(before.keywords) as string[],
+      ocrText: before.ocr_text,
+    };
+    await saveImageEdit(await scope(), before, change, 90);
+    const after = await row(id);
+    expect(after.rotation).toBe(90);
+    expect({ phash: after.phash, dhash: after.dhash }).toEqual({ phash: before.phash, dhash: before.dhash });
+    const again = await addImageFile(await scope(), buf, meta("Same file"));
+    expect((await row(again)).dup_of).toBe(id);
+  });
+
+  it("finds every image within 7 bits of the DCT hash through the indexed quarters, however they spread, and none 8 bits off", async () => {
+    const probeProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const base = "9c3a5e71d2f4086b";
+    const dhash = "0123456789abcdef";
+    const spreads = {
+      "7 in one quarter": [7, 0, 0, 0],
+      "2+2+2+1": [2, 2, 2, 1],
+      "1+1+1+1": [1, 1, 1, 1],
+      "2+2+2+2": [2, 2, 2, 2],
+      "8 in one": [8, 0, 0, 0],
+    };
+    const rows = Object.entries(spreads).map(([title, flips], i) => ({
+      file: { ...fakeFile(70_000 + i), similarity: { phash: flipped(base, flips), dhash, turned: [] } as Similarity },
+      meta: meta(title),
+      at: 1_700_000_000_000 + i,
+    }));
+    await insertImageRows(await projectScope(manager.actor, probeProject), rows);
+    const found = await lookAlikes(db(), probeProject, { phash: base, dhash, turned: [] }, { limit: 10 });
+    expect(found.map((f) => f.title).sort()).toEqual(["1+1+1+1", "2+2+2+1", "7 in one quarter"]);
+    expect(found.find((f) => f.title === "1+1+1+1")?.distance).toBe(4);
+  });
+
+  it("lists possible duplicates newest first by pages, and loses a pair when someone keeps both or deletes the look-alike", async () => {
+    const listProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const s = await projectScope(manager.actor, listProject);
+    const originals = await Promise.all([11, 12, 13].map((n) => drawDemoImage(n, 480, 360)));
+    const first: number[] = [];
+    for (const [i, buf] of originals.entries()) first.push(await addImageFile(s, buf, meta(`Original ${i}`)));
+    const copies: number[] = [];
+    for (const [i, buf] of originals.entries())
+      copies.push(await addImageFile(s, await jpegOf(buf, (x) => x.modulate({ brightness: 1.1 })), meta(`Copy ${i}`)));
+    const page1 = await possibleDuplicates(s, { limit: 2 });
+    expect(page1.pairs.map((p) => [p.copy.id, p.original.id])).toEqual([
+      [copies[2], first[2]],
+      [copies[1], first[1]],
+    ]);
+    const page2 = await possibleDuplicates(s, { after: page1.next, limit: 2 });
+    expect(page2).toEqual({ pairs: [expect.objectContaining({ copy: expect.objectContaining({ id: copies[0] }) })], next: null });
+
+    expect(await keepBoth(s, copies[2]!)).toBe(true);
+    expect(await keepBoth(s, copies[2]!)).toBe(false);
+    // An image of another project is not this project's to keep.
+    expect(await keepBoth(s, (await possibleDuplicates(await scope())).pairs[0]?.copy.id ?? first[0]!)).toBe(false);
+    await removeImage(s, await row(first[1]!));
+    expect((await possibleDuplicates(s)).pairs.map((p) => p.copy.id)).toEqual([copies[0]]);
+    expect(await lookedLike(s, copies[1]!)).toBeNull();
+    // Another project's possible duplicates are its own.
+    expect((await possibleDuplicates(await scope())).pairs.every((p) => ![...copies, ...first].includes(p.copy.id))).toBe(true);
+  });
+
+  it("re-import gives images stored before Koala read them their capture data, upright size and hashes, and marks a look-alike of an older one", async () => {
+    const oldProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const s = await projectScope(manager.actor, oldProject);
+    const sideways = await photo({ taken: "2021:04:05 06:07:08", make: "Canon", model: "Canon EOS R6", orientation: 6 }, 640, 480);
+    const picture = await drawDemoImage(21, 640, 480);
+    const copy = await jpegOf(picture, (x) => x.resize(400));
+    // As stored before: no capture data, no hashes, the file's own (sideways) size.
+    const stored = await Promise.all(
+      [sideways, picture, copy].map(async (buf) => {
+        const { capture: _capture, similarity: _similarity, ...file } = await storeImageFile(buf);
+        return file;
+      }),
+    );
+    stored[0] = { ...stored[0]!, width: 640, height: 480 };
+    await insertImageRows(
+      s,
+      stored.map((file, i) => ({ file, meta: meta(`Old ${i}`), at: 1_600_000_000_000 + i })),
+    );
+    const ids = (await db().selectFrom("images").select("id").where("project_id", "=", oldProject).orderBy("id").execute()).map(
+      (r) => r.id,
+    );
+    expect((await row(ids[0]!)).phash).toBeNull();
+
+    await queueReimport(s, "files");
+    while (await runOnce(jobRegistry, "duplicates-test"));
+    expect(await row(ids[0]!)).toMatchObject({
+      taken_at: Date.UTC(2021, 3, 5, 6, 7, 8) / 1000,
+      camera_model: "Canon EOS R6",
+      width: 480,
+      height: 640,
+    });
+    expect((await row(ids[1]!)).phash).toMatch(/^[0-9a-f]{16}$/);
+    expect((await row(ids[1]!)).dup_of).toBeNull();
+    expect((await row(ids[2]!)).dup_of).toBe(ids[1]);
+  });
+});
