@@ -46,7 +46,13 @@ test(
     // Skip: the copy is deleted.
     await uploadCopy(page, projectId, "copy-skip.jpg");
     await expect(notice).toBeVisible();
-    await expect(notice.getByRole("link", { name: `View image #${seeded.id}` })).toHaveAttribute("href", `/image/${seeded.id}`);
+    // View: the look-alike opens beside the upload (a new tab, so the upload's step stays as it is).
+    const opened = page.waitForEvent("popup");
+    await notice.getByRole("link", { name: `View image #${seeded.id}` }).click();
+    const view = await opened;
+    await expect(view).toHaveURL(new RegExp(`/image/${seeded.id}$`));
+    await expect(view.getByRole("heading", { name: "Seeded image" })).toBeVisible();
+    await view.close();
     await expectAccessible(page, info);
     await notice.getByRole("button", { name: "Skip this upload" }).click();
     await expect(toast(page)).toContainText("Upload skipped");
