@@ -41,10 +41,14 @@ export function distance(a: Fingerprint, b: Fingerprint): number | null {
 export const bandsOf = (phash: string) => [0, 1, 2, 3].map((i) => parseInt(phash.slice(i * 4, i * 4 + 4), 16));
 
 /**
- * The values each quarter may hold in a hash at most 7 bits from `phash`: its own and the 16 one bit away. Seven
+ * The values each quarter may hold in a hash at most 7 bits from `phash`: its own and those one bit away. Seven
  * differing bits spread over four quarters leave at least one quarter with at most one (pigeonhole), so an image
  * within the bound holds one of these values in the same quarter (multi-index hashing).
  */
 export function bandProbes(phash: string): number[][] {
-  return bandsOf(phash).map((value) => [value, ...Array.from({ length: 16 }, (_, bit) => value ^ (1 << bit))]);
+  // The DCT hash has 63 bits: the first quarter's top bit is always 0, and is not probed.
+  return bandsOf(phash).map((value, quarter) => [
+    value,
+    ...Array.from({ length: quarter === 0 ? 15 : 16 }, (_, bit) => value ^ (1 << bit)),
+  ]);
 }

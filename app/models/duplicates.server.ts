@@ -1,4 +1,5 @@
 import { db } from "~/db/connection.server";
+import { log } from "~/lib/log.server";
 import { bandProbes, bandsOf, distance, type Fingerprint, type Similarity } from "~/lib/similarity";
 import { requireEdit, type ProjectScope } from "./scope.server";
 import { write, type Trx } from "./write.server";
@@ -22,12 +23,20 @@ export function hashColumns(similarity: Fingerprint | undefined) {
   return { phash: similarity.phash, dhash: similarity.dhash, ph0: ph0!, ph1: ph1!, ph2: ph2!, ph3: ph3! };
 }
 
-/** Candidates a lookup reads at most: far more than any project's true look-alikes; a bound on a pathological one. */
-const MAX_CANDIDATES = 5000;
+/**
+ * Candidates a lookup reads at most from each quarter: far more than a project's true look-alikes; a bound on a
+ * pathological cluster (thousands of blank pages alike in one quarter). The exact copies are read apart, first, so
+ * the bound never hides them; reaching it is logged.
+ */
+export const lookupSettings = { maxPerQuarter: 5000 };
+const QUARTERS = [0, 1, 2, 3] as const;
+const quarterColumn = (q: number) => `ph${q}` as "ph0" | "ph1" | "ph2" | "ph3";
 
 /**
- * The project's images that look like a picture (upright or turned), closest first (then newest), at most `limit`;
- * `except`: an image to leave out (itself); `before`: only images older than this id.
+ * The project's images that look like a picture (upright or turned), closest first (then oldest: the first of a
+ * chain of copies), at most `limit`; `except`: an image to leave out (itself); `before`: only images older than this id.
+ * Each quarter is its own statement on its own index (`images_project_phN`), the rows joined here: SQLite planned an
+ * OR of the four quarters as a walk of the whole project whenever its statistics were missing or old.
  */
 export async function lookAlikes(
   q: Trx | ReturnType<typeof db>,
@@ -36,25 +45,35 @@ export async function lookAlikes(
   opts: { limit?: number; except?: number; before?: number } = {},
 ): Promise<LookAlike[]> {
   const prints = [similarity, ...similarity.turned];
-  const probes = [0, 1, 2, 3].map((band) => [...new Set(prints.flatMap((p) => bandProbes(p.phash)[band]!))]);
-  const rows = await q
-    .selectFrom("images")
-    .select(["id", "title", "thumb_key", "phash", "dhash"])
-    .where("project_id", "=", projectId)
-    .where((eb) =>
-      eb.or([eb("ph0", "in", probes[0]!), eb("ph1", "in", probes[1]!), eb("ph2", "in", probes[2]!), eb("ph3", "in", probes[3]!)]),
+  const probes = QUARTERS.map((quarter) => [...new Set(prints.flatMap((p) => bandProbes(p.phash)[quarter]!))]);
+  const candidates = (quarter: number, values: number[]) =>
+    q
+      .selectFrom("images")
+      .select(["id", "title", "thumb_key", "phash", "dhash"])
+      .where("project_id", "=", projectId)
+      .where(quarterColumn(quarter), "in", values)
+      .$if(opts.except !== undefined, (s) => s.where("id", "!=", opts.except!))
+      .$if(opts.before !== undefined, (s) => s.where("id", "<", opts.before!));
+  // Exact copies (the same DCT hash, any turn) first, whatever the bound; then every quarter's probes.
+  const exact = await candidates(0, [...new Set(prints.map((p) => bandsOf(p.phash)[0]!))])
+    .where(
+      "phash",
+      "in",
+      prints.map((p) => p.phash),
     )
-    .$if(opts.except !== undefined, (s) => s.where("id", "!=", opts.except!))
-    .$if(opts.before !== undefined, (s) => s.where("id", "<", opts.before!))
-    .limit(MAX_CANDIDATES)
     .execute();
-  const found: LookAlike[] = [];
-  for (const r of rows) {
-    if (!r.phash || !r.dhash) continue;
-    const near = prints.map((p) => distance(p, { phash: r.phash!, dhash: r.dhash! })).filter((d): d is number => d !== null);
-    if (near.length) found.push({ id: r.id, title: r.title, thumbKey: r.thumb_key, distance: Math.min(...near) });
+  const near = await Promise.all(
+    QUARTERS.map((quarter) => candidates(quarter, probes[quarter]!).limit(lookupSettings.maxPerQuarter).execute()),
+  );
+  if (near.some((rows) => rows.length >= lookupSettings.maxPerQuarter))
+    log.warn("near-duplicate lookup reached its bound", { projectId, bound: lookupSettings.maxPerQuarter });
+  const found = new Map<number, LookAlike>();
+  for (const r of [...exact, ...near.flat()]) {
+    if (found.has(r.id) || !r.phash || !r.dhash) continue;
+    const apart = prints.map((p) => distance(p, { phash: r.phash!, dhash: r.dhash! })).filter((d): d is number => d !== null);
+    if (apart.length) found.set(r.id, { id: r.id, title: r.title, thumbKey: r.thumb_key, distance: Math.min(...apart) });
   }
-  return found.sort((a, b) => a.distance - b.distance || b.id - a.id).slice(0, opts.limit ?? 5);
+  return [...found.values()].sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, opts.limit ?? 5);
 }
 
 /** A possible duplicate of the project: an image, and the one it looked like when it came in. */

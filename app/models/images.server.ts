@@ -107,16 +107,18 @@ export async function requireLiveImage(trx: Trx, projectId: number, imageId: num
 }
 
 /**
- * Inside a write: whether the project keeps GPS positions, read under a lock of its row on PostgreSQL, so that a
- * manager turning it off (which clears the project's positions, setKeepGps) waits for this insert, or this insert for
- * it: no position is ever written after the clear.
+ * Inside a write that adds (or re-reads) an image: the project's row, locked on PostgreSQL (SQLite's write lock is
+ * the whole database), and whether it keeps GPS positions. So a manager turning positions off (which clears them,
+ * editProject) waits for this write or this write for it, and no position is written after the clear; and two uploads
+ * to one project look for look-alikes one after the other, each seeing the other's image (under READ COMMITTED two
+ * near-copies uploaded at once would otherwise each miss the other).
  */
-export async function keepsGps(trx: Trx, projectId: number) {
+export async function lockProjectForImages(trx: Trx, projectId: number) {
   const q = trx.selectFrom("projects").select("keep_gps").where("id", "=", projectId);
   // FOR NO KEY UPDATE, not FOR SHARE: the write's commit updates this row (its version), and two uploads each holding
   // a share lock would then wait for each other (a deadlock). Uploads to one project already queue on that update.
   const row = await (dialect() === "postgres" ? q.forNoKeyUpdate() : q).executeTakeFirst();
-  return row?.keep_gps === 1;
+  return { keepGps: row?.keep_gps === 1 };
 }
 
 /** The scope's live images among `ids`, in the order of `ids` (missing ones left out). */
@@ -146,10 +148,9 @@ export async function insertImage(
     return await write(async (trx, touched) => {
       await lockObjects(trx, file.checksum);
       await assertObjectsStored(trx, [file.storageKey, file.thumbKey, file.previewKey]);
-      // The closest look-alike already in the project, read in the write that inserts: a copy uploaded twice at once
-      // is found the second time.
+      const { keepGps } = await lockProjectForImages(trx, project.id);
+      // The closest look-alike already in the project, read in the write that inserts (under the project's lock).
       const [like] = file.similarity ? await lookAlikes(trx, project.id, file.similarity, { limit: 1 }) : [];
-      const keepGps = file.capture?.gps ? await keepsGps(trx, project.id) : false;
       const row = await trx
         .insertInto("images")
         .values(newImageRow(actor, project.id, file, meta, at, keepGps, like?.id ?? null))

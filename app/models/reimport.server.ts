@@ -7,7 +7,7 @@ import { enqueueJob } from "./jobs.server";
 import type { CaptureData } from "~/lib/capture";
 import type { Similarity } from "~/lib/similarity";
 import { hashColumns, lookAlikes } from "./duplicates.server";
-import { keepsGps } from "./images.server";
+import { lockProjectForImages } from "./images.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
 import { requireManage, type ProjectScope } from "./scope.server";
 import { write } from "./write.server";
@@ -77,7 +77,7 @@ export async function refreshImageFiles(
   await write(async (trx, touched) => {
     await lockObjects(trx, image.checksum);
     await assertObjectsStored(trx, [facts.thumbKey, facts.previewKey]);
-    const keepGps = read.capture.gps ? await keepsGps(trx, scope.project.id) : false;
+    const { keepGps } = await lockProjectForImages(trx, scope.project.id);
     // Only an image hashed for the first time is matched: one a person kept (Keep both) stays kept.
     const [like] =
       read.similarity && !image.phash ? await lookAlikes(trx, scope.project.id, read.similarity, { limit: 1, before: image.id }) : [];

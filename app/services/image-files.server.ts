@@ -145,7 +145,7 @@ async function decoded(buf: Buffer, rotation: number): Promise<RawPixels & { dat
   return { data, width: info.width, height: info.height, channels: info.channels };
 }
 
-/** A file's perceptual hashes alone, made as on upload (what the duplicates' quality test measures). */
+/** A file's perceptual hashes alone, made as on upload (what the duplicates' quality test measures); none for a flat picture. */
 export async function fileSimilarity(buf: Buffer) {
   return withDecodeSlot(async () => similarityOf(await decoded(buf, 0)));
 }

@@ -62,7 +62,8 @@ function crc32(buf: Buffer): number {
 }
 
 /**
- * A real JPEG carrying EXIF as a camera writes it (libvips' own EXIF writer): the capture time ("YYYY:MM:DD HH:MM:SS"),
+ * A real JPEG of noise (each call a different picture) carrying EXIF as a camera writes it (libvips' own EXIF writer):
+ * the capture time ("YYYY:MM:DD HH:MM:SS"),
  * the camera, a GPS position in degrees and an orientation tag, each only when given.
  */
 export function photo(
@@ -88,7 +89,10 @@ export function photo(
         GPSLongitude: dms(exif.gps.lon),
       }
     : {};
-  const image = sharp({ create: { width: w, height: h, channels: 3, background: "#b0603a" } }).withExif({
+  // Noise, not one colour: a flat picture has no perceptual hash, and two photos made here are different pictures.
+  const image = sharp({
+    create: { width: w, height: h, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 40 } },
+  }).withExif({
     IFD0: ifd0,
     IFD2: exif.taken ? { DateTimeOriginal: exif.taken } : {},
     IFD3: gps,

@@ -1,8 +1,8 @@
 import sharp, { type Sharp } from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
-import { bandsOf, type Similarity } from "~/lib/similarity";
-import { keepBoth, lookAlikes, lookedLike, possibleDuplicates } from "~/models/duplicates.server";
+import { bandsOf, distance, type Similarity } from "~/lib/similarity";
+import { keepBoth, lookAlikes, lookedLike, lookupSettings, possibleDuplicates } from "~/models/duplicates.server";
 import { insertImageRows } from "~/models/images.server";
 import { queueReimport } from "~/models/reimport.server";
 import { projectScope } from "~/models/scope.server";
@@ -103,6 +103,78 @@ describe.each(dialects)("near-duplicates (%s)", (dialect) => {
     const found = await lookAlikes(db(), probeProject, { phash: base, dhash, turned: [] }, { limit: 10 });
     expect(found.map((f) => f.title).sort()).toEqual(["1+1+1+1", "2+2+2+1", "7 in one quarter"]);
     expect(found.find((f) => f.title === "1+1+1+1")?.distance).toBe(4);
+  });
+
+  it("finds an exact copy past the lookup's bound, and the oldest of a chain of copies; two near-copies uploaded at once find each other", async () => {
+    const crowd = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const s = await projectScope(manager.actor, crowd);
+    const picture = await drawDemoImage(31, 480, 360);
+    const first = await addImageFile(s, picture, meta("First"));
+    const second = await addImageFile(s, await jpegOf(picture, (x) => x.resize(300)), meta("Second"));
+    // A crowd sharing the first quarter of the picture's hash (blank pages alike in one quarter), past the bound.
+    const { phash } = (await row(first)) as { phash: string };
+    const bound = lookupSettings.maxPerQuarter;
+    lookupSettings.maxPerQuarter = 3;
+    try {
+      await insertImageRows(
+        s,
+        Array.from({ length: 6 }, (_, i) => ({
+          file: {
+            ...fakeFile(80_000 + i),
+            similarity: { phash: `${phash.slice(0, 4)}${"f0f0".repeat(3)}`, dhash: "ffffffffffffffff", turned: [] },
+          },
+          meta: meta(`Crowd ${i}`),
+          at: 1_700_000_000_000 + i,
+        })),
+      );
+      const third = await addImageFile(s, await jpegOf(picture, (x) => x.resize(300)), meta("Third"));
+      // Second and third are the same file: distance 0 to each other, yet the oldest of equals is named.
+      expect((await row(second)).dup_of).toBe(first);
+      expect((await row(third)).dup_of).toBe(second);
+      const exact = await lookAlikes(db(), crowd, { phash, dhash: (await row(first)).dhash!, turned: [] }, { limit: 1 });
+      expect(exact.map((l) => l.id)).toEqual([first]);
+    } finally {
+      lookupSettings.maxPerQuarter = bound;
+    }
+    const pairProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const p = await projectScope(manager.actor, pairProject);
+    const twins = await Promise.all([41, 42, 43].map((n) => drawDemoImage(n, 480, 360)));
+    const darker = await Promise.all(twins.map((buf) => jpegOf(buf, (x) => x.modulate({ brightness: 0.92 }))));
+    const ids = await Promise.all(
+      twins.flatMap((buf, i) => [addImageFile(p, buf, meta(`Twin ${i} a`)), addImageFile(p, darker[i]!, meta(`Twin ${i} b`))]),
+    );
+    for (let i = 0; i < 3; i++) {
+      const [a, b] = [await row(ids[2 * i]!), await row(ids[2 * i + 1]!)];
+      // Whichever went in second names the other.
+      expect(a.dup_of === b.id || b.dup_of === a.id, `twins ${i}`).toBe(true);
+    }
+  });
+
+  it("gives a flat picture no hashes (its bits would be noise), tells tiny pictures apart, and lays transparency on white", async () => {
+    const flat = await storeImageFile(
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: "#808080" } })
+        .png()
+        .toBuffer(),
+    );
+    expect(flat.similarity).toBeUndefined();
+    const tiny = async (pixels: number[]) =>
+      (
+        await storeImageFile(
+          await sharp(Buffer.from(pixels), { raw: { width: 2, height: 2, channels: 1 } })
+            .png()
+            .toBuffer(),
+        )
+      ).similarity!;
+    const [a, b] = [await tiny([0, 255, 255, 0]), await tiny([255, 0, 0, 255])];
+    expect(distance(a, b)).toBeNull();
+    // Two PNGs a browser shows alike (fully transparent), whatever colour hides under alpha 0: both flat, so neither
+    // is anyone's look-alike; and a half-transparent picture hashes as on white.
+    const clear = (rgb: string) =>
+      sharp({ create: { width: 32, height: 32, channels: 4, background: `${rgb}00` } })
+        .png()
+        .toBuffer();
+    expect((await storeImageFile(await clear("#ff0000"))).similarity).toBeUndefined();
+    expect((await storeImageFile(await clear("#0000ff"))).similarity).toBeUndefined();
   });
 
   it("lists possible duplicates newest first by pages, and loses a pair when someone keeps both or deletes the look-alike", async () => {

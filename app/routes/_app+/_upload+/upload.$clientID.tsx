@@ -12,6 +12,7 @@ import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { thumbUrl } from "~/web/media-links.server";
 import { ImageEditSchema } from "~/lib/schemas";
+import { MAX_ID } from "~/lib/ids";
 import { MAX_BATCH, uploadUrl } from "~/lib/uploads";
 import { StaleEdit } from "~/models/image-edits.server";
 import { keepBoth, lookedLike } from "~/models/duplicates.server";
@@ -62,7 +63,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
   };
 });
 
-const SaveFields = z.object({ image: z.coerce.number().int().positive(), ids });
+const SaveFields = z.object({ image: z.coerce.number().int().positive().max(MAX_ID), ids });
 
 /**
  * Edit Image → Submit: saves the metadata; the image leaves the pending list. Multiple Uploaded Images → Submit without
@@ -116,18 +117,17 @@ export const action = page(async ({ request, params }: ActionFunctionArgs) => {
 async function lookAlikeAnswer(request: Request, scope: ProjectScope, intent: "keep-both" | "skip", at: { image: number; ids: number[] }) {
   const projectId = scope.project.id;
   const [target] = await imagesByIds(scope, [at.image]);
-  if (!target) throw new NotFoundError("Image not found");
+  // Only an image of this upload that still has a look-alike: a forged id, or a pair decided meanwhile (in another
+  // tab, on Possible duplicates), is not skipped.
+  if (!target || !at.ids.includes(target.id) || !(await lookedLike(scope, target.id))) throw new NotFoundError("Image not found");
   if (intent === "keep-both") {
     await keepBoth(scope, target.id);
     throw await redirectWithToast(request, uploadUrl(projectId, "edit", at.ids, target.id), { kind: "success", title: "Both images kept" });
   }
   await removeImage(scope, target);
   const remaining = at.ids.filter((id) => id !== target.id);
-  const next = !remaining.length
-    ? uploadUrl(projectId, "upload")
-    : remaining.length === 1
-      ? uploadUrl(projectId, "edit", remaining)
-      : uploadUrl(projectId, "multiple", remaining);
+  // As after a Submit: the rest of the batch, or a new upload.
+  const next = remaining.length ? uploadUrl(projectId, "multiple", remaining) : uploadUrl(projectId, "upload");
   throw await redirectWithToast(request, next, { kind: "success", title: "Upload skipped", description: "The copy was not added." });
 }
 
@@ -155,6 +155,7 @@ export default function UploadPage() {
               <div className="form-actions">
                 <Link to={`/image/${lookAlike.id}`} className="btn" target="_blank" rel="noreferrer">
                   View image #{lookAlike.id}
+                  <span className="sr-only"> (opens in a new tab)</span>
                 </Link>
                 <IntentButton intent="keep-both" fields={{ image: String(current.id), ids: ids.join(",") }}>
                   Keep both
