@@ -365,7 +365,8 @@ test("image panel opens and closes by keyboard", { tag: "@core" }, async ({ page
   const id = await projectId(db, e2eProject);
   await page.goto(`/client/${id}`);
   const view = page.getByRole("link", { name: "View E2E image" });
-  await tabTo(page, view);
+  // Past the header, the sidebar's searches and filters (capture date among them) and the project's links.
+  await tabTo(page, view, 40);
   await page.keyboard.press("Enter");
   if (hasJs(info)) {
     const dialog = page.getByRole("dialog", { name: "E2E image" });
