@@ -25,6 +25,7 @@ import { jobTokens } from "./migrations/023-job-tokens.server";
 import { machineOcr } from "./migrations/024-machine-ocr.server";
 import { captureData } from "./migrations/025-capture-data.server";
 import { nearDuplicates } from "./migrations/026-near-duplicates.server";
+import { coveringQuarters } from "./migrations/027-covering-quarters.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -53,6 +54,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "024-machine-ocr": machineOcr(),
     "025-capture-data": captureData(),
     "026-near-duplicates": nearDuplicates(),
+    "027-covering-quarters": coveringQuarters(),
   };
 }
 

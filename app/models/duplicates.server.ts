@@ -1,6 +1,15 @@
 import { db } from "~/db/connection.server";
+import { chunksOf } from "~/lib/chunks";
 import { log } from "~/lib/log.server";
-import { bandProbes, bandsOf, distance, type Fingerprint, type Similarity } from "~/lib/similarity";
+import {
+  bandProbes,
+  bandsOf,
+  distance,
+  hamming,
+  MAX_PHASH_DISTANCE,
+  type Fingerprint,
+  type Similarity,
+} from "~/lib/similarity";
 import { requireEdit, type ProjectScope } from "./scope.server";
 import { write, type Trx } from "./write.server";
 
@@ -36,7 +45,9 @@ const quarterColumn = (q: number) => `ph${q}` as "ph0" | "ph1" | "ph2" | "ph3";
  * The project's images that look like a picture (upright or turned), closest first (then oldest: the first of a
  * chain of copies), at most `limit`; `except`: an image to leave out (itself); `before`: only images older than this id.
  * Each quarter is its own statement on its own index (`images_project_phN`), the rows joined here: SQLite planned an
- * OR of the four quarters as a walk of the whole project whenever its statistics were missing or old.
+ * OR of the four quarters as a walk of the whole project whenever its statistics were missing or old. The indexes
+ * hold the DCT hash (migration 027), so the candidates are sifted from the index alone; the table is read only for
+ * the few within the bound.
  */
 export async function lookAlikes(
   q: Trx | ReturnType<typeof db>,
@@ -45,11 +56,16 @@ export async function lookAlikes(
   opts: { limit?: number; except?: number; before?: number } = {},
 ): Promise<LookAlike[]> {
   const prints = [similarity, ...similarity.turned];
-  const probes = QUARTERS.map((quarter) => [...new Set(prints.flatMap((p) => bandProbes(p.phash)[quarter]!))]);
+  // The picture as it stands: each quarter's value and its one-bit neighbours (every image within 7 bits). Its turns:
+  // each quarter's own value (every image within 3 bits of a turn, by the same pigeonhole), a fifth of the seeks.
+  const upright = bandProbes(similarity.phash);
+  const probes = QUARTERS.map((quarter) => [
+    ...new Set([...upright[quarter]!, ...similarity.turned.map((t) => bandsOf(t.phash)[quarter]!)]),
+  ]);
   const candidates = (quarter: number, values: number[]) =>
     q
       .selectFrom("images")
-      .select(["id", "title", "thumb_key", "phash", "dhash"])
+      .select(["id", "phash"])
       .where("project_id", "=", projectId)
       .where(quarterColumn(quarter), "in", values)
       .$if(opts.except !== undefined, (s) => s.where("id", "!=", opts.except!))
@@ -67,13 +83,24 @@ export async function lookAlikes(
   );
   if (near.some((rows) => rows.length >= lookupSettings.maxPerQuarter))
     log.warn("near-duplicate lookup reached its bound", { projectId, bound: lookupSettings.maxPerQuarter });
-  const found = new Map<number, LookAlike>();
-  for (const r of [...exact, ...near.flat()]) {
-    if (found.has(r.id) || !r.phash || !r.dhash) continue;
-    const apart = prints.map((p) => distance(p, { phash: r.phash!, dhash: r.dhash! })).filter((d): d is number => d !== null);
-    if (apart.length) found.set(r.id, { id: r.id, title: r.title, thumbKey: r.thumb_key, distance: Math.min(...apart) });
+  const close = new Set<number>();
+  for (const r of [...exact, ...near.flat()])
+    if (r.phash && prints.some((p) => hamming(p.phash, r.phash!) <= MAX_PHASH_DISTANCE)) close.add(r.id);
+  const found: LookAlike[] = [];
+  for (const ids of chunksOf([...close], 1000)) {
+    const rows = await q
+      .selectFrom("images")
+      .select(["id", "title", "thumb_key", "phash", "dhash"])
+      .where("project_id", "=", projectId)
+      .where("id", "in", ids)
+      .execute();
+    for (const r of rows) {
+      if (!r.phash || !r.dhash) continue;
+      const apart = prints.map((p) => distance(p, { phash: r.phash!, dhash: r.dhash! })).filter((d): d is number => d !== null);
+      if (apart.length) found.push({ id: r.id, title: r.title, thumbKey: r.thumb_key, distance: Math.min(...apart) });
+    }
   }
-  return [...found.values()].sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, opts.limit ?? 5);
+  return found.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, opts.limit ?? 5);
 }
 
 /** A possible duplicate of the project: an image, and the one it looked like when it came in. */
