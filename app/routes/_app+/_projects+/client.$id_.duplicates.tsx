@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { IntentButton } from "~/components/forms";
-import { NotFoundError } from "~/lib/errors";
+import { InvalidError, NotFoundError } from "~/lib/errors";
 import { parseId } from "~/lib/ids";
 import { keepBoth, possibleDuplicates } from "~/models/duplicates.server";
 import { headerOf } from "~/web/header.server";
@@ -20,6 +20,12 @@ const Query = z.object({
     .string()
     .optional()
     .transform((v) => (v ? parseId(v) : null)),
+});
+
+/** The page's one answer: Keep both, for an upload of the list. */
+const KeepBoth = z.object({
+  intent: z.literal("keep-both"),
+  image: z.string().transform((v, ctx) => parseId(v) ?? (ctx.addIssue({ code: "custom", message: "Not an image" }), z.NEVER)),
 });
 
 /**
@@ -44,10 +50,10 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
   const scope = await projectScopeOf({ request, context }, params.id, { need: "write" });
-  const form = await readForm(request);
-  const image = parseId(form.get("image"));
+  const form = KeepBoth.safeParse(Object.fromEntries(await readForm(request)));
+  if (!form.success) throw new InvalidError();
   // Another project's image, or a pair someone already decided on: nothing to keep.
-  if (form.get("intent") !== "keep-both" || !image || !(await keepBoth(scope, image))) throw new NotFoundError("Image not found");
+  if (!(await keepBoth(scope, form.data.image))) throw new NotFoundError("Image not found");
   return redirectWithToast(request, `/client/${scope.project.id}/duplicates`, { kind: "success", title: "Both images kept" });
 });
 
