@@ -12,13 +12,34 @@ export interface Similarity extends Fingerprint {
   turned: Fingerprint[];
 }
 
-const BITS = Array.from({ length: 16 }, (_, n) => (n & 1) + ((n >> 1) & 1) + ((n >> 2) & 1) + ((n >> 3) & 1));
+/** Set bits of a 32-bit value (SWAR). */
+function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** A hash's two 32-bit halves. */
+const high = (hash: string) => parseInt(hash.slice(0, 8), 16);
+const low = (hash: string) => parseInt(hash.slice(8, 16), 16);
 
 /** How many of two hashes' 64 bits differ. */
 export function hamming(a: string, b: string): number {
-  let n = 0;
-  for (let i = 0; i < 16; i++) n += BITS[parseInt(a[i]!, 16) ^ parseInt(b[i]!, 16)]!;
-  return n;
+  return bitCount(high(a) ^ high(b)) + bitCount(low(a) ^ low(b));
+}
+
+/**
+ * Whether a hash is within `max` bits of one of `hashes`, each parsed once: a lookup sifts a thousand candidates
+ * against four prints. A digit at a time (a parse and a table look-up each), that took 9 ms of 14 (bench P15).
+ */
+export function nearAny(hashes: string[], max: number): (hash: string) => boolean {
+  const highs = hashes.map(high);
+  const lows = hashes.map(low);
+  return (hash) => {
+    const [h, l] = [high(hash), low(hash)];
+    for (let i = 0; i < highs.length; i++) if (bitCount(highs[i]! ^ h) + bitCount(lows[i]! ^ l) <= max) return true;
+    return false;
+  };
 }
 
 /**

@@ -1,15 +1,7 @@
 import { db } from "~/db/connection.server";
 import { chunksOf } from "~/lib/chunks";
 import { log } from "~/lib/log.server";
-import {
-  bandProbes,
-  bandsOf,
-  distance,
-  hamming,
-  MAX_PHASH_DISTANCE,
-  type Fingerprint,
-  type Similarity,
-} from "~/lib/similarity";
+import { bandProbes, bandsOf, distance, MAX_PHASH_DISTANCE, nearAny, type Fingerprint, type Similarity } from "~/lib/similarity";
 import { requireEdit, type ProjectScope } from "./scope.server";
 import { write, type Trx } from "./write.server";
 
@@ -83,9 +75,12 @@ export async function lookAlikes(
   );
   if (near.some((rows) => rows.length >= lookupSettings.maxPerQuarter))
     log.warn("near-duplicate lookup reached its bound", { projectId, bound: lookupSettings.maxPerQuarter });
+  const within = nearAny(
+    prints.map((p) => p.phash),
+    MAX_PHASH_DISTANCE,
+  );
   const close = new Set<number>();
-  for (const r of [...exact, ...near.flat()])
-    if (r.phash && prints.some((p) => hamming(p.phash, r.phash!) <= MAX_PHASH_DISTANCE)) close.add(r.id);
+  for (const r of [...exact, ...near.flat()]) if (r.phash && within(r.phash)) close.add(r.id);
   const found: LookAlike[] = [];
   for (const ids of chunksOf([...close], 1000)) {
     const rows = await q

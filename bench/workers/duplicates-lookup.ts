@@ -1,7 +1,7 @@
 /**
  * P15, in a process of its own: the near-duplicate lookup of one new picture in the dataset's project (the model call
  * an upload makes: the indexed quarters of its hash, every turn, then both hashes checked), against the bare SQL of
- * one quarter's exact look-up (one index seek: the least any indexed lookup costs). Half the pictures are copies of
+ * one quarter's exact look-up (one seek of the covering index, migration 027: the least any indexed lookup costs). Half the pictures are copies of
  * one of the project's images (a few bits changed: found), half strangers (found nothing), interleaved in rounds.
  * Prints one JSON object.
  *
@@ -63,7 +63,7 @@ const pictures = async (count: number): Promise<{ similarity: Similarity; copy: 
 const bare = (phash: string) =>
   db()
     .selectFrom("images")
-    .select(["id", "phash", "dhash"])
+    .select(["id", "phash"])
     .where("project_id", "=", args.projectId)
     .where("ph0", "=", bandsOf(phash)[0]!)
     .execute();
