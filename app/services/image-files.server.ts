@@ -95,6 +95,9 @@ export async function checkImage(buf: Buffer): Promise<CheckedImage> {
  * preview): at most one decode per core runs at once in this process, however many uploads arrive together.
  */
 const slots = { free: Math.max(1, availableParallelism()), waiting: [] as (() => void)[] };
+// libvips' operation cache keeps recent results for a repeat of the same operation on the same bytes; a server
+// decodes each upload and each preview once, so the cache only held memory: up to 50 MB (decision 0029).
+sharp.cache(false);
 async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
   if (slots.free > 0) slots.free -= 1;
   else await new Promise<void>((resolve) => slots.waiting.push(resolve));
@@ -143,6 +146,14 @@ async function decoded(buf: Buffer, rotation: number): Promise<RawPixels & { dat
     .raw()
     .toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height, channels: info.channels };
+}
+
+/** A picture Koala made (a preview) as 8-bit raw pixels, decoded in a slot like the rest. */
+export function rawPixels(buf: Buffer) {
+  return withDecodeSlot(async () => {
+    const { data, info } = await sharp(buf, { failOn: "error" }).raw({ depth: "uchar" }).toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height, channels: info.channels };
+  });
 }
 
 /** A file's perceptual hashes alone, made as on upload (what the duplicates' quality test measures); none for a flat picture. */

@@ -65,6 +65,8 @@ export function appEnv(ds: Pick<Dataset, "dataDir" | "databaseUrl">): Record<str
     KOALA_ENV: "development",
     DEMO_SEED: "off",
     LOG_LEVEL: "warn",
+    // As the product's launchers set it (npm start, npm run serve, docs/deploy; decision 0029).
+    MALLOC_ARENA_MAX: "2",
   };
 }
 

@@ -36,6 +36,8 @@ export const p14: Metric = {
       LOG_LEVEL: "warn",
       OCR: "on",
       OCR_CONCURRENCY: String(THREADS),
+      // As the product's launchers set it (decision 0029); the bare side runs with the bench's own environment.
+      MALLOC_ARENA_MAX: "2",
     };
     const tsx = path.join(ctx.root, "node_modules/.bin/tsx");
     try {

@@ -57,7 +57,11 @@ describe.each(dialects)("possible duplicates over HTTP (%s)", (dialect) => {
     copyId = await insertImage(scope, { ...(await storedFakeFile(9_002)), similarity: print("0123456789abcdee") }, meta("Shelf again"));
     const other = await projectScope(stranger.actor, otherId);
     await insertImage(other, { ...(await storedFakeFile(9_003)), similarity: print("7777777777777777") }, meta("Poster"));
-    foreignCopyId = await insertImage(other, { ...(await storedFakeFile(9_004)), similarity: print("7777777777777776") }, meta("Poster again"));
+    foreignCopyId = await insertImage(
+      other,
+      { ...(await storedFakeFile(9_004)), similarity: print("7777777777777776") },
+      meta("Poster again"),
+    );
     for (const [who, user] of [
       ["editor", editor],
       ["viewer", viewer],
