@@ -30,7 +30,7 @@ export function hamming(a: string, b: string): number {
 
 /**
  * Whether a hash is within `max` bits of one of `hashes`, each parsed once: a lookup sifts a thousand candidates
- * against four prints. A digit at a time (a parse and a table look-up each), that took 9 ms of 14 (bench P15).
+ * against its prints. A digit at a time (a parse and a table look-up each), that took 9 ms of 14 (bench P15).
  */
 export function nearAny(hashes: string[], max: number): (hash: string) => boolean {
   const highs = hashes.map(high);
@@ -45,15 +45,17 @@ export function nearAny(hashes: string[], max: number): (hash: string) => boolea
 /**
  * Alike: the DCT hashes at most 7 bits apart, and both hashes together at most 16 (measured on the committed set:
  * tests/integration/duplicates-quality.test.ts). The lookup finds every image within the first bound (see
- * bandProbes); the second is checked on what it finds.
+ * bandProbes); the second is checked on what it finds. A picture turned by a quarter or a half is alike when its
+ * turned DCT hash is at most 3 bits from the image's (MAX_TURNED_PHASH_DISTANCE): what the lookup probes for turns.
  */
 export const MAX_PHASH_DISTANCE = 7;
+export const MAX_TURNED_PHASH_DISTANCE = 3;
 export const MAX_DISTANCE = 16;
 
-/** How far apart two pictures are, or null when they are not alike. */
-export function distance(a: Fingerprint, b: Fingerprint): number | null {
+/** How far apart two pictures are (the DCT hashes at most `maxPhash` bits), or null when they are not alike. */
+export function distance(a: Fingerprint, b: Fingerprint, maxPhash = MAX_PHASH_DISTANCE): number | null {
   const p = hamming(a.phash, b.phash);
-  if (p > MAX_PHASH_DISTANCE) return null;
+  if (p > maxPhash) return null;
   const d = p + hamming(a.dhash, b.dhash);
   return d <= MAX_DISTANCE ? d : null;
 }

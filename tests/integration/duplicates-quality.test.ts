@@ -88,7 +88,7 @@ describe("near-duplicate quality on a made set", () => {
     await t.drop();
   });
 
-  it("flags edited copies as possible duplicates of their originals with precision ≥ 0.95 and recall ≥ 0.9 (turning aside)", async () => {
+  it("flags edited copies as possible duplicates of their originals with precision ≥ 0.95 and recall ≥ 0.9, turned copies held apart to recall ≥ 0.9", async () => {
     let right = 0;
     let wrong = 0;
     const found: Record<string, { hit: number; of: number }> = {};
@@ -112,5 +112,8 @@ describe("near-duplicate quality on a made set", () => {
     );
     expect(precision).toBeGreaterThanOrEqual(0.95);
     expect(recall).toBeGreaterThanOrEqual(0.9);
+    // Outside the goal, held to it all the same: the lookup probes a turn within 3 bits only.
+    const turned = found["turned 90°"]!;
+    expect(turned.hit / turned.of).toBeGreaterThanOrEqual(0.9);
   });
 });

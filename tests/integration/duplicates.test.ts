@@ -105,6 +105,23 @@ describe.each(dialects)("near-duplicates (%s)", (dialect) => {
     expect(found.find((f) => f.title === "1+1+1+1")?.distance).toBe(4);
   });
 
+  it("finds an image within 3 bits of the picture turned, however they spread, and none 4 bits off", async () => {
+    const probeProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const base = "9c3a5e71d2f4086b";
+    const dhash = "0123456789abcdef";
+    const spreads = { "3 in one quarter": [3, 0, 0, 0], "1+1+1": [1, 1, 1, 0], "4 in one quarter": [4, 0, 0, 0], "1+1+1+1": [1, 1, 1, 1] };
+    const rows = Object.entries(spreads).map(([title, flips], i) => ({
+      file: { ...fakeFile(71_000 + i), similarity: { phash: flipped(base, flips), dhash, turned: [] } as Similarity },
+      meta: meta(title),
+      at: 1_700_000_000_000 + i,
+    }));
+    await insertImageRows(await projectScope(manager.actor, probeProject), rows);
+    // The picture as uploaded is unlike all of them; one of its turns is the base.
+    const upload = { phash: "0000000000000000", dhash: "ffffffffffffffff", turned: [{ phash: base, dhash }] };
+    const found = await lookAlikes(db(), probeProject, upload, { limit: 10 });
+    expect(found.map((f) => f.title).sort()).toEqual(["1+1+1", "3 in one quarter"]);
+  });
+
   it("finds an exact copy past the lookup's bound, and the oldest of a chain of copies; two near-copies uploaded at once find each other", async () => {
     const crowd = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
     const s = await projectScope(manager.actor, crowd);
