@@ -18,7 +18,7 @@ const env = {
   ...process.env,
   NODE_ENV: "production",
   KOALA_ENV: process.env.KOALA_ENV ?? "development",
-  MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
+  MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || "2",
 };
 const children = [];
 const demoSso =

@@ -36,7 +36,7 @@ export const p14: Metric = {
       LOG_LEVEL: "warn",
       OCR: "on",
       OCR_CONCURRENCY: String(THREADS),
-      // As the product's launchers set it (decision 0029); the bare side runs with the bench's own environment.
+      // As the product's launchers set it (decision 0029); the bare side too, so that memory compares like with like.
       MALLOC_ARENA_MAX: "2",
     };
     const tsx = path.join(ctx.root, "node_modules/.bin/tsx");
@@ -59,11 +59,12 @@ export const p14: Metric = {
         async () => side(await run(ctx.cores.server, tsx, ["bench/workers/ocr-app.ts", "run", dataDir], { cwd: ctx.root, env })),
         async () =>
           side(
-            await run(ctx.cores.server, process.execPath, [
-              path.join(ctx.root, "bench/workers/ocr-bare.mjs"),
-              path.join(dataDir, "bare"),
-              String(THREADS),
-            ]),
+            await run(
+              ctx.cores.server,
+              process.execPath,
+              [path.join(ctx.root, "bench/workers/ocr-bare.mjs"), path.join(dataDir, "bare"), String(THREADS)],
+              { env: { ...process.env, MALLOC_ARENA_MAX: "2" } },
+            ),
           ),
         (r, a, b) =>
           ctx.log(
