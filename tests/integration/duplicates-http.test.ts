@@ -5,19 +5,18 @@ import { insertImage } from "~/models/images.server";
 import { projectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser, meta, storedFakeFile } from "../helpers/fixtures";
-import { pageText, sessionCookie, startServer, type RunningServer } from "../helpers/server";
+import { pageText, sessionCookie, startAppServer, type AppServer } from "../helpers/server";
 
 /**
  * Possible duplicates over real HTTP against the built server, as its form posts without JavaScript: the list and
  * its Keep both for editors only; every malformed post a 400, another project's or a decided pair a 404, a viewer a
  * 403, a stranger the project's 404, each changing nothing.
  */
-const SESSION_SECRET = "duplicates-http-secret-0123456789abcdef";
 const print = (phash: string): Similarity => ({ phash, dhash: "0f0f0f0f0f0f0f0f", turned: [] });
 
 describe.each(dialects)("possible duplicates over HTTP (%s)", (dialect) => {
   let t: TestDatabase;
-  let server: RunningServer;
+  let server: AppServer;
   const cookies = { editor: "", viewer: "", stranger: "" };
   let projectId = 0;
   let copyId = 0;
@@ -41,7 +40,7 @@ describe.each(dialects)("possible duplicates over HTTP (%s)", (dialect) => {
     (await db().selectFrom("images").select("dup_of").where("id", "=", id).executeTakeFirstOrThrow()).dup_of;
 
   beforeAll(async () => {
-    t = await freshDatabase(dialect, { SESSION_SECRET });
+    t = await freshDatabase(dialect);
     const editor = await makeUser();
     const viewer = await makeUser();
     const stranger = await makeUser();
@@ -68,7 +67,7 @@ describe.each(dialects)("possible duplicates over HTTP (%s)", (dialect) => {
       ["stranger", stranger],
     ] as const)
       cookies[who] = await sessionCookie(user.user.id);
-    server = await startServer({ DATA_DIR: t.dataDir, DATABASE_URL: t.url, SESSION_SECRET });
+    server = await startAppServer(t);
   }, 90_000);
   afterAll(async () => {
     await server?.stop();
