@@ -12,6 +12,10 @@ import { similarityOf, type RawPixels } from "./similarity.server";
 import { SourceChanged } from "./storage-contract";
 import { objectKey, storage } from "./storage.server";
 
+// libvips' operation cache keeps recent results for a repeat of the same operation on the same bytes; a server
+// decodes each upload and each preview once, so the cache only held memory: up to 50 MB (decision 0029).
+sharp.cache(false);
+
 /** The file itself is not acceptable (type, size, pixels, damage): 422 with what is wrong with it. */
 export class ImageRejected extends HttpError {
   constructor(message: string) {
@@ -95,9 +99,6 @@ export async function checkImage(buf: Buffer): Promise<CheckedImage> {
  * preview): at most one decode per core runs at once in this process, however many uploads arrive together.
  */
 const slots = { free: Math.max(1, availableParallelism()), waiting: [] as (() => void)[] };
-// libvips' operation cache keeps recent results for a repeat of the same operation on the same bytes; a server
-// decodes each upload and each preview once, so the cache only held memory: up to 50 MB (decision 0029).
-sharp.cache(false);
 async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
   if (slots.free > 0) slots.free -= 1;
   else await new Promise<void>((resolve) => slots.waiting.push(resolve));
