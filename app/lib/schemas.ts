@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseId } from "./ids";
 
 /**
  * Form schemas shared by the browser (Conform live validation) and the server (actions).
@@ -256,6 +257,9 @@ export const KeywordsSchema = z.object({
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
 });
+
+/** A row's id posted by a form, read as parseId reads one from a URL: digits, 1 to MAX_ID; anything else is invalid. */
+export const formId = z.string().transform((v, ctx) => parseId(v) ?? (ctx.addIssue({ code: "custom", message: "Not an id" }), z.NEVER));
 
 /** The spec's bulk download limit. */
 export const MAX_DOWNLOAD = 100;

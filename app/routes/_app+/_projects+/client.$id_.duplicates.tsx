@@ -5,6 +5,7 @@ import { GeneralErrorBoundary } from "~/components/error-boundary";
 import { IntentButton } from "~/components/forms";
 import { InvalidError, NotFoundError } from "~/lib/errors";
 import { parseId } from "~/lib/ids";
+import { formId } from "~/lib/schemas";
 import { keepBoth, possibleDuplicates } from "~/models/duplicates.server";
 import { headerOf } from "~/web/header.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
@@ -23,10 +24,7 @@ const Query = z.object({
 });
 
 /** The page's one answer: Keep both, for an upload of the list. */
-const KeepBoth = z.object({
-  intent: z.literal("keep-both"),
-  image: z.string().transform((v, ctx) => parseId(v) ?? (ctx.addIssue({ code: "custom", message: "Not an image" }), z.NEVER)),
-});
+const KeepBoth = z.object({ intent: z.literal("keep-both"), image: formId });
 
 /**
  * /client/:id/duplicates: the project's possible duplicates, each upload beside the image it looked like when it came
