@@ -4,19 +4,18 @@
  * bench/results/<timestamp>.json and .md (and LATEST.md), and prints the comparison with earlier results.
  * See bench/README.md.
  */
-import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildApp } from "./lib/build";
-import { DATASETS, ensureDataset, isDatasetName, postgresProblem, type Dataset, type DatasetName } from "./lib/datasets";
+import { ensureDataset, isDatasetName, type Dataset, type DatasetName } from "./lib/datasets";
 import { machineInfo } from "./lib/machine";
-import { hasCommand, pinningCores, stopAll } from "./lib/proc";
+import { provide } from "./lib/needs";
+import { pinningCores, stopAll } from "./lib/proc";
 import { comparison, markdown, writeResults, type MetricRecord, type RunRecord } from "./lib/results";
 import { signIn } from "./lib/signin";
 import type { Context, Metric, Need } from "./lib/types";
 import { metrics } from "./metrics";
-import { CHROMIUM } from "./metrics/p8b-scroll";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cache = path.join(root, "bench/.cache");
@@ -50,16 +49,6 @@ function select(selectors: string[]): Metric[] {
   return metrics.filter((m) => chosen.has(m));
 }
 
-/** Why a need cannot be met on this machine (the metric is then skipped, not failed), or null. */
-async function unmet(need: Need): Promise<string | null> {
-  if (need === "nginx" && !hasCommand("nginx"))
-    return "nginx is not installed (Debian: apt-get install -y nginx-light); the harness runs its own instance from bench/.cache/nginx";
-  if (need === "chromium" && !existsSync(CHROMIUM))
-    return `Chromium is not at ${CHROMIUM} (Debian: apt-get install -y chromium, or set CHROMIUM_PATH)`;
-  if (isDatasetName(need) && DATASETS[need].postgres) return postgresProblem();
-  return null;
-}
-
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.list) {
@@ -76,21 +65,21 @@ async function main() {
     `Koala bench: ${chosen.map((m) => m.id).join(", ")}  (${cores.server ? `server core ${cores.server}, load core ${cores.load}` : "no core pinning"})`,
   );
 
-  // A metric whose tool or database is missing is skipped (with the reason); one whose dataset cannot be built fails.
-  const unmetCache = new Map<Need, Promise<string | null>>();
-  const skipped = new Map<Metric, string>();
+  // What the metrics need is provided first (lib/needs.ts); a metric whose tool, database or dataset cannot be had
+  // fails with the reason, and the run with it.
+  const provided = new Map<Need, Promise<string | null>>();
   const failed = new Map<Metric, string>();
   for (const m of chosen) {
     for (const need of m.needs) {
-      if (!unmetCache.has(need)) unmetCache.set(need, unmet(need));
-      const reason = await unmetCache.get(need)!;
+      if (!provided.has(need)) provided.set(need, provide(need, log));
+      const reason = await provided.get(need)!;
       if (reason) {
-        skipped.set(m, reason);
+        failed.set(m, reason);
         break;
       }
     }
   }
-  const runnable = chosen.filter((m) => !skipped.has(m));
+  const runnable = chosen.filter((m) => !failed.has(m));
 
   let appDir = path.join(cache, "app");
   let build: RunRecord["build"];
@@ -139,11 +128,10 @@ async function main() {
   const records: MetricRecord[] = [];
   for (const m of chosen) {
     const base = { id: m.id, title: m.title, goal: m.goal };
-    const reason = skipped.get(m) ?? failed.get(m);
+    const reason = failed.get(m);
     if (reason) {
-      const status = skipped.has(m) ? "skipped" : "error";
-      log(`\n${m.id}: ${status}: ${reason}`);
-      records.push({ ...base, status, seconds: 0, reason });
+      log(`\n${m.id}: error: ${reason}`);
+      records.push({ ...base, status: "error", seconds: 0, reason });
       continue;
     }
     log(`\n${m.id}: ${m.title}`);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { round } from "./stats";
 import type { MetricResult } from "./types";
 
-export type Status = "pass" | "miss" | "skipped" | "error";
+export type Status = "pass" | "miss" | "error";
 
 export interface MetricRecord extends Partial<MetricResult> {
   id: string;
@@ -11,7 +11,7 @@ export interface MetricRecord extends Partial<MetricResult> {
   goal: string;
   status: Status;
   seconds: number;
-  /** Why it was skipped, or the error. */
+  /** The error, or why the metric could not run. */
   reason?: string;
 }
 
@@ -35,9 +35,7 @@ const fmt = (v: number | boolean | null | undefined, unit = "") =>
       : `${round(v)}${unit === "×" ? "×" : unit ? ` ${unit}` : ""}`;
 
 const figureText = (m: MetricRecord) =>
-  m.status === "skipped" || m.status === "error"
-    ? (m.reason ?? "").split("\n")[0]!
-    : (m.checks ?? []).map((c) => `${c.name} ${fmt(c.value, c.unit)}`).join(" · ");
+  m.status === "error" ? (m.reason ?? "").split("\n")[0]! : (m.checks ?? []).map((c) => `${c.name} ${fmt(c.value, c.unit)}`).join(" · ");
 
 const sideText = (side?: Record<string, number | string>) =>
   side
