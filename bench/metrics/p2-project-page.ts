@@ -7,7 +7,6 @@ import type { Metric } from "../lib/types";
 
 const CONNECTIONS = 50;
 const SECONDS = 5;
-const GOAL = "≥ 0.02× node:http serving the same bytes, p99 ≤ 250 ms";
 
 /**
  * P2: the project page (/client/<id> of the 100k project, signed in, server-rendered HTML) under 50 connections,
@@ -16,12 +15,14 @@ const GOAL = "≥ 0.02× node:http serving the same bytes, p99 ≤ 250 ms";
  * render (docs/decisions/0018). P2-first: the same with every request's URL new (`?first=<n>`), so every one renders.
  */
 function projectPage(firstViews: boolean): Metric {
+  // Issue 31: repeat views at 0.04×, first views at 0.03× (both were 0.02×).
+  const goal = { ratio: firstViews ? 0.03 : 0.04, p99: 250 };
   return {
     id: firstViews ? "P2-first" : "P2",
     title: firstViews
       ? "Project page, first views (every request a page not rendered before), req/s at 50 connections, 100k project"
       : "Project page (HTML, signed in), req/s at 50 connections, 100k project",
-    goal: GOAL,
+    goal: `≥ ${goal.ratio}× node:http serving the same bytes, p99 ≤ ${goal.p99} ms`,
     needs: ["build", "sqlite-100k"],
     async run(ctx) {
       const ds = await ctx.dataset("sqlite-100k");
@@ -57,7 +58,7 @@ function projectPage(firstViews: boolean): Metric {
             (r, a, b) =>
               ctx.log(`    round ${r + 1}: app ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), node:http ${b.rps.toFixed(0)} req/s`),
           );
-          return pageThroughput(rounds, { ratio: 0.02, p99: 250 }, [
+          return pageThroughput(rounds, goal, [
             firstViews
               ? "Every request's URL carries a number no other request had (a parameter the page ignores), so each is rendered: the cost of a first view, and of every view with RENDER_CACHE_MB=0."
               : "Repeat views of one page, as a person going back and forth between the grid and its images makes them: from the third view on, the page comes from its memoized render (the loaders run every time; docs/decisions/0018). P2-first measures first views.",
