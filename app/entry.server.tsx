@@ -6,7 +6,9 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { getErrorMessage } from "~/lib/errors";
 import { log } from "~/lib/log.server";
+import { CardsHtmlProvider } from "~/components/static-cards";
 import { NonceProvider } from "~/lib/nonce";
+import { cardsHtml } from "~/components/card-fragments.server";
 import { lookUp, memoizable } from "~/web/render-memo.server";
 
 export { boot } from "~/services/boot.server";
@@ -75,7 +77,9 @@ function renderDocument(request: Request, remixContext: EntryContext, nonce: str
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        <CardsHtmlProvider value={cardsHtml}>
+          <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        </CardsHtmlProvider>
       </NonceProvider>,
       {
         nonce,

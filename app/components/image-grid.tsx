@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { HIDE_AFTER_MS, useMenu } from "./menu";
 import { useHydrated } from "remix-utils/use-hydrated";
 import { ImageCard, type CardData, type CardLinks, type CardsIn } from "./image-card";
+import { StaticCards } from "./static-cards";
 import { FreshnessCheck } from "./freshness-check";
 import { IMAGES_TARGET } from "./skip-links";
 import { VirtualGrid } from "./virtual-grid";
@@ -203,7 +204,8 @@ export function ImageGrid({
       cardsIn={cardsIn}
       onPosition={setVirtualShown}
     />
-  ) : (
+  ) : links ? (
+    // A shared board's page: its own URLs and marks, and a whole-page cache of its own (shared-page-cache.server.ts).
     <ul className="image-grid" aria-label="Images">
       {cards.map((card) => (
         <li key={card.id}>
@@ -213,7 +215,6 @@ export function ImageGrid({
             selectable={Boolean(live)}
             checked={live?.isSelected(card.id)}
             onOpen={onOpen}
-            cardsIn={cardsIn}
             links={links}
             mark={marks?.[card.id]}
           />
@@ -221,6 +222,8 @@ export function ImageGrid({
         </li>
       ))}
     </ul>
+  ) : (
+    <StaticCards cards={cards} from={from} cardsIn={cardsIn} isSelected={live ? live.isSelected : null} />
   );
   const grid = (
     <div id={IMAGES_TARGET} tabIndex={-1} className="skip-target">

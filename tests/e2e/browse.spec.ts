@@ -270,6 +270,30 @@ test("keyboard: the first image of a project, a board and a shared board is at m
   await guest.close();
 });
 
+test(
+  "the project, board and shared-board grids hydrate without an error: the cards sent as HTML give way to the virtual grid",
+  { tag: "@js-only" },
+  async ({ page, signIn, db, browser, server }, info) => {
+    await signIn("look");
+    const { grids, guest } = await threeGrids(page, db, browser, server.baseURL, info);
+    const errors: string[] = [];
+    for (const tab of new Set(grids.map(([tab]) => tab))) {
+      tab.on("pageerror", (e) => errors.push(e.message));
+      tab.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
+    }
+    for (const [tab, path] of grids) {
+      await tab.goto(path);
+      await tab.locator(".virtual-grid").waitFor();
+      await expect(tab.locator(".virtual-grid article").first()).toBeVisible();
+      // The server's list is gone, not left beside the virtual one.
+      await expect(tab.locator("ul.image-grid")).toHaveCount(0);
+    }
+    // A hydration mismatch is no failure for React: it logs an error and renders the page again in the browser.
+    expect(errors).toEqual([]);
+    await guest.close();
+  },
+);
+
 /** The keyword chips of the cards that a clipping box cuts through (a chip shows whole or not at all), and the cards showing none. */
 function cutChips(page: Page) {
   return page.evaluate(() => {
