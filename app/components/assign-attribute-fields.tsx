@@ -1,23 +1,8 @@
 import { getInputProps, getSelectProps, type FieldMetadata } from "@conform-to/react";
-import { Link } from "@remix-run/react";
 import { ATTRIBUTE_VALUE_MAX, VALUE_HINT } from "~/lib/attribute-rules";
 import { FieldShell } from "./forms";
 
 type AnyField = FieldMetadata<any, any, string[]>;
-
-export const NO_USER_ATTRIBUTES = "No user attributes found. Use the 'Manage Attributes' tab to create new user attributes.";
-
-/** The spec's empty state where there is no user attribute to assign: the message and Go to the project's upload page. */
-export function NoUserAttributes({ projectId }: { projectId: number }) {
-  return (
-    <div className="no-user-attributes">
-      <p>{NO_USER_ATTRIBUTES}</p>
-      <Link to={`/upload/${projectId}`} className="btn">
-        Go
-      </Link>
-    </div>
-  );
-}
 
 /**
  * Attribute, Value and Replace: the fields of assigning a value, in the image panel's page and in bulk Assign

@@ -8,7 +8,8 @@ import { SharedConfirm } from "./shared-confirm";
 import { BulkTargetSchema, DELETE_WORD, KEYWORD_HINT, KeywordsSchema, NEW_BOARD, REMOVE_WORD } from "~/lib/schemas";
 import { CancelLink, Field, FieldShell, FormError, SubmitButton, usePending, useSchemaForm } from "./forms";
 import { AssignAttributeSchema } from "~/lib/attribute-rules";
-import { AssignAttributeFields, NoUserAttributes } from "./assign-attribute-fields";
+import { AssignAttributeFields } from "./assign-attribute-fields";
+import { NoUserAttributes } from "./no-user-attributes";
 import { TypedConfirmForm } from "./typed-confirm";
 
 interface PageData {

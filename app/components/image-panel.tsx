@@ -1,7 +1,7 @@
 import { Form, Link } from "@remix-run/react";
 import { cameraName, takenIso, takenText } from "~/lib/capture";
 import { mediaUrl } from "~/lib/media";
-import { NoUserAttributes } from "./assign-attribute-fields";
+import { NoUserAttributes } from "./no-user-attributes";
 
 export interface PanelData {
   image: {

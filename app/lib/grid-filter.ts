@@ -1,8 +1,15 @@
 import { dayStart } from "./capture";
 import { parseId } from "./ids";
 import { cleanQuery } from "./keywords-query";
-import { reviewFilterOf, type ReviewFilter } from "./schemas";
 import { tagsOf } from "./smart-tags";
+
+// No zod in this module or its imports: every grid page's script loads it (bench P8a).
+
+/** The review-loop filter of a board's grid: images some link visitor approved, rejected or commented on. */
+export const REVIEW_FILTERS = ["approved", "rejected", "commented"] as const;
+export type ReviewFilter = (typeof REVIEW_FILTERS)[number];
+export const reviewFilterOf = (raw: string | null | undefined): ReviewFilter | undefined =>
+  (REVIEW_FILTERS as readonly string[]).includes(raw ?? "") ? (raw as ReviewFilter) : undefined;
 
 /**
  * What narrows a grid, as its URL carries it: the keyword search (`q`, any grid), the smart search (`smart`, the

@@ -326,12 +326,6 @@ export const ShareLinkSchema = z.object({
   ...shareOptions,
 });
 
-/** The review-loop filter of a board's grid: images some link visitor approved, rejected or commented on. */
-export const REVIEW_FILTERS = ["approved", "rejected", "commented"] as const;
-export type ReviewFilter = (typeof REVIEW_FILTERS)[number];
-export const reviewFilterOf = (raw: string | null | undefined): ReviewFilter | undefined =>
-  (REVIEW_FILTERS as readonly string[]).includes(raw ?? "") ? (raw as ReviewFilter) : undefined;
-
 /** A visitor's name for the review loop, and a review. */
 export const VisitorNameSchema = z.object({
   intent: z.literal("name"),

@@ -10,7 +10,7 @@ import { loadGrid, updateSelection } from "~/web/grid.server";
 import { sidebarData } from "~/web/sidebar.server";
 import { headerOf } from "~/web/header.server";
 import { page } from "~/web/http.server";
-import { REVIEW_FILTERS, type ReviewFilter } from "~/lib/schemas";
+import { REVIEW_FILTERS, type ReviewFilter } from "~/lib/grid-filter";
 import { reviewCounts } from "~/models/share-reviews.server";
 import { boardScopeOf } from "~/web/scopes.server";
 

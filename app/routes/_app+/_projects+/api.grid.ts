@@ -6,7 +6,7 @@ import { api } from "~/web/http.server";
 import { thumbUrlEpoch, withThumbUrls } from "~/web/media-links.server";
 import { attributeFacets, facetsFingerprint } from "~/models/facets.server";
 import { cursorBefore, decodeCursor, gridPage, gridTotal } from "~/models/grid.server";
-import { REVIEW_FILTERS } from "~/lib/schemas";
+import { REVIEW_FILTERS } from "~/lib/grid-filter";
 import { allProjectsScope, boardScope, projectScope, scopeVersion, withFilter } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
