@@ -1,6 +1,11 @@
 import { useFetcher } from "@remix-run/react";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { ImagePanel, type PanelData } from "./image-panel";
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
+import type { PanelData } from "./image-panel";
+
+// The panel's code comes with the first image opened, not with the grid page (bench P8a); `open` asks for it at
+// once, so it arrives while the image's data does.
+const loadPanel = () => import("./image-panel");
+const ImagePanel = lazy(() => loadPanel().then((m) => ({ default: m.ImagePanel })));
 
 export interface ImageModalState {
   id: number | null;
@@ -20,6 +25,7 @@ export function useImageModal(board?: string): ImageModalState {
   const open = useCallback(
     (imageId: number, from: HTMLElement) => {
       trigger.current = from;
+      void loadPanel();
       setId(imageId);
       fetcher.load(`/image/${imageId}${board ? `?board=${encodeURIComponent(board)}` : ""}`);
     },
@@ -52,6 +58,11 @@ export function ImageModal({ state }: { state: ImageModalState }) {
     return () => dialog?.removeEventListener("click", onClick);
   }, [close]);
   const data = fetcher.data && fetcher.data.image?.id === id ? fetcher.data : null;
+  const loading = (
+    <p id="modal-image-title" role="status">
+      Loading…
+    </p>
+  );
   return (
     <dialog ref={ref} className="image-modal" aria-labelledby="modal-image-title" onClose={() => id !== null && close()}>
       {id !== null ? (
@@ -60,11 +71,11 @@ export function ImageModal({ state }: { state: ImageModalState }) {
             Close
           </button>
           {data ? (
-            <ImagePanel data={data} headingId="modal-image-title" path={`/image/${id}`} />
+            <Suspense fallback={loading}>
+              <ImagePanel data={data} headingId="modal-image-title" path={`/image/${id}`} />
+            </Suspense>
           ) : (
-            <p id="modal-image-title" role="status">
-              Loading…
-            </p>
+            loading
           )}
         </div>
       ) : null}
