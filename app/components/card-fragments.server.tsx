@@ -29,11 +29,9 @@ export function cardsHtml({ cards, from, cardsIn, isSelected }: StaticCardsProps
   for (const card of cards) {
     const checked = isSelected ? isSelected(card.id) : null;
     const key = JSON.stringify([card, cardsIn ?? null, checked]);
-    let item = kept.get(key);
-    if (item === undefined) {
-      item = renderToStaticMarkup(<StaticCardItem card={card} from={FROM} cardsIn={cardsIn} checked={checked} />);
-      remember(kept, key, item, MAX_CARDS);
-    }
+    // Least recently used out: a card shown again becomes the newest (remember), so a busy project's cards stay.
+    const item = kept.get(key) ?? renderToStaticMarkup(<StaticCardItem card={card} from={FROM} cardsIn={cardsIn} checked={checked} />);
+    remember(kept, key, item, MAX_CARDS);
     html += item.replaceAll(FROM_IN_HTML, fromHtml);
   }
   return html;

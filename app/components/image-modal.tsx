@@ -25,7 +25,9 @@ export function useImageModal(board?: string): ImageModalState {
   const open = useCallback(
     (imageId: number, from: HTMLElement) => {
       trigger.current = from;
-      void loadPanel();
+      // Not there (a new release removed the file): the image route's module, which holds the panel too, fails to
+      // load for the fetcher as well, and Remix reloads the page (seen in Playwright with the file's requests aborted).
+      loadPanel().catch(() => {});
       setId(imageId);
       fetcher.load(`/image/${imageId}${board ? `?board=${encodeURIComponent(board)}` : ""}`);
     },

@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { DATASETS, isDatasetName, postgresProblem } from "./datasets";
+import { nginxPath } from "../../tests/helpers/nginx";
 import { CHROMIUM } from "../metrics/p8b-scroll";
+import { DATASETS, isDatasetName, postgresProblem } from "./datasets";
 import { hasCommand } from "./proc";
 import type { Need } from "./types";
 
@@ -11,34 +12,49 @@ import type { Need } from "./types";
  * still cannot be met fails its metrics, loudly: a full run never leaves a metric out.
  */
 
-/** The harness starts nginx by name (lib/server.ts), so it must be on the PATH. */
-const nginxFound = () => hasCommand("nginx");
+const nginxFound = () => Boolean(nginxPath()) || hasCommand("nginx");
+const last = (text: string) => text.trim().split("\n").pop() ?? "";
 
+let aptUpdated = false;
 /** Debian packages installed with apt-get: only as root, where apt-get exists. Answers why not, or null. */
 function aptInstall(packages: string[], log: (line: string) => void): string | null {
   if (!hasCommand("apt-get")) return "apt-get is not on this machine";
   if (process.getuid?.() !== 0) return "installing needs root (run the bench as root, or install it first)";
   log(`Installing ${packages.join(", ")} (Debian packages)…`);
-  for (const args of [
-    ["update", "-qq"],
-    ["install", "-y", "-qq", ...packages],
-  ]) {
-    const r = spawnSync("apt-get", args, {
-      stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-    });
-    if (r.status !== 0) return `apt-get ${args[0]} failed: ${r.stderr.toString().trim().split("\n").pop()}`;
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const steps = [...(aptUpdated ? [] : [["update", "-qq"]]), ["install", "-y", "-qq", ...packages]];
+  for (const args of steps) {
+    const r = spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "pipe"], env });
+    if (r.status !== 0) return `apt-get ${args[0]} failed: ${last(r.stderr.toString())}`;
+    if (args[0] === "update") aptUpdated = true;
   }
   return null;
 }
 
-/** A local PostgreSQL cluster started as .ci/run starts it (Debian's pg_ctlcluster), when there is one. */
-function startPostgres(log: (line: string) => void) {
-  if (!hasCommand("pg_ctlcluster") || !existsSync("/etc/postgresql")) return;
+/** A local PostgreSQL cluster started as .ci/run starts it (Debian's pg_ctlcluster); answers what went wrong, or null. */
+function startPostgres(log: (line: string) => void): string | null {
+  if (!hasCommand("pg_ctlcluster") || !existsSync("/etc/postgresql")) return "no local cluster to start (pg_ctlcluster)";
   const version = readdirSync("/etc/postgresql").sort()[0];
-  if (!version) return;
+  if (!version) return "no local cluster to start (/etc/postgresql is empty)";
   log(`Starting PostgreSQL ${version}…`);
-  spawnSync("pg_ctlcluster", ["--skip-systemctl-redirect", version, "main", "start"], { stdio: "ignore" });
+  const r = spawnSync("pg_ctlcluster", ["--skip-systemctl-redirect", version, "main", "start"], { stdio: ["ignore", "ignore", "pipe"] });
+  return r.status === 0 ? null : `pg_ctlcluster failed: ${last(r.stderr.toString())}`;
+}
+
+let postgres: Promise<string | null> | null = null;
+/** PostgreSQL reachable, started once if it was not (every PostgreSQL dataset waits on the same attempt). */
+function providePostgres(log: (line: string) => void): Promise<string | null> {
+  return (postgres ??= (async () => {
+    if (!(await postgresProblem())) return null;
+    const started = process.env.BENCH_PG_URL ? "BENCH_PG_URL names another server" : startPostgres(log);
+    for (let i = 0; i < 30; i++) {
+      const problem = await postgresProblem();
+      if (!problem) return null;
+      if (i === 29) return started ? `${problem} (${started})` : problem;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    return null;
+  })());
 }
 
 /** Provides `need` if it is missing; answers why it cannot be met (the metric then fails), or null. */
@@ -52,14 +68,6 @@ export async function provide(need: Need, log: (line: string) => void): Promise<
     const why = process.env.CHROMIUM_PATH ? `CHROMIUM_PATH is ${CHROMIUM}` : aptInstall(["chromium", "fonts-dejavu-core"], log);
     if (!existsSync(CHROMIUM)) return `Chromium is not at ${CHROMIUM} and could not be installed (${why ?? "not found after apt-get"})`;
   }
-  if (isDatasetName(need) && DATASETS[need].postgres) {
-    if (!(await postgresProblem())) return null;
-    if (!process.env.BENCH_PG_URL) startPostgres(log);
-    for (let i = 0; i < 30; i++) {
-      const problem = await postgresProblem();
-      if (!problem || i === 29) return problem;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
+  if (isDatasetName(need) && DATASETS[need].postgres) return providePostgres(log);
   return null;
 }

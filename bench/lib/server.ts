@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { deploySite, mainConf } from "../../tests/helpers/nginx";
+import { deploySite, mainConf, nginxPath } from "../../tests/helpers/nginx";
 import { appEnv, type Dataset } from "./datasets";
 import { assertPortFree, start, waitForHttp, type Started } from "./proc";
 import type { Context } from "./types";
@@ -101,7 +101,7 @@ ${extra}
 `;
   const confFile = path.join(dir, "nginx.conf");
   writeFileSync(confFile, conf);
-  const proc = start(ctx.cores.server, "nginx", ["-p", dir, "-c", confFile, "-e", path.join(dir, "error.log")]);
+  const proc = start(ctx.cores.server, nginxPath() ?? "nginx", ["-p", dir, "-c", confFile, "-e", path.join(dir, "error.log")]);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}${urlPath}`, proc, 15_000);
   return { url, proc, stop: () => proc.stop() };
@@ -126,7 +126,7 @@ export async function startNginxSite(
   const site = deploySite({ upstreamPorts: [upstreams].flat(), listen: `127.0.0.1:${port}`, objectsDir, signedMediaSecret });
   const confFile = path.join(dir, "nginx.conf");
   writeFileSync(confFile, mainConf(dir, site, errorLog));
-  const proc = start(ctx.cores.server, "nginx", ["-p", dir, "-c", confFile, "-e", errorLog]);
+  const proc = start(ctx.cores.server, nginxPath() ?? "nginx", ["-p", dir, "-c", confFile, "-e", errorLog]);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/healthz`, proc, 15_000);
   return { url, proc, stop: () => proc.stop() };

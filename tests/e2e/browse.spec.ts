@@ -280,13 +280,25 @@ test(
     for (const tab of new Set(grids.map(([tab]) => tab))) {
       tab.on("pageerror", (e) => errors.push(e.message));
       tab.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
+      // Cards taken out of the server's list before the list itself goes: hydration replaced what it should keep.
+      await tab.addInitScript(() => {
+        const w = window as unknown as { cardsTakenOut: number };
+        w.cardsTakenOut = 0;
+        new MutationObserver((records) => {
+          for (const r of records)
+            if ((r.target as Element).matches?.("ul.image-grid") && [...r.removedNodes].some((n) => n.nodeName === "LI")) w.cardsTakenOut++;
+        }).observe(document, { childList: true, subtree: true });
+      });
     }
     for (const [tab, path] of grids) {
+      const html = await (await tab.request.get(path)).text();
+      expect(html.match(/<article class="image-card"/g)?.length ?? 0, `${path}: cards in the server's HTML`).toBeGreaterThan(0);
       await tab.goto(path);
       await tab.locator(".virtual-grid").waitFor();
       await expect(tab.locator(".virtual-grid article").first()).toBeVisible();
-      // The server's list is gone, not left beside the virtual one.
+      // The server's list is gone, not left beside the virtual one, and its cards stayed until it went.
       await expect(tab.locator("ul.image-grid")).toHaveCount(0);
+      expect(await tab.evaluate(() => (window as unknown as { cardsTakenOut: number }).cardsTakenOut), path).toBe(0);
     }
     // A hydration mismatch is no failure for React: it logs an error and renders the page again in the browser.
     expect(errors).toEqual([]);

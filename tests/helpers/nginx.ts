@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "./server";
 
-export const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
+/** Where Debian installs nginx (often off a user's PATH), looked up afresh (the bench may install it). */
+export const nginxPath = () => ["/usr/sbin/nginx", "/usr/bin/nginx"].find((p) => existsSync(p));
+export const NGINX = nginxPath();
 const DEPLOY_CONF = path.resolve("docs/deploy/nginx.conf");
 const SIGNED_MEDIA_CONF = path.resolve("docs/deploy/nginx-signed-media.conf");
 const TEMP_DIRS = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"];
