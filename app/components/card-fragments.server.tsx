@@ -19,7 +19,10 @@ const kept = new Map<string, string>();
 const FROM = `\u0001${randomUUID()}`;
 const FROM_IN_HTML = encodeURIComponent(FROM);
 
-/** An attribute value as React writes it (only `'` of these can occur in encodeURIComponent's output). */
+/**
+ * An attribute value byte for byte as React writes it (`&#x27;`; lib/html's escapeHtml writes `&#39;`, as safe but not
+ * the bytes the render memo and the tests compare). Only `'` of these can occur in encodeURIComponent's output.
+ */
 const attribute = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]!);
 
