@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 
 /**
  * patches/@remix-run+router+1.23.3.patch (docs/decisions/0024): the CommonJS build Remix's server runtime loads
- * keeps each routes array's ranked branches and each compiled path pattern instead of redoing them on every match.
+ * keeps each routes array's ranked branches, its last matched paths and each compiled path pattern instead of redoing
+ * them on every match.
  * Its answers must stay those of the unpatched router (the ES module build, which the patch leaves alone).
  */
 type Router = typeof import("@remix-run/router");
@@ -86,6 +87,7 @@ describe("the patched route matching of @remix-run/router", () => {
   it("is what the server loads: the CommonJS build carries the patch after npm install (postinstall: patch-package)", () => {
     const source = readFileSync(cjsFile, "utf8");
     expect(source).toContain("const rankedBranchesOf = new WeakMap();");
+    expect(source).toContain("ranked.matched.set(key,");
     expect(source).toContain("const compiledPaths = new Map();");
     expect(readFileSync(require.resolve("@remix-run/router/dist/router.js"), "utf8")).not.toContain("rankedBranchesOf");
   });
@@ -101,6 +103,22 @@ describe("the patched route matching of @remix-run/router", () => {
           summary(esm.matchRoutes(tree(), path, "/base")),
         );
       }
+  });
+
+  it("answers a path it keeps with copies: a caller that changes its matches changes nothing for the next", () => {
+    const kept = tree();
+    const first = cjs.matchRoutes(kept, "/client/7/edit")!;
+    (first[first.length - 1]!.params as Record<string, string>).id = "changed";
+    first.pop();
+    const again = cjs.matchRoutes(kept, "/client/7/edit");
+    expect(summary(again)).toEqual(summary(esm.matchRoutes(tree(), "/client/7/edit")));
+    expect(again?.at(-1)?.params.id).toBe("7");
+  });
+
+  it("keeps a bounded number of paths per routes array and still answers each right after the first are let go", () => {
+    const kept = tree();
+    for (let i = 0; i < 2_500; i++) expect(cjs.matchRoutes(kept, `/client/${i}`)?.at(-1)?.params.id).toBe(String(i));
+    for (const path of paths) expect(summary(cjs.matchRoutes(kept, path)), path).toEqual(summary(esm.matchRoutes(tree(), path)));
   });
 
   it("matches a path pattern the same from its cached compilation: parameters, case and partial matches", () => {
