@@ -11,15 +11,29 @@ import { VANISHED_SCHEMA } from "./pg-race";
  */
 const SERVER = path.resolve("build/server.js");
 
-/** A free port on loopback, chosen by the kernel. */
+/**
+ * A free port on loopback for a server a test starts later. Not one the kernel picks: a port it handed out (from
+ * the ephemeral range, 32768–60999 on Linux) can go to another socket, an outgoing connection or another file's
+ * server, before this test's server binds it (seen when two vitest workers ran side by side: an instance behind
+ * nginx found its port taken). Each vitest worker takes its ports from a range of its own below the ephemeral
+ * range (20000 + 1000 per worker), the next one that binds.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const worker = Number(process.env.VITEST_POOL_ID ?? 0) % 12;
+  for (let tries = 0; tries < PORTS_PER_WORKER; tries++) {
+    const port = 20_000 + worker * PORTS_PER_WORKER + (nextPort++ % PORTS_PER_WORKER);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in this worker's range (${20_000 + worker * PORTS_PER_WORKER}…)`);
+}
+const PORTS_PER_WORKER = 1_000;
+let nextPort = process.pid % PORTS_PER_WORKER;
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
   });
 }
 
