@@ -11,6 +11,11 @@ import { VANISHED_SCHEMA } from "./pg-race";
  */
 const SERVER = path.resolve("build/server.js");
 
+const PORTS_PER_WORKER = 1_000;
+/** 20000 + 12 × 1000 stays below the ephemeral range's 32768. */
+const WORKER_RANGES = 12;
+let nextPort = process.pid % PORTS_PER_WORKER;
+
 /**
  * A free port on loopback for a server a test starts later. Not one the kernel picks: a port it handed out (from
  * the ephemeral range, 32768–60999 on Linux) can go to another socket, an outgoing connection or another file's
@@ -19,15 +24,13 @@ const SERVER = path.resolve("build/server.js");
  * range (20000 + 1000 per worker), the next one that binds.
  */
 export async function freePort(): Promise<number> {
-  const worker = Number(process.env.VITEST_POOL_ID ?? 0) % 12;
+  const worker = Number(process.env.VITEST_POOL_ID ?? 0) % WORKER_RANGES;
   for (let tries = 0; tries < PORTS_PER_WORKER; tries++) {
     const port = 20_000 + worker * PORTS_PER_WORKER + (nextPort++ % PORTS_PER_WORKER);
     if (await bindable(port)) return port;
   }
   throw new Error(`no free port in this worker's range (${20_000 + worker * PORTS_PER_WORKER}…)`);
 }
-const PORTS_PER_WORKER = 1_000;
-let nextPort = process.pid % PORTS_PER_WORKER;
 
 function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
