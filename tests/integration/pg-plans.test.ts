@@ -4,7 +4,7 @@ import { db } from "~/db/connection.server";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { createBoard } from "~/models/boards.server";
 import { loadImagesInBulk } from "~/models/bulk-load.server";
-import { addKeywordsBulk, deleteImagesBulk } from "~/models/bulk.server";
+import { addKeywordsBulk, deleteImagesBulk, selectionPage } from "~/models/bulk.server";
 import { walkSettings } from "~/models/grid.server";
 import { insertImageRows } from "~/models/images.server";
 import { boardScope, projectScope, withFilter } from "~/models/scope.server";
@@ -131,6 +131,30 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
 
   describe("fresh from a bulk load", () => {
     it.each(paths)("%s: reads no table the project's size", (_name, hot) => noWholeTableReads(hot));
+
+    it("export: a page deep in the project reads about the blocks of the first page (it seeks to its cursor)", async () => {
+      const scope = await projectScope(ctx.actor, ctx.projectId);
+      const blocksOf = async (afterId: number) => {
+        const q = selectionPage(scope, { all: true, ids: [] }, { afterId, limit: 100, columns: ["id", "title", "keywords"] }).compile();
+        const { rows } = await db().executeQuery<{ "QUERY PLAN": [{ Plan: { "Shared Hit Blocks": number; "Shared Read Blocks": number } }] }>(
+          CompiledQuery.raw(`explain (analyze, buffers, format json) ${q.sql}`, [...q.parameters]),
+        );
+        const plan = rows[0]!["QUERY PLAN"][0].Plan;
+        return plan["Shared Hit Blocks"] + plan["Shared Read Blocks"];
+      };
+      const deep = await db()
+        .selectFrom("images")
+        .select("id")
+        .where("project_id", "=", ctx.projectId)
+        .orderBy("id")
+        .offset(N - 200)
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      const first = await blocksOf(0);
+      // Started at the project's first image and stepped 49,800 index entries to the cursor, the page read 152 blocks
+      // to the first page's 13 (seeking to it: 16).
+      expect(await blocksOf(deep.id)).toBeLessThanOrEqual(first * 2 + 10);
+    });
   });
 
   // Aged through the product's own writes, with no ANALYZE or VACUUM after them: dead rows from updates and deletes,
