@@ -359,7 +359,11 @@ export async function selectionRows<C extends SelectionColumn = SelectionColumn>
 }
 
 /** selectionRows' statement (its plan is tested). */
-export function selectionPage(scope: GridScope, picked: Picked, opts: { afterId?: number; limit: number; columns?: readonly SelectionColumn[] }) {
+export function selectionPage(
+  scope: GridScope,
+  picked: Picked,
+  opts: { afterId?: number; limit: number; columns?: readonly SelectionColumn[] },
+) {
   // The selection's own query walked by id (not `id IN (selection)`, which rebuilds the whole set for every page).
   // In one project the walk goes by (project, id), the order of images_project_id: asked by id alone, PostgreSQL took
   // the primary key and threw away every image of the projects made before this one (150,000 of them for each page
@@ -389,13 +393,17 @@ export function selectionPage(scope: GridScope, picked: Picked, opts: { afterId?
  */
 export async function attributeValuesOf(imageIds: number[]) {
   if (!imageIds.length) return [];
-  return db()
-    .selectFrom("image_attribute_values")
-    .select(["image_id", "attribute_id", "value"])
-    // PostgreSQL takes the page's ids as one array: a statement of 1,000 parameters was parsed and planned anew for
-    // each page (bench P9b-pg).
-    .where(dialect() === "postgres" ? sql<boolean>`image_id = any(${imageIds}::int[])` : sql<boolean>`image_id in (${sql.join(imageIds)})`)
-    .execute();
+  return (
+    db()
+      .selectFrom("image_attribute_values")
+      .select(["image_id", "attribute_id", "value"])
+      // PostgreSQL takes the page's ids as one array: a statement of 1,000 parameters was parsed and planned anew for
+      // each page (bench P9b-pg).
+      .where(
+        dialect() === "postgres" ? sql<boolean>`image_id = any(${imageIds}::int[])` : sql<boolean>`image_id in (${sql.join(imageIds)})`,
+      )
+      .execute()
+  );
 }
 
 /** The same, by image and then by attribute id: what a CSV row of an image reads its attribute columns from. */

@@ -136,9 +136,9 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
       const scope = await projectScope(ctx.actor, ctx.projectId);
       const blocksOf = async (afterId: number) => {
         const q = selectionPage(scope, { all: true, ids: [] }, { afterId, limit: 100, columns: ["id", "title", "keywords"] }).compile();
-        const { rows } = await db().executeQuery<{ "QUERY PLAN": [{ Plan: { "Shared Hit Blocks": number; "Shared Read Blocks": number } }] }>(
-          CompiledQuery.raw(`explain (analyze, buffers, format json) ${q.sql}`, [...q.parameters]),
-        );
+        const { rows } = await db().executeQuery<{
+          "QUERY PLAN": [{ Plan: { "Shared Hit Blocks": number; "Shared Read Blocks": number } }];
+        }>(CompiledQuery.raw(`explain (analyze, buffers, format json) ${q.sql}`, [...q.parameters]));
         const plan = rows[0]!["QUERY PLAN"][0].Plan;
         return plan["Shared Hit Blocks"] + plan["Shared Read Blocks"];
       };
