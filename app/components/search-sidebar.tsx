@@ -2,7 +2,7 @@ import { Form, Link, useSubmit } from "@remix-run/react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState, type CSSProperties } from "react";
 import { useHydrated } from "remix-utils/use-hydrated";
-import { withFilterQuery, type GridFilter } from "~/lib/grid-filter";
+import { withFilterQuery, type GridFilter, type TakenRangeProblems } from "~/lib/grid-filter";
 import { MAX_QUERY_LENGTH } from "~/lib/keywords-query";
 import type { Facet, FacetValue } from "~/models/facets.server";
 import { Carry } from "./carry-filter";
@@ -21,6 +21,8 @@ interface SidebarProps {
   smart?: SmartPanelData | null;
   /** Whether the capture date's order and range are offered (not on shared boards). */
   captureOffered?: boolean;
+  /** What is wrong with the capture date range the URL asked for, by field. */
+  captureProblems?: TakenRangeProblems;
   /** The attribute filters, or null where they are not offered. */
   facets: Facet[] | null;
   /** What each long list's 'start typing...' box holds (`v<attribute id>` in the URL). */
@@ -41,12 +43,13 @@ export function SearchSidebar({
   smartOffered = false,
   smart = null,
   captureOffered = false,
+  captureProblems = {},
 }: SidebarProps) {
   return (
     <aside id={SIDEBAR_TARGET} tabIndex={-1} className="search-sidebar skip-target" aria-label="Search and filters">
       <KeywordSearch path={path} filter={filter} />
       {smartOffered ? <SmartSearch path={path} filter={filter} panel={smart} /> : null}
-      {captureOffered ? <CaptureDate path={path} filter={filter} /> : null}
+      {captureOffered ? <CaptureDate path={path} filter={filter} problems={captureProblems} /> : null}
       {facets ? <AttributeFilters path={path} filter={filter} facets={facets} narrow={narrow} /> : null}
     </aside>
   );
@@ -101,8 +104,10 @@ function KeywordSearch({ path, filter }: { path: string; filter: GridFilter }) {
  * The capture date (EXIF): the grid newest taken first instead of newest added, and a range of days. A GET form like
  * the others; the dates are the camera's own clock.
  */
-function CaptureDate({ path, filter }: { path: string; filter: GridFilter }) {
+function CaptureDate({ path, filter, problems }: { path: string; filter: GridFilter; problems: TakenRangeProblems }) {
   const ranged = Boolean(filter.takenFrom || filter.takenTo);
+  const errorOf = (name: keyof TakenRangeProblems) =>
+    problems[name] ? { "aria-invalid": true, "aria-describedby": `capture-${name}-error` } : {};
   return (
     <section aria-labelledby="capture-date-title" className="capture-date-filter">
       <h2 className="search-sidebar-title" id="capture-date-title">
@@ -122,9 +127,18 @@ function CaptureDate({ path, filter }: { path: string; filter: GridFilter }) {
           <option value="taken">Newest taken first</option>
         </select>
         <label htmlFor="capture-from">Taken from</label>
-        <input id="capture-from" type="date" name="takenFrom" defaultValue={filter.takenFrom ?? ""} min="1970-01-01" />
+        <input
+          id="capture-from"
+          type="date"
+          name="takenFrom"
+          defaultValue={filter.takenFrom ?? ""}
+          min="1970-01-01"
+          {...errorOf("takenFrom")}
+        />
+        <FieldError id="capture-takenFrom-error" message={problems.takenFrom} />
         <label htmlFor="capture-to">Taken to</label>
-        <input id="capture-to" type="date" name="takenTo" defaultValue={filter.takenTo ?? ""} min="1970-01-01" />
+        <input id="capture-to" type="date" name="takenTo" defaultValue={filter.takenTo ?? ""} min="1970-01-01" {...errorOf("takenTo")} />
+        <FieldError id="capture-takenTo-error" message={problems.takenTo} />
         <button type="submit" className="btn">
           Apply
         </button>
@@ -145,6 +159,15 @@ function CaptureDate({ path, filter }: { path: string; filter: GridFilter }) {
       ) : null}
     </section>
   );
+}
+
+/** A field's problem under it, as forms.tsx's fields show theirs (nothing when there is none). */
+function FieldError({ id, message }: { id: string; message?: string }) {
+  return message ? (
+    <p id={id} className="field-error">
+      {message}
+    </p>
+  ) : null;
 }
 
 function AttributeFilters({

@@ -84,6 +84,29 @@ export function gridFilterOf(params: URLSearchParams): GridFilter {
   };
 }
 
+/** What is wrong with a capture date range the URL asks for, by field ("takenFrom", "takenTo"). */
+export type TakenRangeProblems = Partial<Record<"takenFrom" | "takenTo", string>>;
+
+/**
+ * The capture date range's problems, said beside its fields: a typed day that is not one (a browser without a date
+ * picker sends what was typed, "31/12/2024"; the grid leaves such a bound out, so it must say so), and a range that
+ * ends before it starts (which finds nothing).
+ */
+export function takenRangeProblems(params: URLSearchParams): TakenRangeProblems {
+  const problems: TakenRangeProblems = {};
+  for (const name of ["takenFrom", "takenTo"] as const) {
+    const value = params.get(name)?.trim() ?? "";
+    if (!value || dayStart(value) !== null) continue;
+    problems[name] = /^\d{4}-\d{2}-\d{2}$/.test(value)
+      ? `There is no day ${value}: enter a real day, from 1970-01-01 on. This date was left out.`
+      : `"${value.slice(0, 40)}" is not a date: enter it as YYYY-MM-DD, for example 2024-05-31. This date was left out.`;
+  }
+  const { takenFrom, takenTo } = gridFilterOf(params);
+  if (takenFrom && takenTo && takenFrom > takenTo)
+    problems.takenTo = `The range ends before it starts: "Taken to" (${takenTo}) is before "Taken from" (${takenFrom}), so no image is in it.`;
+  return problems;
+}
+
 /** The filter's attribute values as `f` parameter values, in a stable order. */
 export const attrParams = (attrs: GridFilter["attrs"]) =>
   Object.entries(attrs ?? {})

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { photo } from "../helpers/images";
 import { expect, test } from "./fixtures";
-import { expectAccessible, ownProject, toast } from "./support";
+import { expectAccessible, ownProject, projectId, toast } from "./support";
 import type { DB } from "~/db/connection.server";
 
 /** Uploads one photo (EXIF as given) through the upload page and submits its Edit Image step; answers its id. */
@@ -100,4 +100,37 @@ test("a manager lets photos keep where they were taken: a new photo's position s
   await page.goto(`/client/${projectId}/edit`);
   await expect(page.getByLabel("Keep where photos were taken (GPS)")).not.toBeChecked();
   await expectAccessible(page, info);
+});
+
+test("a typed day that is not one is said beside its field and left out; so is a range that ends before it starts", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("captureDates");
+  const path = `/client/${await projectId(db, "E2E Project")}`;
+  // What a browser without a date picker sends: the days as typed.
+  await page.goto(`${path}?takenFrom=${encodeURIComponent("31/12/2024")}&takenTo=2024-02-30`);
+  const from = page.getByLabel("Taken from");
+  const to = page.getByLabel("Taken to");
+  await expect(from).toHaveAttribute("aria-invalid", "true");
+  await expect(from).toHaveAccessibleDescription(
+    '"31/12/2024" is not a date: enter it as YYYY-MM-DD, for example 2024-05-31. This date was left out.',
+  );
+  await expect(to).toHaveAccessibleDescription("There is no day 2024-02-30: enter a real day, from 1970-01-01 on. This date was left out.");
+  // Both left out: the grid is not narrowed, and says no range.
+  await expect(page.getByRole("article").first()).toContainText("E2E image");
+  await expect(page.getByText(/Showing images taken/)).toHaveCount(0);
+  await expectAccessible(page, info);
+
+  // A range that ends before it starts, through the form, sent from the keyboard (Enter in a field submits it).
+  await from.fill("2024-05-02");
+  await to.fill("2024-05-01");
+  await to.press("Enter");
+  await expect(page).toHaveURL(/takenFrom=2024-05-02&takenTo=2024-05-01/);
+  await expect(page.getByLabel("Taken to")).toHaveAccessibleDescription(
+    'The range ends before it starts: "Taken to" (2024-05-01) is before "Taken from" (2024-05-02), so no image is in it.',
+  );
+  await expect(page.getByLabel("Taken from")).not.toHaveAttribute("aria-invalid");
+  await expect(page.getByText("No related images found")).toBeVisible();
 });

@@ -44,6 +44,7 @@ export const SCENARIOS = {
   ocrOwn: { totp: true },
   capture: { totp: true },
   captureGps: { totp: true },
+  captureDates: { totp: false },
   duplicates: { totp: true },
   uploadGuard: { totp: true },
   boardCrud: { totp: false },

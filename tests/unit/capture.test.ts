@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cameraName, dayStart, takenIso, takenText } from "~/lib/capture";
-import { filterSearch, gridFilterOf } from "~/lib/grid-filter";
+import { filterSearch, gridFilterOf, takenRangeProblems } from "~/lib/grid-filter";
 import { cleanText, exifTime } from "~/services/capture.server";
 
 describe("capture data", () => {
@@ -53,5 +53,22 @@ describe("capture data", () => {
     expect(filter).toEqual({ q: "tea", sort: "taken", takenFrom: "2024-01-01" });
     expect(filterSearch(filter)).toBe("q=tea&sort=taken&takenFrom=2024-01-01");
     expect(gridFilterOf(new URLSearchParams("sort=oldest&takenTo=+2024-03-01+"))).toEqual({ takenTo: "2024-03-01" });
+  });
+
+  it("says which typed day was left out and why, and a range that ends before it starts; nothing for a good range", () => {
+    const problems = (query: string) => takenRangeProblems(new URLSearchParams(query));
+    expect(problems("takenFrom=2024-01-01&takenTo=2024-01-01")).toEqual({});
+    expect(problems("takenFrom=&takenTo=")).toEqual({});
+    expect(problems("takenFrom=31%2F12%2F2024")).toEqual({
+      takenFrom: '"31/12/2024" is not a date: enter it as YYYY-MM-DD, for example 2024-05-31. This date was left out.',
+    });
+    expect(problems("takenTo=2024-02-30").takenTo).toBe(
+      "There is no day 2024-02-30: enter a real day, from 1970-01-01 on. This date was left out.",
+    );
+    expect(problems("takenFrom=1969-12-31").takenFrom).toMatch(/^There is no day 1969-12-31/);
+    expect(problems(`takenFrom=${"x".repeat(500)}`).takenFrom).toContain(`"${"x".repeat(40)}" is not a date`);
+    expect(problems("takenFrom=2024-05-02&takenTo=2024-05-01")).toEqual({
+      takenTo: 'The range ends before it starts: "Taken to" (2024-05-01) is before "Taken from" (2024-05-02), so no image is in it.',
+    });
   });
 });
