@@ -341,6 +341,11 @@ const SELECTION_COLUMNS = [
   "storage_key",
   "size_bytes",
   "created_at",
+  "taken_at",
+  "camera_make",
+  "camera_model",
+  "gps_lat",
+  "gps_lon",
 ] as const;
 
 type SelectionColumn = (typeof SELECTION_COLUMNS)[number];

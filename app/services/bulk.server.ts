@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import { ZipFile } from "yazl";
 import { InvalidError, NotFoundError } from "~/lib/errors";
+import { cameraName, takenIso } from "~/lib/capture";
 import { safeFileName } from "~/lib/file-names";
 import { DOWNLOAD_LIMIT_MESSAGE, MAX_DOWNLOAD } from "~/lib/schemas";
 import { actorOf } from "~/models/actor";
@@ -196,7 +197,7 @@ export async function zipOfSelection(
   const rows = await selectionRows(scope, picked, { limit: MAX_DOWNLOAD });
   const taken = new Set<string>(["images.csv"]);
   const files = rows.map((r) => ({ ...r, name: safeFileName(opts.metadata ? r.title : "", `image-${r.id}`, r.mime_type, taken) }));
-  const csv = opts.metadata ? await metadataCsv(scope.project.id, files, (f) => f.name) : null;
+  const csv = opts.metadata ? await metadataCsv(scope, files, (f) => f.name) : null;
 
   nativeZipCrc();
   const zip = new ZipFile();
@@ -227,9 +228,9 @@ export async function zipOfSelection(
 type Row = Awaited<ReturnType<typeof selectionRows>>[number];
 
 /** A CSV of images' metadata and attribute values: formula cells escaped, UTF-8 with a BOM for spreadsheet programs. */
-async function metadataCsv<T extends Row>(projectId: number, rows: T[], fileOf?: (row: T) => string): Promise<Buffer> {
+async function metadataCsv<T extends Row>(scope: OneProjectScope, rows: T[], fileOf?: (row: T) => string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const stringifier = csvWriter(await attributeColumns(projectId), Boolean(fileOf));
+  const stringifier = csvWriter(scope, await attributeColumns(scope.project.id), Boolean(fileOf));
   stringifier.on("data", (c: Buffer) => chunks.push(c));
   const finished = new Promise((resolve, reject) => stringifier.on("end", resolve).on("error", reject));
   await writeRows(stringifier, rows, fileOf);
@@ -244,7 +245,20 @@ async function metadataCsv<T extends Row>(projectId: number, rows: T[], fileOf?:
  */
 export const spreadsheetCsv = (columns: string[]) => stringify({ bom: true, header: true, columns, escape_formulas: true });
 
-function csvWriter(attributes: { id: number; name: string }[], withFile: boolean) {
+/**
+ * What a row carries besides its attributes: the capture data (as the panel shows it: the camera's wall clock, the
+ * camera's name) for members, the position where the project keeps positions; a share link's visitors, who see no
+ * capture data on the page, get none here either.
+ */
+interface CsvShape {
+  attributeIds: number[];
+  capture: boolean;
+  positions: boolean;
+}
+
+function csvWriter(scope: OneProjectScope, attributes: { id: number; name: string }[], withFile: boolean) {
+  const capture = scope.kind !== "shared";
+  const positions = capture && scope.project.keepGps;
   const columns = [
     "Image ID",
     ...(withFile ? ["File"] : []),
@@ -254,15 +268,17 @@ function csvWriter(attributes: { id: number; name: string }[], withFile: boolean
     "OCR text",
     "Original file name",
     "Created",
+    ...(capture ? ["Taken", "Camera"] : []),
+    ...(positions ? ["Latitude", "Longitude"] : []),
     ...attributes.map((a) => a.name),
   ];
   const stringifier = spreadsheetCsv(columns);
-  (stringifier as unknown as { attributeIds: number[] }).attributeIds = attributes.map((a) => a.id);
+  (stringifier as unknown as { shape: CsvShape }).shape = { attributeIds: attributes.map((a) => a.id), capture, positions };
   return stringifier;
 }
 
 async function writeRows<T extends Row>(stringifier: ReturnType<typeof stringify>, rows: T[], fileOf?: (row: T) => string) {
-  const attributeIds = (stringifier as unknown as { attributeIds: number[] }).attributeIds;
+  const { attributeIds, capture, positions } = (stringifier as unknown as { shape: CsvShape }).shape;
   const byImage = await attributeValuesByImage(rows.map((r) => r.id));
   for (const r of rows) {
     const attrs = byImage.get(r.id);
@@ -275,6 +291,8 @@ async function writeRows<T extends Row>(stringifier: ReturnType<typeof stringify
       r.ocr_text,
       r.original_name,
       new Date(Number(r.created_at)).toISOString(),
+      ...(capture ? [takenIso(Number(r.taken_at)) ?? "", cameraName(r.camera_make, r.camera_model)] : []),
+      ...(positions ? [r.gps_lat ?? "", r.gps_lon ?? ""] : []),
       ...attributeIds.map((id) => attrs?.get(id) ?? ""),
     ]);
     if (!ok) await new Promise((resolve) => stringifier.once("drain", resolve));
@@ -285,7 +303,7 @@ async function writeRows<T extends Row>(stringifier: ReturnType<typeof stringify
 export async function csvOfSelection(scope: MemberScope, picked: Picked): Promise<{ stream: ReadableStream<Uint8Array>; count: number }> {
   const count = await countSelection(scope, picked);
   if (!count) throw new InvalidError("No images are selected.");
-  const stringifier = csvWriter(await attributeColumns(scope.project.id), false);
+  const stringifier = csvWriter(scope, await attributeColumns(scope.project.id), false);
   void (async () => {
     try {
       let afterId = 0;

@@ -1,3 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { createToken } from "~/models/api-tokens.server";
@@ -6,7 +11,11 @@ import { insertImageRows } from "~/models/images.server";
 import { createAttribute, setAttributeValues } from "~/models/attributes.server";
 import { attributeFacets } from "~/models/facets.server";
 import { editProject } from "~/models/projects.server";
-import { projectScope, withFilter } from "~/models/scope.server";
+import { createBoard } from "~/models/boards.server";
+import { resolveSharedUrl } from "~/models/share-access.server";
+import { createShareLinks } from "~/models/share-links.server";
+import { boardScope, projectScope, withFilter } from "~/models/scope.server";
+import { csvOfSelection, zipOfSelection } from "~/services/bulk.server";
 import { addImageFile } from "~/services/ingest.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
@@ -22,6 +31,12 @@ import { startAppServer, type RunningServer } from "../helpers/server";
 const at = (y: number, mo: number, d: number, h = 12) => Date.UTC(y, mo - 1, d, h) / 1000;
 const row = (id: number) => db().selectFrom("images").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 const LONDON = { lat: 51.507333, lon: -0.127667 };
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
 
 describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
   let t: TestDatabase;
@@ -106,6 +121,65 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     expect((await row(id)).gps_lat).toBe(LONDON.lat);
     await settings(false);
     expect((await row(id)).gps_lat).toBeNull();
+  });
+
+  it("writes the capture data into Download images data and the ZIP's images.csv: positions only where kept, none for a link's visitors", async () => {
+    const own = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const s = () => projectScope(manager.actor, own);
+    await editProject(await s(), "Capture CSV", { wsc: false, source: "", keepGps: true });
+    const id = await addImageFile(
+      await s(),
+      await photo({ taken: "2024:05:17 14:03:09", make: "Canon", model: "Canon EOS R6", gps: LONDON }),
+      meta("Shelf"),
+    );
+    const bare = await addImageFile(await s(), await png(), meta("No EXIF"));
+    const csvOf = async (stream: ReadableStream<Uint8Array>) => {
+      const rows = parse((await readAll(stream)).toString("utf8").slice(1)) as string[][];
+      return rows.slice(1).map((r) => Object.fromEntries(rows[0]!.map((name, i) => [name, r[i]])));
+    };
+    const dataOf = async () => csvOf((await csvOfSelection(await s(), { all: false, ids: [id, bare] })).stream);
+    expect(await dataOf()).toEqual([
+      expect.objectContaining({
+        "Image ID": String(id),
+        Taken: "2024-05-17T14:03:09",
+        Camera: "Canon EOS R6",
+        Latitude: String(LONDON.lat),
+        Longitude: String(LONDON.lon),
+      }),
+      expect.objectContaining({ "Image ID": String(bare), Taken: "", Camera: "", Latitude: "", Longitude: "" }),
+    ]);
+    // Positions no longer kept: no position columns (the positions themselves are gone).
+    await editProject(await s(), "Capture CSV", { wsc: false, source: "", keepGps: false });
+    const [first] = await dataOf();
+    expect(first).toMatchObject({ Taken: "2024-05-17T14:03:09", Camera: "Canon EOS R6" });
+    expect(Object.keys(first!)).not.toContain("Latitude");
+
+    // A share link's ZIP (metadata shown): images.csv without capture data, as its page shows none.
+    await editProject(await s(), "Capture CSV", { wsc: false, source: "", keepGps: true });
+    const board = await boardScope(manager.actor, (await createBoard(await s(), { title: "Shared", imageIds: [id] })).id);
+    const [link] = await createShareLinks(board, [null], { expiry: "30", allowDownload: true, showMetadata: true }, "capture");
+    const opened = await resolveSharedUrl(link!.path.slice("/shared-board/".length), "10.0.0.9", 60_000);
+    if (opened.status !== "ok") throw new Error(opened.status);
+    const zipCsv = async (scope: Parameters<typeof zipOfSelection>[0]) => {
+      const dir = mkdtempSync(path.join(tmpdir(), "koala-zip-"));
+      writeFileSync(path.join(dir, "out.zip"), await readAll((await zipOfSelection(scope, { all: false, ids: [id] })).stream));
+      const text = execFileSync("python3", [
+        "-c",
+        "import sys,zipfile\nsys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read('images.csv'))",
+        path.join(dir, "out.zip"),
+      ]);
+      return csvOf(new Blob([text]).stream());
+    };
+    // The members' images.csv as their download: the position columns are back, empty (turning keeping off forgot it).
+    expect((await zipCsv(await s()))[0]).toMatchObject({
+      Taken: "2024-05-17T14:03:09",
+      Camera: "Canon EOS R6",
+      Latitude: "",
+      Longitude: "",
+    });
+    const visitor = (await zipCsv(opened.scope))[0]!;
+    expect(visitor).toMatchObject({ "Image ID": String(id), Title: "Shelf" });
+    expect(Object.keys(visitor).filter((k) => ["Taken", "Camera", "Latitude", "Longitude"].includes(k))).toEqual([]);
   });
 
   it("accepts a file without EXIF, or with an impossible date or odd text, with nothing known but what can be read", async () => {
