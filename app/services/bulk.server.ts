@@ -230,11 +230,11 @@ type Row = Awaited<ReturnType<typeof selectionRows>>[number];
 /** A CSV of images' metadata and attribute values: formula cells escaped, UTF-8 with a BOM for spreadsheet programs. */
 async function metadataCsv<T extends Row>(scope: OneProjectScope, rows: T[], fileOf?: (row: T) => string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const stringifier = csvWriter(scope, await attributeColumns(scope.project.id), Boolean(fileOf));
-  stringifier.on("data", (c: Buffer) => chunks.push(c));
-  const finished = new Promise((resolve, reject) => stringifier.on("end", resolve).on("error", reject));
-  await writeRows(stringifier, rows, fileOf);
-  stringifier.end();
+  const writer = await metadataWriter(scope, Boolean(fileOf));
+  writer.csv.on("data", (c: Buffer) => chunks.push(c));
+  const finished = new Promise((resolve, reject) => writer.csv.on("end", resolve).on("error", reject));
+  await writer.write(rows, fileOf);
+  writer.csv.end();
   await finished;
   return Buffer.concat(chunks);
 }
@@ -246,20 +246,16 @@ async function metadataCsv<T extends Row>(scope: OneProjectScope, rows: T[], fil
 export const spreadsheetCsv = (columns: string[]) => stringify({ bom: true, header: true, columns, escape_formulas: true });
 
 /**
- * What a row carries besides its attributes: the capture data (as the panel shows it: the camera's wall clock, the
- * camera's name) for members, the position where the project keeps positions; a share link's visitors, who see no
+ * The images-data CSV of a scope (`withFile`: the ZIP's, naming each image's file) and what writes its rows: the
+ * metadata, the capture data (as the panel shows it: the camera's wall clock, the camera's name) for members, the
+ * position where the project keeps positions, then the project's attributes. A share link's visitors, who see no
  * capture data on the page, get none here either.
  */
-interface CsvShape {
-  attributeIds: number[];
-  capture: boolean;
-  positions: boolean;
-}
-
-function csvWriter(scope: OneProjectScope, attributes: { id: number; name: string }[], withFile: boolean) {
+async function metadataWriter(scope: OneProjectScope, withFile: boolean) {
+  const attributes = await attributeColumns(scope.project.id);
   const capture = scope.kind !== "shared";
   const positions = capture && scope.project.keepGps;
-  const columns = [
+  const csv = spreadsheetCsv([
     "Image ID",
     ...(withFile ? ["File"] : []),
     "Title",
@@ -271,52 +267,48 @@ function csvWriter(scope: OneProjectScope, attributes: { id: number; name: strin
     ...(capture ? ["Taken", "Camera"] : []),
     ...(positions ? ["Latitude", "Longitude"] : []),
     ...attributes.map((a) => a.name),
-  ];
-  const stringifier = spreadsheetCsv(columns);
-  (stringifier as unknown as { shape: CsvShape }).shape = { attributeIds: attributes.map((a) => a.id), capture, positions };
-  return stringifier;
-}
-
-async function writeRows<T extends Row>(stringifier: ReturnType<typeof stringify>, rows: T[], fileOf?: (row: T) => string) {
-  const { attributeIds, capture, positions } = (stringifier as unknown as { shape: CsvShape }).shape;
-  const byImage = await attributeValuesByImage(rows.map((r) => r.id));
-  for (const r of rows) {
-    const attrs = byImage.get(r.id);
-    const ok = stringifier.write([
-      r.id,
-      ...(fileOf ? [fileOf(r)] : []),
-      r.title,
-      r.description,
-      (JSON.parse(r.keywords) as string[]).join(", "),
-      r.ocr_text,
-      r.original_name,
-      new Date(Number(r.created_at)).toISOString(),
-      ...(capture ? [takenIso(Number(r.taken_at)) ?? "", cameraName(r.camera_make, r.camera_model)] : []),
-      ...(positions ? [r.gps_lat ?? "", r.gps_lon ?? ""] : []),
-      ...attributeIds.map((id) => attrs?.get(id) ?? ""),
-    ]);
-    if (!ok) await new Promise((resolve) => stringifier.once("drain", resolve));
+  ]);
+  async function write<T extends Row>(rows: T[], fileOf?: (row: T) => string) {
+    const byImage = await attributeValuesByImage(rows.map((r) => r.id));
+    for (const r of rows) {
+      const values = byImage.get(r.id);
+      const ok = csv.write([
+        r.id,
+        ...(fileOf ? [fileOf(r)] : []),
+        r.title,
+        r.description,
+        (JSON.parse(r.keywords) as string[]).join(", "),
+        r.ocr_text,
+        r.original_name,
+        new Date(Number(r.created_at)).toISOString(),
+        ...(capture ? [takenIso(Number(r.taken_at)) ?? "", cameraName(r.camera_make, r.camera_model)] : []),
+        ...(positions ? [r.gps_lat ?? "", r.gps_lon ?? ""] : []),
+        ...attributes.map((a) => values?.get(a.id) ?? ""),
+      ]);
+      if (!ok) await new Promise((resolve) => csv.once("drain", resolve));
+    }
   }
+  return { csv, write };
 }
 
 /** "Download images data": the selection's metadata and attribute values as CSV, streamed 1,000 rows at a time. */
 export async function csvOfSelection(scope: MemberScope, picked: Picked): Promise<{ stream: ReadableStream<Uint8Array>; count: number }> {
   const count = await countSelection(scope, picked);
   if (!count) throw new InvalidError("No images are selected.");
-  const stringifier = csvWriter(scope, await attributeColumns(scope.project.id), false);
+  const { csv, write } = await metadataWriter(scope, false);
   void (async () => {
     try {
       let afterId = 0;
       for (;;) {
         const rows = await selectionRows(scope, picked, { afterId, limit: 1000 });
         if (!rows.length) break;
-        await writeRows(stringifier, rows);
+        await write(rows);
         afterId = rows[rows.length - 1]!.id;
       }
-      stringifier.end();
+      csv.end();
     } catch (err) {
-      stringifier.destroy(err as Error);
+      csv.destroy(err as Error);
     }
   })();
-  return { stream: Readable.toWeb(stringifier) as unknown as ReadableStream<Uint8Array>, count };
+  return { stream: Readable.toWeb(csv) as unknown as ReadableStream<Uint8Array>, count };
 }
