@@ -60,18 +60,20 @@ export function attrsOf(raw: string[]): Record<string, string[]> | undefined {
   return n ? attrs : undefined;
 }
 
+/** A day parameter ("takenFrom", "takenTo") as given, trimmed: "" when absent; `day` only when it is a day. */
+function dayParam(params: URLSearchParams, name: "takenFrom" | "takenTo") {
+  const given = params.get(name)?.trim() ?? "";
+  return { given, day: dayStart(given) === null ? undefined : given };
+}
+
 export function gridFilterOf(params: URLSearchParams): GridFilter {
   const q = cleanQuery(params.get("q"));
   const attrs = attrsOf(params.getAll("f"));
   const review = reviewFilterOf(params.get("review"));
   const smart = cleanQuery(params.get("smart")).trim();
   const tags = params.has("tags") ? tagsOf(params.get("tags")) : undefined;
-  const day = (name: string) => {
-    const value = params.get(name)?.trim() ?? "";
-    return dayStart(value) === null ? undefined : value;
-  };
-  const takenFrom = day("takenFrom");
-  const takenTo = day("takenTo");
+  const takenFrom = dayParam(params, "takenFrom").day;
+  const takenTo = dayParam(params, "takenTo").day;
   return {
     ...(q.trim() ? { q } : {}),
     ...(smart ? { smart } : {}),
@@ -94,14 +96,18 @@ export type TakenRangeProblems = Partial<Record<"takenFrom" | "takenTo", string>
  */
 export function takenRangeProblems(params: URLSearchParams): TakenRangeProblems {
   const problems: TakenRangeProblems = {};
-  for (const name of ["takenFrom", "takenTo"] as const) {
-    const value = params.get(name)?.trim() ?? "";
-    if (!value || dayStart(value) !== null) continue;
-    problems[name] = /^\d{4}-\d{2}-\d{2}$/.test(value)
-      ? `There is no day ${value}: enter a real day, from 1970-01-01 on. This date was left out.`
-      : `"${value.slice(0, 40)}" is not a date: enter it as YYYY-MM-DD, for example 2024-05-31. This date was left out.`;
+  const from = dayParam(params, "takenFrom");
+  const to = dayParam(params, "takenTo");
+  for (const [name, { given, day }] of [
+    ["takenFrom", from],
+    ["takenTo", to],
+  ] as const) {
+    if (!given || day) continue;
+    problems[name] = /^\d{4}-\d{2}-\d{2}$/.test(given)
+      ? `There is no day ${given}: enter a real day, from 1970-01-01 on. This date was left out.`
+      : `"${given.slice(0, 40)}" is not a date: enter it as YYYY-MM-DD, for example 2024-05-31. This date was left out.`;
   }
-  const { takenFrom, takenTo } = gridFilterOf(params);
+  const [takenFrom, takenTo] = [from.day, to.day];
   if (takenFrom && takenTo && takenFrom > takenTo)
     problems.takenTo = `The range ends before it starts: "Taken to" (${takenTo}) is before "Taken from" (${takenFrom}), so no image is in it.`;
   return problems;
