@@ -49,9 +49,10 @@ export function ProjectForm({
         <input {...getInputProps(fields.keepGps, { type: "checkbox", value: "yes" })} aria-describedby={`${fields.keepGps.id}-hint`} />
         <label htmlFor={fields.keepGps.id}>Keep where photos were taken (GPS)</label>
         <p id={`${fields.keepGps.id}-hint`} className="hint">
-          Off: Koala records and shows no position (an original file, downloaded as it was uploaded, still holds what its camera wrote). On:
-          photos uploaded from now on keep the position their camera recorded, shown to everyone in the project. Turning it off deletes
-          every position Koala recorded for the project.
+          Off: Koala takes the position out of each photo as it comes in (its original file is kept without it; the picture and its other
+          details stay as they were) and shows none. On: photos uploaded from now on keep the position their camera recorded, in their file
+          too, shown to everyone in the project. Turning it off deletes every position Koala recorded for the project; the files of photos
+          uploaded while it was on still hold theirs.
         </p>
       </div>
       <div className="form-actions">

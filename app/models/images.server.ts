@@ -25,6 +25,8 @@ export interface StoredImageFile {
   capture?: CaptureData;
   /** Its perceptual hashes (services/similarity.server.ts); absent: none were made (bulk loads). */
   similarity?: Similarity;
+  /** Its stored bytes hold the position its camera recorded (stored for a project that keeps positions). */
+  keptPosition?: boolean;
 }
 
 export interface ImageMetadata {
@@ -92,6 +94,9 @@ export interface InsertOptions {
 
 class AlreadyRegistered extends Error {}
 
+/** A file stored with its position meets a project that (since) keeps none: it is stored again without (addImageFile). */
+export class PositionsNotKept extends Error {}
+
 /**
  * Inside a write: the image is a live one of the project, or 404 (it may have been deleted since the caller's scope
  * was resolved).
@@ -149,6 +154,7 @@ export async function insertImage(
       await lockObjects(trx, file.checksum);
       await assertObjectsStored(trx, [file.storageKey, file.thumbKey, file.previewKey]);
       const { keepGps } = await lockProjectForImages(trx, project.id);
+      if (file.keptPosition && !keepGps) throw new PositionsNotKept();
       // The closest look-alike already in the project, read in the write that inserts (under the project's lock).
       const [like] = file.similarity ? await lookAlikes(trx, project.id, file.similarity, { limit: 1 }) : [];
       const row = await trx

@@ -8,6 +8,7 @@ import { HttpError } from "~/lib/errors";
 import type { StoredImageFile } from "~/models/images.server";
 import { claimObjects } from "~/models/objects.server";
 import { readCapture } from "./capture.server";
+import { holdsPosition, withoutPosition } from "./positions.server";
 import { similarityOf, type RawPixels } from "./similarity.server";
 import { SourceChanged } from "./storage-contract";
 import { objectKey, storage } from "./storage.server";
@@ -189,28 +190,44 @@ export async function storeDerivatives(buf: Buffer, checksum: string, rotation: 
 /**
  * Checks an image, stores the original and its derivatives under content-addressed keys. `source` is the object
  * `buf` was read from (an upload), when the store may copy the original from it rather than be sent it again.
+ * Unless `keepPositions` (the project keeps where photos were taken), the original is stored without the position its
+ * camera recorded (positions.server.ts), and its checksum is that of the bytes stored; a position that could not be
+ * taken out refuses the file rather than keep it.
  */
-export async function storeImageFile(buf: Buffer, source?: { key: string; etag?: string }): Promise<StoredImageFile> {
+export async function storeImageFile(
+  buf: Buffer,
+  { source, keepPositions = false }: { source?: { key: string; etag?: string }; keepPositions?: boolean } = {},
+): Promise<StoredImageFile> {
   const checked = await checkImage(buf);
   const capture = await readCapture(buf);
-  const hash = sha256(buf);
+  const bytes = storedBytes(buf, keepPositions);
+  if (bytes !== buf && (await readCapture(bytes)).gps) throw new ImageRejected(POSITION_LEFT);
+  const hash = sha256(bytes);
   const storageKey = objectKey("originals", hash, checked.type.ext);
   await claimObjects(hash, [storageKey]);
   // Derivatives first, original last: an original present means its derivatives are too.
-  const { similarity, ...derivatives } = await storeDerivatives(buf, hash, 0, { similarity: true });
-  if ((await storage().size(storageKey)) !== buf.length) await storeOriginal(storageKey, buf, hash, source);
+  const { similarity, ...derivatives } = await storeDerivatives(bytes, hash, 0, { similarity: true });
+  // The upload object holds the bytes as sent: copied only when they are the ones stored.
+  if ((await storage().size(storageKey)) !== bytes.length) await storeOriginal(storageKey, bytes, hash, bytes === buf ? source : undefined);
   return {
     storageKey,
     ...derivatives,
     similarity,
     mimeType: checked.type.mime,
-    sizeBytes: buf.length,
+    sizeBytes: bytes.length,
     width: checked.width,
     height: checked.height,
     checksum: hash,
-    capture,
+    capture: keepPositions ? capture : { ...capture, gps: null },
+    keptPosition: keepPositions && holdsPosition(buf),
   };
 }
+
+/** The bytes of a file as its original is stored: without the camera's position unless the project keeps positions. */
+export const storedBytes = (buf: Buffer, keepPositions: boolean) => (keepPositions ? buf : withoutPosition(buf));
+
+const POSITION_LEFT =
+  "This photo holds the place it was taken in a form Koala cannot take out, and this project keeps no positions. Remove the position from the file, or ask a manager to let the project keep positions.";
 
 /**
  * A copy inside the store where it can (S3), else a PUT of the bytes. The copy is taken only from the version of the

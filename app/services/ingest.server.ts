@@ -4,7 +4,7 @@ import { log } from "~/lib/log.server";
 import { cleanFileName, titleFromFileName } from "~/lib/schemas";
 import { PURGE_JOB } from "~/lib/job-types";
 import { deleteImage, updateImage, type MetadataChange, type PurgePayload } from "~/models/image-edits.server";
-import { insertImage, type ImageLike, type ImageMetadata, type StoredImageFile } from "~/models/images.server";
+import { insertImage, PositionsNotKept, type ImageLike, type ImageMetadata, type StoredImageFile } from "~/models/images.server";
 import { forgetObjects, lockObjects, markUnreferenced, ObjectMissing, stalledPurges } from "~/models/objects.server";
 import type { ProjectScope } from "~/models/scope.server";
 import {
@@ -85,7 +85,7 @@ export async function registerUpload(scope: ProjectScope, key: string, meta: Ima
 
 /**
  * Stores a file and inserts its image (CLI import, demo, registration). Should a purge take a shared object
- * between storing and committing, the objects are stored again once. `upload` is the object the bytes were read
+ * between storing and committing, the objects are stored again (twice at most). `upload` is the object the bytes were read
  * from, claimed with the image; its version (`etag`) lets the store copy the original from it (storeImageFile).
  */
 export async function addImageFile(
@@ -95,13 +95,19 @@ export async function addImageFile(
   upload?: { key: string; etag?: string },
   at?: number,
 ): Promise<number> {
+  let keepPositions = scope.project.keepGps;
   for (let attempt = 1; ; attempt++) {
-    const file: StoredImageFile = await storeImageFile(buf, upload);
+    const file: StoredImageFile = await storeImageFile(buf, { source: upload, keepPositions });
     try {
       return await insertImage(scope, file, meta, { at, uploadKey: upload?.key });
     } catch (err) {
-      if (err instanceof ObjectMissing && attempt === 1) continue;
+      if (err instanceof ObjectMissing && attempt <= 2) continue;
       await purgeLater(file.checksum, [file.storageKey, file.thumbKey, file.previewKey]);
+      // The manager turned positions off since the scope was read: the file goes in without its position.
+      if (err instanceof PositionsNotKept && keepPositions) {
+        keepPositions = false;
+        continue;
+      }
       throw err;
     }
   }

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import exifr from "exifr";
 import { photo } from "../helpers/images";
 import { expect, test } from "./fixtures";
 import { expectAccessible, ownProject, projectId, toast } from "./support";
@@ -45,8 +46,14 @@ test(
     await expect(details.locator("time")).toHaveText("4 Mar 2026, 09:05");
     await expect(details.locator("time")).toHaveAttribute("datetime", "2026-03-04T09:05:00");
     await expect(details).toContainText("Canon EOS R6");
-    // The project keeps no positions (the default): none is shown, none was stored.
+    // The project keeps no positions (the default): none is shown, none was stored, and the original downloaded
+    // from the panel no longer holds it (its other tags do).
     await expect(details).not.toContainText("Location");
+    const download = await page.request.get((await page.getByRole("link", { name: "Download", exact: true }).getAttribute("href"))!);
+    expect(download.status()).toBe(200);
+    const exif = (await exifr.parse(await download.body())) as Record<string, unknown>;
+    expect(exif).toMatchObject({ Make: "Canon", Model: "Canon EOS R6" });
+    expect(Object.keys(exif).filter((tag) => /gps|latitude|longitude/i.test(tag))).toEqual([]);
     await expectAccessible(page, info);
 
     // Newest added first by default; then newest taken first (the seeded picture was "taken" in 2024–2025).
@@ -88,6 +95,9 @@ test("a manager lets photos keep where they were taken: a new photo's position s
   await page.goto(`/image/${id}`);
   await expect(page.locator(".capture-details")).toContainText("Location");
   await expect(page.locator(".capture-details")).toContainText("-33.856784, 151.215297");
+  // Kept: the original downloaded is the file as uploaded, position and all.
+  const download = await page.request.get((await page.getByRole("link", { name: "Download", exact: true }).getAttribute("href"))!);
+  expect(await exifr.parse(await download.body())).toMatchObject({ latitude: expect.closeTo(-33.856784, 4) });
 
   await setKeepGps(false);
   await page.goto(`/image/${id}`);

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import exifr from "exifr";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
@@ -14,6 +15,9 @@ import { createShareLinks } from "~/models/share-links.server";
 import { boardScope, projectScope, withFilter } from "~/models/scope.server";
 import { csvOfSelection, zipOfSelection } from "~/services/bulk.server";
 import { addImageFile } from "~/services/ingest.server";
+import { holdsPosition } from "~/services/positions.server";
+import { readObject, storage } from "~/services/storage.server";
+import { sha256 } from "~/lib/crypto.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
 import { photo, png } from "../helpers/images";
@@ -88,6 +92,38 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     // Off again: a new photo's position is not stored.
     const after = await addImageFile(await scope(), await photo({ gps: LONDON, make: "x" }), meta("After"));
     expect(await row(after)).toMatchObject({ gps_lat: null, gps_lon: null });
+  });
+
+  it("stores an original without its position unless the project keeps positions, also for an upload that meets the setting turned off", async () => {
+    const own = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const s = () => projectScope(manager.actor, own);
+    const stored = async (id: number) => (await readObject(storage(), (await row(id)).storage_key, Number.MAX_SAFE_INTEGER))!.bytes;
+
+    const sent = await photo({ taken: "2024:05:17 14:03:09", make: "Canon", gps: LONDON });
+    expect(holdsPosition(sent)).toBe(true);
+    const first = await addImageFile(await s(), sent, meta("Off"));
+    const kept = await stored(first);
+    expect(kept.length).toBe(sent.length);
+    expect(holdsPosition(kept)).toBe(false);
+    expect(await exifr.parse(kept)).toMatchObject({ Make: "Canon", DateTimeOriginal: expect.any(Date) });
+    expect((await exifr.parse(kept)).latitude).toBeUndefined();
+    // The checksum is the stored bytes' (the object store's keys and the exact-duplicate lookups rely on it) ...
+    expect((await row(first)).checksum).toBe(sha256(kept));
+    // ... and the same file sent again is stored as the same object.
+    expect((await row(await addImageFile(await s(), sent, meta("Again")))).storage_key).toBe((await row(first)).storage_key);
+
+    await editProject(await s(), "Keeps positions", { wsc: false, source: "", keepGps: true });
+    const located = await photo({ gps: LONDON, make: "On" });
+    const on = await addImageFile(await s(), located, meta("On"));
+    expect((await stored(on)).equals(located)).toBe(true);
+    expect(await row(on)).toMatchObject({ gps_lat: LONDON.lat, checksum: sha256(located) });
+
+    // A scope read while positions were kept, used after the manager turned them off: stored again, without.
+    const stale = await s();
+    await editProject(await s(), "Keeps none", { wsc: false, source: "", keepGps: false });
+    const late = await addImageFile(stale, await photo({ gps: LONDON, make: "Late" }), meta("Late"));
+    expect(await row(late)).toMatchObject({ gps_lat: null, camera_make: "Late" });
+    expect(holdsPosition(await stored(late))).toBe(false);
   });
 
   it("takes twelve photos with positions uploaded at once (no deadlock on the project's row), and keeps none where none are kept", async () => {

@@ -18,10 +18,11 @@ import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import type { ReimportReport } from "~/services/reimport.server";
 import { reimportSettings, startReimport, wscBudget } from "~/services/reimport.server";
+import { withoutPosition } from "~/services/positions.server";
 import { storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeProject, makeUser } from "../helpers/fixtures";
-import { jpeg, png } from "../helpers/images";
+import { jpeg, photo, png } from "../helpers/images";
 
 /**
  * Re-import (spec 2's tile): a normal project's images derived again from their originals, and a WSC project's
@@ -193,6 +194,34 @@ describe.each(dialects)("re-import (%s)", (dialect) => {
     expect(again.added).toBe(0);
     expect(again.updated + again.unchanged).toBe(3);
     expect((await images()).length).toBe(2);
+  });
+
+  it("finds a WSC source's located photos again in a project that keeps no positions: stored without them, or before that as sent", async () => {
+    const before = await photo({ make: "Before", gps: { lat: 51.5, lon: -0.12 } });
+    const fresh = await photo({ make: "Fresh", gps: { lat: 48.85, lon: 2.35 } });
+    files.set("/before.jpg", { type: "image/jpeg", body: before });
+    files.set("/fresh.jpg", { type: "image/jpeg", body: fresh });
+    files.set("/manifest.json", {
+      type: "application/json",
+      body: JSON.stringify({
+        images: [
+          { url: `${base}/before.jpg`, title: "Before" },
+          { url: `${base}/fresh.jpg`, title: "Fresh" },
+        ],
+      }),
+    });
+    // Stored as sent while the project kept positions; then the WSC settings, which keep none.
+    await editProject(await scope(), "Kept", { wsc: false, source: "", keepGps: true });
+    await addImageFile(await scope(), before, { title: "Before", description: "", keywords: [], ocrText: "", originalName: "before.jpg" });
+    await asWsc("/manifest.json");
+    const run = async () => reportOf(await startReimport(await scope()).then(async (id) => (await runJobs(), id)));
+    expect(await run()).toMatchObject({ added: 1, refused: 0 });
+    expect(await run()).toMatchObject({ added: 0, refused: 0 });
+    const rows = await images();
+    expect(rows.map((r) => r.title)).toEqual(["Before", "Fresh"]);
+    expect(rows[0]!.checksum).toBe(sha256(before));
+    expect(rows[1]!.checksum).toBe(sha256(withoutPosition(fresh)));
+    expect(rows[1]!.checksum).not.toBe(sha256(fresh));
   });
 
   it("resumes a WSC re-import that stopped part-way after the last entry recorded: those before are not fetched again", async () => {

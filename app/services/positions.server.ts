@@ -1,0 +1,206 @@
+import { crc32 } from "node:zlib";
+
+/**
+ * Takes the position a camera recorded out of a file's own bytes, for projects that keep none (`projects.keep_gps`
+ * off): the EXIF GPS directory, and XMP's `exif:GPS…` properties. Lossless and in place: the pixels and every other
+ * tag stay byte for byte, the file keeps its length, and nothing is decoded or re-encoded. The same file always gives
+ * the same bytes, so a second upload of it is still found by its checksum.
+ *
+ * Where the metadata lives, by container: JPEG's APP1 segments; PNG's eXIf chunk and uncompressed XMP iTXt chunk (their
+ * CRCs made again); WebP's EXIF and XMP chunks; a TIFF file's own directories; HEIF/AVIF's Exif item (found by its
+ * "Exif\0\0" header) and XMP packet. A position left anywhere else is caught by the caller's check (storeImageFile).
+ */
+export function withoutPosition(buf: Buffer): Buffer {
+  const blocks = positionBlocks(buf);
+  if (!blocks.length) return buf;
+  const out = Buffer.from(buf);
+  for (const b of blocks) {
+    if (b.kind === "tiff") gpsDirectory(out, b, true);
+    else xmpPositions(out, b, true);
+    if (b.pngChunk !== undefined) {
+      const dataEnd = b.pngChunk + 8 + out.readUInt32BE(b.pngChunk);
+      out.writeUInt32BE(crc32(out.subarray(b.pngChunk + 4, dataEnd)), dataEnd);
+    }
+  }
+  return out;
+}
+
+/** Whether the file states a position where withoutPosition can take it out. */
+export const holdsPosition = (buf: Buffer) => positionBlocks(buf).length > 0;
+
+const positionBlocks = (buf: Buffer) =>
+  metadataBlocks(buf).filter((b) => (b.kind === "tiff" ? gpsDirectory(buf, b, false) : xmpPositions(buf, b, false)));
+
+interface Block {
+  kind: "tiff" | "xmp";
+  start: number;
+  end: number;
+  /** The PNG chunk (its offset) whose CRC covers the block. */
+  pngChunk?: number;
+}
+
+const ascii = (buf: Buffer, start: number, end: number) => buf.toString("latin1", start, end);
+const EXIF_HEADER = Buffer.from("Exif\0\0", "latin1");
+const XMP_JPEG = "http://ns.adobe.com/xap/1.0/\0";
+const XMP_PNG = "XML:com.adobe.xmp\0";
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function metadataBlocks(buf: Buffer): Block[] {
+  if (buf[0] === 0xff && buf[1] === 0xd8) return jpegBlocks(buf);
+  if (buf.subarray(0, 8).equals(PNG_SIGNATURE)) return pngBlocks(buf);
+  if (ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 12) === "WEBP") return webpBlocks(buf);
+  if (isTiff(buf, 0)) return [{ kind: "tiff", start: 0, end: buf.length }];
+  if (ascii(buf, 4, 8) === "ftyp") return heifBlocks(buf);
+  return [];
+}
+
+/** The segments before the image data (SOS): APP1 holds EXIF ("Exif\0\0") and XMP. */
+function jpegBlocks(buf: Buffer): Block[] {
+  const blocks: Block[] = [];
+  let i = 2;
+  while (i + 4 <= buf.length && buf[i] === 0xff) {
+    const marker = buf[i + 1]!;
+    if (marker === 0xff) {
+      i += 1; // a fill byte
+      continue;
+    }
+    if (marker === 0xda || marker === 0xd9) break;
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2;
+      continue;
+    }
+    const start = i + 4;
+    const end = i + 2 + buf.readUInt16BE(i + 2);
+    if (end > buf.length || end < start) break;
+    if (marker === 0xe1) {
+      if (buf.subarray(start, start + 6).equals(EXIF_HEADER)) blocks.push({ kind: "tiff", start: start + 6, end });
+      else if (ascii(buf, start, start + XMP_JPEG.length) === XMP_JPEG) blocks.push({ kind: "xmp", start: start + XMP_JPEG.length, end });
+    }
+    i = end;
+  }
+  return blocks;
+}
+
+function pngBlocks(buf: Buffer): Block[] {
+  const blocks: Block[] = [];
+  let i = 8;
+  while (i + 12 <= buf.length) {
+    const length = buf.readUInt32BE(i);
+    const type = ascii(buf, i + 4, i + 8);
+    const start = i + 8;
+    const end = start + length;
+    if (end + 4 > buf.length || type === "IEND") break;
+    if (type === "eXIf") blocks.push({ kind: "tiff", start, end, pngChunk: i });
+    // iTXt: keyword\0, compression flag, method, language\0, translated keyword\0, text. Compressed XMP is left to the check.
+    if (type === "iTXt" && ascii(buf, start, start + XMP_PNG.length) === XMP_PNG && buf[start + XMP_PNG.length] === 0)
+      blocks.push({ kind: "xmp", start: start + XMP_PNG.length, end, pngChunk: i });
+    i = end + 4;
+  }
+  return blocks;
+}
+
+function webpBlocks(buf: Buffer): Block[] {
+  const blocks: Block[] = [];
+  let i = 12;
+  while (i + 8 <= buf.length) {
+    const type = ascii(buf, i, i + 4);
+    const start = i + 8;
+    const end = start + buf.readUInt32LE(i + 4);
+    if (end > buf.length) break;
+    if (type === "EXIF") blocks.push({ kind: "tiff", start: buf.subarray(start, start + 6).equals(EXIF_HEADER) ? start + 6 : start, end });
+    if (type === "XMP ") blocks.push({ kind: "xmp", start, end });
+    i = end + ((end - start) % 2);
+  }
+  return blocks;
+}
+
+/** HEIF and AVIF keep EXIF as an item in the media data; its payload starts "Exif\0\0" and then the TIFF header. */
+function heifBlocks(buf: Buffer): Block[] {
+  const blocks: Block[] = [];
+  for (let at = buf.indexOf(EXIF_HEADER); at >= 0; at = buf.indexOf(EXIF_HEADER, at + 1))
+    if (isTiff(buf, at + 6)) blocks.push({ kind: "tiff", start: at + 6, end: buf.length });
+  const xmp = buf.indexOf("<x:xmpmeta", 0, "latin1");
+  const xmpEnd = xmp >= 0 ? buf.indexOf("</x:xmpmeta>", xmp, "latin1") : -1;
+  if (xmpEnd > xmp) blocks.push({ kind: "xmp", start: xmp, end: xmpEnd });
+  return blocks;
+}
+
+const isTiff = (buf: Buffer, at: number) =>
+  at + 8 <= buf.length &&
+  ((buf[at] === 0x49 && buf[at + 1] === 0x49 && buf[at + 2] === 42 && buf[at + 3] === 0) ||
+    (buf[at] === 0x4d && buf[at + 1] === 0x4d && buf[at + 2] === 0 && buf[at + 3] === 42));
+
+const GPS_POINTER = 0x8825;
+// Bytes per value of each TIFF type (1 BYTE … 13 IFD); a value over four bytes lies elsewhere, at an offset.
+const TYPE_BYTES = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4];
+
+/**
+ * Whether the TIFF structure in `b` points to a GPS directory. With `blank`, the pointer's entry is taken out of its
+ * directory (the entries after it move up; offsets count from the TIFF header, so nothing else moves) and the GPS
+ * directory and the values it points to are zeroed.
+ */
+function gpsDirectory(buf: Buffer, b: Block, blank: boolean): boolean {
+  const t = b.start;
+  if (!isTiff(buf, t)) return false;
+  const le = buf[t] === 0x49;
+  const u16 = (o: number) => (le ? buf.readUInt16LE(o) : buf.readUInt16BE(o));
+  const u32 = (o: number) => (le ? buf.readUInt32LE(o) : buf.readUInt32BE(o));
+  const inside = (o: number, n: number) => o >= t && o + n <= b.end;
+  // The directory's entries and next-directory offset, and every value its entries point to, as far as they lie inside.
+  const zeroDirectory = (at: number) => {
+    if (!inside(at, 2)) return;
+    const count = u16(at);
+    for (let k = 0; k < count && inside(at + 2 + 12 * k, 12); k++) {
+      const entry = at + 2 + 12 * k;
+      const bytes = (TYPE_BYTES[u16(entry + 2)] ?? 0) * u32(entry + 4);
+      const value = t + u32(entry + 8);
+      if (bytes > 4 && inside(value, bytes)) buf.fill(0, value, value + bytes);
+    }
+    buf.fill(0, at, Math.min(at + 2 + 12 * count + 4, b.end));
+  };
+  let found = false;
+  // IFD0 holds the pointer; a few writers put it in IFD1 (the thumbnail's) too. At most four directories: no loops.
+  let ifd = u32(t + 4);
+  for (let hop = 0; ifd && hop < 4; hop++) {
+    const at = t + ifd;
+    if (!inside(at, 2)) break;
+    const count = u16(at);
+    const entriesEnd = at + 2 + 12 * count;
+    if (!inside(at, 2 + 12 * count + 4)) break;
+    const next = u32(entriesEnd);
+    for (let k = 0; k < count; k++) {
+      const entry = at + 2 + 12 * k;
+      if (u16(entry) !== GPS_POINTER) continue;
+      found = true;
+      if (blank) {
+        zeroDirectory(t + u32(entry + 8));
+        buf.copyWithin(entry, entry + 12, entriesEnd + 4);
+        buf.fill(0, entriesEnd - 8, entriesEnd + 4);
+        if (le) buf.writeUInt16LE(count - 1, at);
+        else buf.writeUInt16BE(count - 1, at);
+      }
+      break;
+    }
+    ifd = next;
+  }
+  return found;
+}
+
+// A GPS property as an attribute (exif:GPSLatitude="51,30.44N") or as an element (<exif:GPSLatitude>…</exif:GPSLatitude>).
+const XMP_GPS = /([\w-]+:GPS\w*)\s*=\s*(["'])([^"']*)\2|<([\w-]+:GPS\w*)(\s[^>]*)?>([^<]*)<\/\4>/g;
+
+/** Whether the XMP packet in `b` states a position; with `blank`, each such value becomes spaces (same length, still XML). */
+function xmpPositions(buf: Buffer, b: Block, blank: boolean): boolean {
+  // latin1: one character per byte, so a match's index is its byte's.
+  const text = ascii(buf, b.start, b.end);
+  let found = false;
+  for (const m of text.matchAll(XMP_GPS)) {
+    const value = m[3] ?? m[6] ?? "";
+    if (!value.trim()) continue;
+    found = true;
+    if (!blank) break;
+    const offset = m.index + m[0].indexOf(value, m[1] ? m[1].length : m[0].indexOf(">") + 1);
+    buf.fill(0x20, b.start + offset, b.start + offset + value.length);
+  }
+  return found;
+}

@@ -1,0 +1,166 @@
+import exifr from "exifr";
+import sharp from "sharp";
+import { crc32 } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { holdsPosition, withoutPosition } from "~/services/positions.server";
+
+/**
+ * A photo's position taken out of its own bytes (projects that keep none): every container Koala accepts that carries
+ * EXIF, and XMP; the rest of the file byte for byte; hostile metadata never throws and never grows or shrinks a file.
+ */
+const GPS = { GPSLatitudeRef: "N", GPSLatitude: "51/1 30/1 264/10", GPSLongitudeRef: "W", GPSLongitude: "0/1 7/1 40/1" };
+const picture = () =>
+  sharp({ create: { width: 40, height: 30, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 40 } } });
+const located = (format: "jpeg" | "png" | "webp" | "avif") => {
+  const tagged = picture().withExif({
+    IFD0: { Make: "Canon", Model: "Canon EOS R6" },
+    IFD2: { DateTimeOriginal: "2024:05:17 14:03:09" },
+    IFD3: GPS,
+  });
+  return tagged[format]().toBuffer();
+};
+
+/** The EXIF of a file as a reader independent of Koala's finds it: exifr on the TIFF structure (it reads no WebP or AVIF). */
+async function exifOf(buf: Buffer): Promise<Record<string, unknown>> {
+  const exif = Buffer.from("Exif\0\0", "latin1");
+  let tiff: Buffer = buf;
+  for (let at = buf.indexOf(exif); at >= 0; at = buf.indexOf(exif, at + 1))
+    if (/^(II\*\0|MM\0\*)$/.test(buf.toString("latin1", at + 6, at + 10))) {
+      tiff = buf.subarray(at + 6);
+      break;
+    }
+  return ((await exifr.parse(tiff, { gps: true, pick: undefined })) ?? {}) as Record<string, unknown>;
+}
+/** The tags of IFD0 of the TIFF structure at `t` (the GPS pointer is 0x8825). */
+function ifd0Tags(buf: Buffer, t: number): number[] {
+  const le = buf[t] === 0x49;
+  const u16 = (o: number) => (le ? buf.readUInt16LE(o) : buf.readUInt16BE(o));
+  const at = t + (le ? buf.readUInt32LE(t + 4) : buf.readUInt32BE(t + 4));
+  return Array.from({ length: u16(at) }, (_, k) => u16(at + 2 + 12 * k));
+}
+/** Every PNG chunk's stored CRC against one computed here. */
+function pngChunksIntact(buf: Buffer) {
+  for (let i = 8; i + 12 <= buf.length;) {
+    const end = i + 8 + buf.readUInt32BE(i);
+    if (buf.readUInt32BE(end) !== crc32(buf.subarray(i + 4, end))) return false;
+    i = end + 4;
+  }
+  return true;
+}
+const pixels = async (buf: Buffer) => (await sharp(buf).raw().toBuffer()).toString("base64");
+
+describe("withoutPosition", () => {
+  it.each(["jpeg", "png", "webp", "avif"] as const)(
+    "takes the GPS directory out of a %s file, keeping its length, its pixels and its other tags",
+    async (format) => {
+      const buf = await located(format);
+      expect(await exifOf(buf)).toMatchObject({ latitude: expect.closeTo(51.5073, 3), Make: "Canon" });
+      expect(holdsPosition(buf)).toBe(true);
+
+      const out = withoutPosition(buf);
+      expect(out.length).toBe(buf.length);
+      const after = await exifOf(out);
+      expect(Object.keys(after).filter((k) => /gps|latitude|longitude/i.test(k))).toEqual([]);
+      expect(after).toMatchObject({ Make: "Canon", Model: "Canon EOS R6" });
+      expect(await pixels(out)).toBe(await pixels(buf));
+      expect(holdsPosition(out)).toBe(false);
+      // The same file always gives the same bytes (a second upload is found by its checksum), and the input is untouched.
+      expect(withoutPosition(Buffer.from(buf)).equals(out)).toBe(true);
+      expect(holdsPosition(buf)).toBe(true);
+    },
+  );
+
+  it("takes the GPS directory out of a TIFF file's own first directory", async () => {
+    const jpeg = await located("jpeg");
+    const at = jpeg.indexOf("Exif\0\0", 0, "latin1");
+    // The EXIF block is a TIFF structure in its own right: IFD0 with the camera and the GPS pointer.
+    const tiff = Buffer.from(jpeg.subarray(at + 6, at + 4 + jpeg.readUInt16BE(at - 2)));
+    expect(await exifr.parse(tiff)).toMatchObject({ latitude: expect.closeTo(51.5073, 3) });
+    const out = withoutPosition(tiff);
+    expect(out.length).toBe(tiff.length);
+    const after = (await exifr.parse(out)) as Record<string, unknown>;
+    expect(after).toMatchObject({ Make: "Canon" });
+    expect(after.latitude).toBeUndefined();
+    expect(after.GPSLatitude).toBeUndefined();
+  });
+
+  it("blanks XMP's GPS properties, as attributes and as elements, and leaves the rest of the packet", async () => {
+    const xmp = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+ exif:GPSLatitude="51,30.44N" exif:GPSLongitude='0,7.6667W'><exif:GPSAltitude>1234/100</exif:GPSAltitude>
+<dc:format>image/jpeg</dc:format></rdf:Description></rdf:RDF></x:xmpmeta>`;
+    const buf = await picture().withXmp(xmp).jpeg().toBuffer();
+    expect(holdsPosition(buf)).toBe(true);
+    const out = withoutPosition(buf);
+    expect(out.length).toBe(buf.length);
+    const text = out.toString("latin1");
+    for (const gone of ["51,30.44N", "0,7.6667W", "1234/100"]) expect(text).not.toContain(gone);
+    expect(text).toMatch(/exif:GPSLatitude=" {9}" exif:GPSLongitude=' {9}'><exif:GPSAltitude> {8}<\/exif:GPSAltitude>/);
+    expect(text).toContain("<dc:format>image/jpeg</dc:format>");
+    expect(await pixels(out)).toBe(await pixels(buf));
+  });
+
+  it("gives back the very same buffer for a file that states no position", async () => {
+    const plain = await picture()
+      .withExif({ IFD0: { Make: "Canon" } })
+      .jpeg()
+      .toBuffer();
+    expect(withoutPosition(plain)).toBe(plain);
+    const bare = await picture().png().toBuffer();
+    expect(withoutPosition(bare)).toBe(bare);
+    expect(withoutPosition(Buffer.from("GIF89a not much else", "latin1")).toString("latin1")).toBe("GIF89a not much else");
+  });
+
+  it("keeps PNG's chunk checksums right after the edit", async () => {
+    const buf = await located("png");
+    expect(pngChunksIntact(buf)).toBe(true);
+    const out = withoutPosition(buf);
+    expect(out.equals(buf)).toBe(false);
+    expect(pngChunksIntact(out)).toBe(true);
+  });
+
+  it("takes the GPS pointer itself out of IFD0, leaving every other entry in its order", async () => {
+    const buf = await located("jpeg");
+    const t = buf.indexOf("Exif\0\0", 0, "latin1") + 6;
+    const tags = ifd0Tags(buf, t);
+    expect(tags).toContain(0x8825);
+    expect(tags).toContain(0x8769); // the Exif directory's pointer (capture time)
+    expect(ifd0Tags(withoutPosition(buf), t)).toEqual(tags.filter((tag) => tag !== 0x8825));
+
+    // Wherever it sits: moved to the front (writers do not all sort their entries), the entries after it move up.
+    const moved = Buffer.from(buf);
+    const le = moved[t] === 0x49;
+    const ifd = t + (le ? moved.readUInt32LE(t + 4) : moved.readUInt32BE(t + 4));
+    const gpsAt = ifd + 2 + 12 * tags.indexOf(0x8825);
+    const entry = Buffer.from(moved.subarray(gpsAt, gpsAt + 12));
+    moved.copyWithin(ifd + 14, ifd + 2, gpsAt);
+    entry.copy(moved, ifd + 2);
+    const frontTags = ifd0Tags(moved, t);
+    expect(frontTags[0]).toBe(0x8825);
+    const out = withoutPosition(moved);
+    expect(ifd0Tags(out, t)).toEqual(frontTags.slice(1));
+    expect(await exifOf(out)).toMatchObject({ Make: "Canon", DateTimeOriginal: expect.any(Date) });
+    expect((await exifOf(out)).latitude).toBeUndefined();
+  });
+
+  it("never throws on hostile metadata, and never changes a file's length", async () => {
+    const jpeg = await located("jpeg");
+    const exifAt = jpeg.indexOf("Exif\0\0", 0, "latin1") + 6;
+    // Offsets pointing anywhere: past the end, into the header, at themselves.
+    const seeded = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const rnd = seeded(7);
+    for (let round = 0; round < 500; round++) {
+      const bad = Buffer.from(jpeg);
+      for (let k = 0; k < 4; k++) bad[exifAt + Math.floor(rnd() * 200)] = Math.floor(rnd() * 256);
+      const out = withoutPosition(bad);
+      expect(out.length).toBe(bad.length);
+    }
+    // An APP1 segment that claims more bytes than the file has; a PNG chunk that does the same.
+    const long = Buffer.from(jpeg);
+    long.writeUInt16BE(0xffff, exifAt - 8);
+    expect(withoutPosition(long)).toBe(long);
+    const png = await located("png");
+    const cut = png.subarray(0, png.indexOf("eXIf", 0, "latin1") + 20);
+    expect(withoutPosition(cut)).toBe(cut);
+  });
+});
