@@ -4,11 +4,12 @@ import { crc32 } from "node:zlib";
  * Takes the position a camera recorded out of a file's own bytes, for projects that keep none (`projects.keep_gps`
  * off): the EXIF GPS directory, and XMP's `exif:GPS…` properties. Lossless and in place: the pixels and every other
  * tag stay byte for byte, the file keeps its length, and nothing is decoded or re-encoded. The same file always gives
- * the same bytes, so a second upload of it is still found by its checksum.
+ * the same bytes, so a second upload of it is stored as the same object.
  *
  * Where the metadata lives, by container: JPEG's APP1 segments; PNG's eXIf chunk and uncompressed XMP iTXt chunk (their
  * CRCs made again); WebP's EXIF and XMP chunks; a TIFF file's own directories; HEIF/AVIF's Exif item (found by its
- * "Exif\0\0" header) and XMP packet. A position left anywhere else is caught by the caller's check (storeImageFile).
+ * "Exif\0\0" header) and XMP packet. An EXIF position left anywhere else is caught by the caller's check
+ * (storeImageFile); XMP that is not text (compressed in PNG) is neither read nor cleaned.
  */
 export function withoutPosition(buf: Buffer): Buffer {
   const blocks = positionBlocks(buf);
@@ -49,19 +50,40 @@ function metadataBlocks(buf: Buffer): Block[] {
   if (buf[0] === 0xff && buf[1] === 0xd8) return jpegBlocks(buf);
   if (buf.subarray(0, 8).equals(PNG_SIGNATURE)) return pngBlocks(buf);
   if (ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 12) === "WEBP") return webpBlocks(buf);
-  if (isTiff(buf, 0)) return [{ kind: "tiff", start: 0, end: buf.length }];
+  // A TIFF file's XMP is a tag's value (700), and a GIF's an application extension written as plain text.
+  if (isTiff(buf, 0)) return [{ kind: "tiff", start: 0, end: buf.length }, ...xmpPackets(buf)];
   if (ascii(buf, 4, 8) === "ftyp") return heifBlocks(buf);
+  if (ascii(buf, 0, 4) === "GIF8") return xmpPackets(buf);
   return [];
 }
 
-/** The segments before the image data (SOS): APP1 holds EXIF ("Exif\0\0") and XMP. */
+/**
+ * The segments before the image data (SOS): APP1 holds EXIF ("Exif\0\0") and XMP. A file of several pictures (MPO,
+ * as stereo and some phone cameras write) holds each one's segments after the one before: found by their headers.
+ */
 function jpegBlocks(buf: Buffer): Block[] {
+  const blocks = jpegSegments(buf, 2);
+  const seen = new Set(blocks.map((b) => b.start));
+  // An APP1 header anywhere else: FF E1 cannot occur inside compressed image data (an FF there is followed by 00).
+  for (const header of [EXIF_HEADER, XMP_JPEG])
+    for (let at = buf.indexOf(header, 2, "latin1"); at >= 0; at = buf.indexOf(header, at + 1, "latin1"))
+      if (at >= 4 && buf[at - 4] === 0xff && buf[at - 3] === 0xe1)
+        for (const b of jpegSegments(buf, at - 4, 1))
+          if (!seen.has(b.start)) {
+            seen.add(b.start);
+            blocks.push(b);
+          }
+  return blocks;
+}
+
+/** From a marker at `i`: the APP1 blocks of up to `most` segments, stopping at the image data (SOS) or the end. */
+function jpegSegments(buf: Buffer, i: number, most = Infinity): Block[] {
   const blocks: Block[] = [];
-  let i = 2;
-  while (i + 4 <= buf.length && buf[i] === 0xff) {
+  for (let n = 0; n < most && i + 4 <= buf.length && buf[i] === 0xff; n++) {
     const marker = buf[i + 1]!;
     if (marker === 0xff) {
       i += 1; // a fill byte
+      n -= 1;
       continue;
     }
     if (marker === 0xda || marker === 0xd9) break;
@@ -119,9 +141,18 @@ function heifBlocks(buf: Buffer): Block[] {
   const blocks: Block[] = [];
   for (let at = buf.indexOf(EXIF_HEADER); at >= 0; at = buf.indexOf(EXIF_HEADER, at + 1))
     if (isTiff(buf, at + 6)) blocks.push({ kind: "tiff", start: at + 6, end: buf.length });
-  const xmp = buf.indexOf("<x:xmpmeta", 0, "latin1");
-  const xmpEnd = xmp >= 0 ? buf.indexOf("</x:xmpmeta>", xmp, "latin1") : -1;
-  if (xmpEnd > xmp) blocks.push({ kind: "xmp", start: xmp, end: xmpEnd });
+  return [...blocks, ...xmpPackets(buf)];
+}
+
+/** Every XMP packet written as text anywhere in the file (`<x:xmpmeta` … `</x:xmpmeta>`). */
+function xmpPackets(buf: Buffer): Block[] {
+  const blocks: Block[] = [];
+  for (let at = buf.indexOf("<x:xmpmeta", 0, "latin1"); at >= 0; at = buf.indexOf("<x:xmpmeta", at + 1, "latin1")) {
+    const end = buf.indexOf("</x:xmpmeta>", at, "latin1");
+    if (end < 0) break;
+    blocks.push({ kind: "xmp", start: at, end });
+    at = end;
+  }
   return blocks;
 }
 
@@ -146,17 +177,25 @@ function gpsDirectory(buf: Buffer, b: Block, blank: boolean): boolean {
   const u16 = (o: number) => (le ? buf.readUInt16LE(o) : buf.readUInt16BE(o));
   const u32 = (o: number) => (le ? buf.readUInt32LE(o) : buf.readUInt32BE(o));
   const inside = (o: number, n: number) => o >= t && o + n <= b.end;
-  // The directory's entries and next-directory offset, and every value its entries point to, as far as they lie inside.
-  const zeroDirectory = (at: number) => {
+  // The GPS directory's entries and next-directory offset, and every value its entries point to, as far as they lie
+  // inside and away from `keep` (the TIFF header and the directory holding the pointer, which a hostile offset may name).
+  const zeroDirectory = (at: number, keep: [number, number]) => {
+    const zero = (from: number, to: number) => {
+      if (from >= t + 8 && to <= b.end && (to <= keep[0] || from >= keep[1])) buf.fill(0, from, to);
+    };
     if (!inside(at, 2)) return;
     const count = u16(at);
-    for (let k = 0; k < count && inside(at + 2 + 12 * k, 12); k++) {
+    // Only what reads as a GPS directory (EXIF defines 32 tags, 0–31): a hostile offset naming anything else
+    // (another directory, the values of one) loses its pointer and nothing else.
+    if (count > 64 || !inside(at, 2 + 12 * count)) return;
+    for (let k = 0; k < count; k++) if (u16(at + 2 + 12 * k) > 0x1f) return;
+    for (let k = 0; k < count; k++) {
       const entry = at + 2 + 12 * k;
       const bytes = (TYPE_BYTES[u16(entry + 2)] ?? 0) * u32(entry + 4);
       const value = t + u32(entry + 8);
-      if (bytes > 4 && inside(value, bytes)) buf.fill(0, value, value + bytes);
+      if (bytes > 4) zero(value, value + bytes);
     }
-    buf.fill(0, at, Math.min(at + 2 + 12 * count + 4, b.end));
+    zero(at, Math.min(at + 2 + 12 * count + 4, b.end));
   };
   let found = false;
   // IFD0 holds the pointer; a few writers put it in IFD1 (the thumbnail's) too. At most four directories: no loops.
@@ -173,7 +212,7 @@ function gpsDirectory(buf: Buffer, b: Block, blank: boolean): boolean {
       if (u16(entry) !== GPS_POINTER) continue;
       found = true;
       if (blank) {
-        zeroDirectory(t + u32(entry + 8));
+        zeroDirectory(t + u32(entry + 8), [at, entriesEnd + 4]);
         buf.copyWithin(entry, entry + 12, entriesEnd + 4);
         buf.fill(0, entriesEnd - 8, entriesEnd + 4);
         if (le) buf.writeUInt16LE(count - 1, at);
@@ -186,21 +225,50 @@ function gpsDirectory(buf: Buffer, b: Block, blank: boolean): boolean {
   return found;
 }
 
-// A GPS property as an attribute (exif:GPSLatitude="51,30.44N") or as an element (<exif:GPSLatitude>…</exif:GPSLatitude>).
-const XMP_GPS = /([\w-]+:GPS\w*)\s*=\s*(["'])([^"']*)\2|<([\w-]+:GPS\w*)(\s[^>]*)?>([^<]*)<\/\4>/g;
-
 /** Whether the XMP packet in `b` states a position; with `blank`, each such value becomes spaces (same length, still XML). */
 function xmpPositions(buf: Buffer, b: Block, blank: boolean): boolean {
-  // latin1: one character per byte, so a match's index is its byte's.
+  // latin1: one character per byte, so an index in the text is the byte's.
   const text = ascii(buf, b.start, b.end);
   let found = false;
-  for (const m of text.matchAll(XMP_GPS)) {
-    const value = m[3] ?? m[6] ?? "";
-    if (!value.trim()) continue;
+  for (const value of gpsValues(text)) {
     found = true;
     if (!blank) break;
-    const offset = m.index + m[0].indexOf(value, m[1] ? m[1].length : m[0].indexOf(">") + 1);
-    buf.fill(0x20, b.start + offset, b.start + offset + value.length);
+    buf.fill(0x20, b.start + value.start, b.start + value.end);
   }
   return found;
+}
+
+const GPS = /gps/gi;
+const ATTRIBUTE_REST = /\w*\s*=\s*(["'])/y;
+const ELEMENT_REST = /\w*(?:\s[^<>]{0,200})?>/y;
+const MAX_VALUE = 256;
+
+/**
+ * The values of XMP properties named `prefix:…GPS…` (exif:GPSLatitude, drone-dji:GpsLongitude), as attributes
+ * (`name="value"`) or elements (`<name>value</name>`); empty ones are none. Each is found from a "gps" in the text by
+ * looking a bounded way around it, never by a pattern that backtracks: linear in the packet, whatever it holds.
+ */
+function* gpsValues(text: string): Generator<{ start: number; end: number }> {
+  GPS.lastIndex = 0;
+  for (let m = GPS.exec(text); m; m = GPS.exec(text)) {
+    const at = m.index;
+    if (text[at - 1] !== ":" || !/[\w-]/.test(text[at - 2] ?? "")) continue;
+    ATTRIBUTE_REST.lastIndex = at + 3;
+    const attribute = ATTRIBUTE_REST.exec(text);
+    let start = -1;
+    let end = -1;
+    if (attribute) {
+      start = ATTRIBUTE_REST.lastIndex;
+      end = text.indexOf(attribute[1]!, start);
+    } else {
+      let name = at - 1;
+      while (name > 0 && at - name < 64 && /[\w-]/.test(text[name - 1]!)) name -= 1;
+      ELEMENT_REST.lastIndex = at + 3;
+      if (text[name - 1] === "<" && ELEMENT_REST.exec(text)) {
+        start = ELEMENT_REST.lastIndex;
+        end = text.indexOf("<", start);
+      }
+    }
+    if (end > start && end - start <= MAX_VALUE && text.slice(start, end).trim()) yield { start, end };
+  }
 }

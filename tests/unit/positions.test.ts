@@ -100,6 +100,60 @@ describe("withoutPosition", () => {
     expect(await pixels(out)).toBe(await pixels(buf));
   });
 
+  it("finds XMP positions by any prefix and case (a drone's drone-dji:GpsLatitude), in TIFF files too", async () => {
+    const xmp = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description drone-dji:GpsLatitude="+22.5430" drone-dji:GpsLongitude="+113.9560" drone-dji:AbsoluteAltitude="+40.1"/>
+</rdf:RDF></x:xmpmeta>`;
+    for (const format of ["jpeg", "tiff"] as const) {
+      const buf = await picture().withXmp(xmp)[format]().toBuffer();
+      expect(buf.toString("latin1"), format).toContain("+22.5430");
+      const out = withoutPosition(buf);
+      expect(out.length).toBe(buf.length);
+      const text = out.toString("latin1");
+      expect(text, format).not.toContain("+22.5430");
+      expect(text, format).not.toContain("+113.9560");
+      expect(text, format).toContain('drone-dji:AbsoluteAltitude="+40.1"');
+      expect(await pixels(out)).toBe(await pixels(buf));
+    }
+  });
+
+  it("takes the positions out of every picture of a multi-picture JPEG (MPO), not only the first", async () => {
+    const frame = await located("jpeg");
+    const mpo = Buffer.concat([frame, frame]);
+    const out = withoutPosition(mpo);
+    expect(out.length).toBe(mpo.length);
+    for (const part of [out.subarray(0, frame.length), out.subarray(frame.length)]) {
+      const after = await exifOf(part);
+      expect(after).toMatchObject({ Make: "Canon" });
+      expect(after.latitude).toBeUndefined();
+    }
+  });
+
+  it("reads a packet of hostile XMP in time linear in its length (a pattern that backtracks would take hours)", async () => {
+    // 4 MB of what a careless pattern retries from every position: word characters without a colon, then
+    // "x:gps" without a value, many times.
+    const junk = "a".repeat(2_000_000) + "x:gps".repeat(400_000);
+    const buf = await picture().withXmp(`<x:xmpmeta xmlns:x="adobe:ns:meta/">${junk}</x:xmpmeta>`).jpeg().toBuffer();
+    expect(withoutPosition(buf)).toBe(buf);
+  });
+
+  it("removes only the pointer when a hostile one names the TIFF header or the directory holding it", async () => {
+    const jpeg = await located("jpeg");
+    const t = jpeg.indexOf("Exif\0\0", 0, "latin1") + 6;
+    const tags = ifd0Tags(jpeg, t);
+    const le = jpeg[t] === 0x49;
+    const ifd = le ? jpeg.readUInt32LE(t + 4) : jpeg.readUInt32BE(t + 4);
+    for (const target of [0, ifd]) {
+      const bad = Buffer.from(jpeg);
+      const entry = t + ifd + 2 + 12 * tags.indexOf(0x8825);
+      if (le) bad.writeUInt32LE(target, entry + 8);
+      else bad.writeUInt32BE(target, entry + 8);
+      const out = withoutPosition(bad);
+      expect(ifd0Tags(out, t)).toEqual(tags.filter((tag) => tag !== 0x8825));
+      expect(await exifOf(out)).toMatchObject({ Make: "Canon", Model: "Canon EOS R6" });
+    }
+  });
+
   it("gives back the very same buffer for a file that states no position", async () => {
     const plain = await picture()
       .withExif({ IFD0: { Make: "Canon" } })
