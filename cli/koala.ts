@@ -9,6 +9,7 @@ import { config } from "~/config.server";
 import { hashPassword } from "~/lib/crypto.server";
 import { newTotpSecret, otpauthUri, totpCode } from "~/lib/totp.server";
 import { SYSTEM } from "~/models/actor";
+import { projectsKeepingNoPositions, queuePositionRemoval } from "~/models/image-positions.server";
 import { projectScope } from "~/models/scope.server";
 import { addMember, createProject, findProjectByName } from "~/models/projects.server";
 import { createUser, findUserByEmail, setTotpSecret } from "~/models/users.server";
@@ -36,6 +37,9 @@ Commands:
   seed-large [--count N] [--name N]    Add a large metadata-only project (default 100000 images).
   enrol-totp --email E                 Enrol (or replace) a user's TOTP secret and print the otpauth URI.
   totp-code --email E                  Print a user's current TOTP code (not in production).
+  remove-positions [--project N]       Queue taking camera positions out of the stored originals of a project,
+                                       or of every project, that keeps none (once after upgrading: originals
+                                       stored before Koala did this on upload still hold theirs).
   worker                               Run background jobs until stopped (for extra worker processes).
   --help                               This text.
 `;
@@ -143,6 +147,17 @@ async function run(command: string, opts: Opts) {
       const secret = newTotpSecret();
       await setTotpSecret(user.id, secret);
       out(`TOTP secret: ${secret}\notpauth URI: ${otpauthUri(secret, user.email)}`);
+      return;
+    }
+    case "remove-positions": {
+      let ids = await projectsKeepingNoPositions();
+      if (opts.project !== undefined) {
+        const project = await projectByName(need(opts, "project"));
+        if (!ids.includes(project.id)) throw new Error(`"${project.name}" keeps positions; a manager turns that off on its edit page`);
+        ids = [project.id];
+      }
+      for (const id of ids) await queuePositionRemoval(id);
+      out(`Queued for ${ids.length} project(s); a running Koala or \`koala worker\` does the work in the background.`);
       return;
     }
     case "worker": {

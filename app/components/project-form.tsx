@@ -51,8 +51,8 @@ export function ProjectForm({
         <p id={`${fields.keepGps.id}-hint`} className="hint">
           Off: Koala takes the position out of each photo as it comes in (its original file is kept without it; the picture and its other
           details stay as they were) and shows none. On: photos uploaded from now on keep the position their camera recorded, in their file
-          too, shown to everyone in the project. Turning it off deletes every position Koala recorded for the project; the files of photos
-          uploaded while it was on still hold theirs.
+          too, shown to everyone in the project. Turning it off deletes every position Koala recorded for the project, and takes them out of
+          the files of photos uploaded while it was on (in the background).
         </p>
       </div>
       <div className="form-actions">

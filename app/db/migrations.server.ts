@@ -26,6 +26,7 @@ import { machineOcr } from "./migrations/024-machine-ocr.server";
 import { captureData } from "./migrations/025-capture-data.server";
 import { nearDuplicates } from "./migrations/026-near-duplicates.server";
 import { coveringQuarters } from "./migrations/027-covering-quarters.server";
+import { positionsOutOfOriginals } from "./migrations/028-positions-out-of-originals.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -55,6 +56,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "025-capture-data": captureData(),
     "026-near-duplicates": nearDuplicates(),
     "027-covering-quarters": coveringQuarters(),
+    "028-positions-out-of-originals": positionsOutOfOriginals(),
   };
 }
 

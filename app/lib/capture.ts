@@ -11,6 +11,9 @@ export interface CaptureData {
 
 export const NO_CAPTURE: CaptureData = { takenAt: 0, cameraMake: "", cameraModel: "", gps: null };
 
+/** The variant of an original's key whose bytes are the file less the position its camera wrote (`<checksum>-nogps.jpg`). */
+export const NO_POSITION_VARIANT = "nogps";
+
 /** The camera as people name it: the model alone when it already names the maker ("Canon EOS R6"), else both. */
 export function cameraName(make: string, model: string): string {
   if (!model) return make;

@@ -12,6 +12,7 @@ export const PURGE_MANY_JOB = "objects.purge-many";
 export const REVIEW_DIGEST_JOB = "reviews.digest";
 export const REGISTRATION_DIGEST_JOB = "registrations.digest";
 export const OCR_JOB = "images.ocr";
+export const POSITIONS_JOB = "images.remove-positions";
 
 export const JOB_TYPES = [
   MAIL_JOB,
@@ -24,5 +25,6 @@ export const JOB_TYPES = [
   REVIEW_DIGEST_JOB,
   REGISTRATION_DIGEST_JOB,
   OCR_JOB,
+  POSITIONS_JOB,
 ] as const;
 export type JobType = (typeof JOB_TYPES)[number];

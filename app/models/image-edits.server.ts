@@ -80,7 +80,8 @@ export async function updateImage(
       })
       .where("id", "=", image.id)
       .where("version", "=", rebased.expectedVersion ?? image.version)
-      .returning("version")
+      // The original as it is now: the positions job may have swapped it since `row` was read (image-positions.server.ts).
+      .returning(["version", "storage_key"])
       .executeTakeFirst();
     if (!updated) throw new StaleEdit();
     await trx
@@ -93,7 +94,7 @@ export async function updateImage(
         keywords: JSON.stringify(next.keywords),
         ocr_text: next.ocrText,
         rotation,
-        storage_key: image.storage_key,
+        storage_key: updated.storage_key,
         thumb_key: thumbKey,
         preview_key: previewKey,
         changes: JSON.stringify(changes),

@@ -4,6 +4,7 @@ import type { Project } from "~/db/schema";
 import { ConflictError, NotFoundError } from "~/lib/errors";
 import { recordedAs, requireAdmin, type Actor } from "./actor";
 import { recordAudit } from "./audit.server";
+import { queuePositionRemoval } from "./image-positions.server";
 import { requireManage, visibleProjectIds, type ProjectScope } from "./scope.server";
 import { isUniqueViolation, write } from "./write.server";
 
@@ -56,7 +57,7 @@ export async function addMember(projectId: number, userId: number, role: "viewer
 /**
  * A project's settings (managers): its name and, from the edit form, the WSC flag and source and whether its images
  * keep their GPS positions (`keepGps` undefined: left as it is). Turning positions off forgets every one the project's
- * images hold, in the same write.
+ * images hold, in the same write, and queues their removal from the originals' files.
  */
 export async function editProject(
   scope: ProjectScope,
@@ -75,6 +76,7 @@ export async function editProject(
         .where("id", "!=", scope.project.id)
         .executeTakeFirst();
       if (taken) throw new ConflictError("Project name already exists. Please choose another name");
+      const before = await trx.selectFrom("projects").select("keep_gps").where("id", "=", scope.project.id).executeTakeFirst();
       await trx
         .updateTable("projects")
         .set(
@@ -90,13 +92,16 @@ export async function editProject(
         .where("id", "=", scope.project.id)
         .execute();
       // Under the project row's lock (taken by the update above): an upload reading the setting waits (insertImage).
-      if (settings?.keepGps === false)
+      if (settings?.keepGps === false) {
         await trx
           .updateTable("images")
           .set({ gps_lat: null, gps_lon: null })
           .where("project_id", "=", scope.project.id)
           .where("gps_lat", "is not", null)
           .execute();
+        // The originals' own positions go in the background, from this commit on.
+        if (before?.keep_gps === 1) await queuePositionRemoval(scope.project.id, trx);
+      }
       touched.project(scope.project.id);
       await recordAudit(
         {

@@ -150,13 +150,13 @@ export async function reindexImages(scope: ProjectScope, ids: number[]) {
   });
 }
 
-/** The project's live image holding this file, if any, by any of its checksums (a WSC re-import finds duplicates by checksum). */
-export async function imageWithChecksum(scope: ProjectScope, checksums: string[]) {
+/** The project's live image holding this file, if any (a WSC re-import finds duplicates by checksum). */
+export async function imageWithChecksum(scope: ProjectScope, checksum: string) {
   return db()
     .selectFrom("images")
     .selectAll()
     .where("project_id", "=", scope.project.id)
-    .where("checksum", "in", checksums)
+    .where("checksum", "=", checksum)
     .orderBy("id")
     .executeTakeFirst();
 }

@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import sharp from "sharp";
 import { config } from "~/config.server";
 import { sha256 } from "~/lib/crypto.server";
+import { NO_POSITION_VARIANT } from "~/lib/capture";
 import { HttpError } from "~/lib/errors";
 import type { StoredImageFile } from "~/models/images.server";
 import { claimObjects } from "~/models/objects.server";
@@ -191,8 +192,8 @@ export async function storeDerivatives(buf: Buffer, checksum: string, rotation: 
  * Checks an image, stores the original and its derivatives under content-addressed keys. `source` is the object
  * `buf` was read from (an upload), when the store may copy the original from it rather than be sent it again.
  * Unless `keepPositions` (the project keeps where photos were taken), the original is stored without the position its
- * camera recorded (positions.server.ts), and its checksum is that of the bytes stored; a position that could not be
- * taken out refuses the file rather than keep it.
+ * camera recorded (positions.server.ts) under its own key; a position that could not be taken out refuses the file
+ * rather than keep it.
  */
 export async function storeImageFile(
   buf: Buffer,
@@ -200,10 +201,11 @@ export async function storeImageFile(
 ): Promise<StoredImageFile> {
   const checked = await checkImage(buf);
   const capture = await readCapture(buf);
-  const bytes = storedBytes(buf, keepPositions);
-  if (bytes !== buf && (await readCapture(bytes)).gps) throw new ImageRejected(POSITION_LEFT);
-  const hash = sha256(bytes);
-  const storageKey = objectKey("originals", hash, checked.type.ext);
+  const bytes = keepPositions ? buf : withoutPosition(buf);
+  // What the edit could not reach (EXIF laid out in a way it does not know) refuses the file rather than keep it.
+  if (!keepPositions && (bytes === buf ? capture : await readCapture(bytes)).gps) throw new ImageRejected(POSITION_LEFT);
+  const hash = sha256(buf);
+  const storageKey = originalKey(hash, checked.type.ext, bytes !== buf);
   await claimObjects(hash, [storageKey]);
   // Derivatives first, original last: an original present means its derivatives are too.
   const { similarity, ...derivatives } = await storeDerivatives(bytes, hash, 0, { similarity: true });
@@ -223,8 +225,14 @@ export async function storeImageFile(
   };
 }
 
-/** The bytes of a file as its original is stored: without the camera's position unless the project keeps positions. */
-export const storedBytes = (buf: Buffer, keepPositions: boolean) => (keepPositions ? buf : withoutPosition(buf));
+/**
+ * An original's key: its checksum (the file as sent: the same file is found again whatever its project keeps), with
+ * `-nogps` when the bytes stored are the file less its position. Keys embed the checksum (objects.server.ts).
+ */
+export const originalKey = (checksum: string, ext: string, positionRemoved: boolean) =>
+  objectKey("originals", checksum, ext, positionRemoved ? NO_POSITION_VARIANT : undefined);
+/** The key of the original stored under `key` once its position is taken out. */
+export const keyWithoutPosition = (key: string) => key.replace(/\.(\w+)$/, `-${NO_POSITION_VARIANT}.$1`);
 
 const POSITION_LEFT =
   "This photo holds the place it was taken in a form Koala cannot take out, and this project keeps no positions. Remove the position from the file, or ask a manager to let the project keep positions.";

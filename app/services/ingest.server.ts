@@ -141,8 +141,8 @@ export async function saveImageEdit(
 }
 
 /** Objects stored for a write that then failed: the purge removes them unless some row uses them after all. */
-async function purgeLater(checksum: string, keys: string[]) {
-  await queue(PURGE_JOB, { checksum, keys } satisfies PurgePayload, { maxAttempts: 20 }).catch((err: unknown) =>
+export async function purgeLater(checksum: string, keys: string[], opts: { runAt?: number } = {}) {
+  await queue(PURGE_JOB, { checksum, keys } satisfies PurgePayload, { maxAttempts: 20, ...opts }).catch((err: unknown) =>
     log.warn("purge not queued", { error: getErrorMessage(err) }),
   );
 }

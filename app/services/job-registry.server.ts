@@ -4,6 +4,7 @@ import {
   IMPORT_JOB,
   MAIL_JOB,
   OCR_JOB,
+  POSITIONS_JOB,
   PURGE_JOB,
   PURGE_MANY_JOB,
   REGISTRATION_DIGEST_JOB,
@@ -19,6 +20,7 @@ import type { JobDefinition } from "./jobs.server";
 import { purgeJob, purgeManyJob } from "./ingest.server";
 import { mailJob } from "./mail.server";
 import { ocrJob } from "./ocr.server";
+import { positionsJob } from "./position-removal.server";
 import { reimportJob } from "./reimport.server";
 import { reviewDigestJob } from "./sharing.server";
 
@@ -38,4 +40,5 @@ export const jobRegistry = {
   [REVIEW_DIGEST_JOB]: reviewDigestJob,
   [REGISTRATION_DIGEST_JOB]: registrationDigestJob,
   [OCR_JOB]: ocrJob,
+  [POSITIONS_JOB]: positionsJob,
 } as const satisfies Record<JobType, JobDefinition>;

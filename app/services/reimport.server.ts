@@ -25,7 +25,7 @@ import {
 } from "~/models/reimport.server";
 import { requireManage, type ProjectScope } from "~/models/scope.server";
 import { resumeProjectScope } from "./bulk.server";
-import { ImageRejected, storeDerivatives, storedBytes } from "./image-files.server";
+import { ImageRejected, storeDerivatives } from "./image-files.server";
 import { addImageFile } from "./ingest.server";
 import { defineJob, LeaseLost } from "./jobs.server";
 import { readObject, storage } from "./storage.server";
@@ -222,8 +222,7 @@ async function addOrUpdate(scope: ProjectScope, entry: ManifestEntry, body: Buff
     Object.entries(entry.attributes)
       .filter(([name]) => attributeIds.has(name.toLowerCase()))
       .map(([name, value]) => ({ imageId, attributeId: attributeIds.get(name.toLowerCase())!, value }));
-  // As stored (without its position where the project keeps none), or as sent (stored so before positions were taken out).
-  const existing = await imageWithChecksum(scope, [...new Set([sha256(body), sha256(storedBytes(body, scope.project.keepGps))])]);
+  const existing = await imageWithChecksum(scope, sha256(body));
   if (existing) {
     // The same file again: its details follow the source where the source gives them.
     const image = parseImage(existing);

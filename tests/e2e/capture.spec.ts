@@ -76,7 +76,7 @@ test(
   },
 );
 
-test("a manager lets photos keep where they were taken: a new photo's position shows; turned off, every position is gone", async ({
+test("a manager lets photos keep where they were taken: a new photo's position shows; turned off, every position is gone, from the files too", async ({
   page,
   signIn,
   db,
@@ -103,6 +103,13 @@ test("a manager lets photos keep where they were taken: a new photo's position s
   await page.goto(`/image/${id}`);
   await expect(page.locator(".capture-details")).toContainText("8 Jul 2025, 16:30");
   await expect(page.locator(".capture-details")).not.toContainText("Location");
+  // In the background, the original is swapped for its copy without the position: the panel's download then has none.
+  const originalKey = () => db.selectFrom("images").select("storage_key").where("id", "=", id).executeTakeFirstOrThrow();
+  await expect.poll(async () => (await originalKey()).storage_key, { timeout: 20_000 }).toMatch(/-nogps\.jpg$/);
+  await page.reload();
+  const after = await page.request.get((await page.getByRole("link", { name: "Download", exact: true }).getAttribute("href"))!);
+  expect(after.status()).toBe(200);
+  expect(await exifr.parse(await after.body())).not.toHaveProperty("latitude");
   expect(await db.selectFrom("images").select(["gps_lat", "gps_lon"]).where("id", "=", id).executeTakeFirstOrThrow()).toEqual({
     gps_lat: null,
     gps_lon: null,

@@ -14,8 +14,13 @@ import { resolveSharedUrl } from "~/models/share-access.server";
 import { createShareLinks } from "~/models/share-links.server";
 import { boardScope, projectScope, withFilter } from "~/models/scope.server";
 import { csvOfSelection, zipOfSelection } from "~/services/bulk.server";
-import { addImageFile } from "~/services/ingest.server";
+import { addImageFile, saveImageEdit } from "~/services/ingest.server";
+import { jobRegistry } from "~/services/job-registry.server";
+import { runOnce } from "~/services/jobs.server";
+import { positionRemoval } from "~/services/position-removal.server";
+import { queuePositionRemoval } from "~/models/image-positions.server";
 import { holdsPosition } from "~/services/positions.server";
+import { readCapture } from "~/services/capture.server";
 import { readObject, storage } from "~/services/storage.server";
 import { sha256 } from "~/lib/crypto.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -107,16 +112,20 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     expect(holdsPosition(kept)).toBe(false);
     expect(await exifr.parse(kept)).toMatchObject({ Make: "Canon", DateTimeOriginal: expect.any(Date) });
     expect((await exifr.parse(kept)).latitude).toBeUndefined();
-    // The checksum is the stored bytes' (the object store's keys and the exact-duplicate lookups rely on it) ...
-    expect((await row(first)).checksum).toBe(sha256(kept));
-    // ... and the same file sent again is stored as the same object.
+    // The checksum stays the file's as sent (exact duplicates are found whatever a project keeps); the key says "less
+    // its position", and the same file sent again is stored as the same object.
+    expect(await row(first)).toMatchObject({ checksum: sha256(sent), storage_key: expect.stringMatching(/-nogps\.jpg$/) });
     expect((await row(await addImageFile(await s(), sent, meta("Again")))).storage_key).toBe((await row(first)).storage_key);
 
     await editProject(await s(), "Keeps positions", { wsc: false, source: "", keepGps: true });
     const located = await photo({ gps: LONDON, make: "On" });
     const on = await addImageFile(await s(), located, meta("On"));
     expect((await stored(on)).equals(located)).toBe(true);
-    expect(await row(on)).toMatchObject({ gps_lat: LONDON.lat, checksum: sha256(located) });
+    expect(await row(on)).toMatchObject({
+      gps_lat: LONDON.lat,
+      checksum: sha256(located),
+      storage_key: expect.stringMatching(/[0-9a-f]\.jpg$/),
+    });
 
     // A scope read while positions were kept, used after the manager turned them off: stored again, without.
     const stale = await s();
@@ -124,6 +133,81 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     const late = await addImageFile(stale, await photo({ gps: LONDON, make: "Late" }), meta("Late"));
     expect(await row(late)).toMatchObject({ gps_lat: null, camera_make: "Late" });
     expect(holdsPosition(await stored(late))).toBe(false);
+  });
+
+  it("refuses a photo whose position exifr reads but the edit cannot reach (a TIFF header it does not know), storing nothing", async () => {
+    const own = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const odd = Buffer.from(await photo({ make: "Odd", gps: LONDON }));
+    // Its TIFF header's magic number says 43 (BigTIFF's) where 42 belongs: exifr reads on, the edit does not.
+    const t = odd.indexOf("Exif\0\0", 0, "latin1") + 6;
+    if (odd[t] === 0x49) odd.writeUInt16LE(43, t + 2);
+    else odd.writeUInt16BE(43, t + 2);
+    expect(holdsPosition(odd)).toBe(false);
+    expect((await readCapture(odd)).gps).toEqual(LONDON);
+    const objectsBefore = await db().selectFrom("objects").select("key").execute();
+    await expect(addImageFile(await projectScope(manager.actor, own), odd, meta("Odd"))).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining("Remove the position from the file"),
+    });
+    expect(await db().selectFrom("images").select("id").where("project_id", "=", own).execute()).toEqual([]);
+    expect(await db().selectFrom("objects").select("key").execute()).toEqual(objectsBefore);
+  });
+
+  it("takes positions out of the originals already stored once they are turned off: in pages, versions too, a file another project keeps left there", async () => {
+    const own = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const other = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const s = () => projectScope(manager.actor, own);
+    const o = () => projectScope(manager.actor, other);
+    await editProject(await s(), "Turned off later", { wsc: false, source: "", keepGps: true });
+    await editProject(await o(), "Keeps its positions", { wsc: false, source: "", keepGps: true });
+    const stored = async (key: string) => (await readObject(storage(), key, Number.MAX_SAFE_INTEGER))?.bytes ?? null;
+
+    const turned = await addImageFile(await s(), await photo({ make: "Turned", gps: LONDON }), meta("Turned"));
+    const image = await row(turned);
+    const edit = { title: "Turned", description: "", keywords: [], ocrText: "" };
+    await saveImageEdit(await s(), image, edit, 90);
+    const sharedFile = await photo({ make: "Shared", gps: LONDON });
+    const shared = await addImageFile(await s(), sharedFile, meta("Shared"));
+    const elsewhere = await addImageFile(await o(), sharedFile, meta("Shared elsewhere"));
+    const plain = await addImageFile(await s(), await png(), meta("No position"));
+    const keysBefore = { turned: image.storage_key, shared: (await row(shared)).storage_key, plain: (await row(plain)).storage_key };
+    expect(holdsPosition((await stored(keysBefore.turned))!)).toBe(true);
+
+    positionRemoval.page = 2;
+    try {
+      await editProject(await s(), "Turned off later", { wsc: false, source: "", keepGps: false });
+      while (await runOnce(jobRegistry, "positions-test"));
+    } finally {
+      positionRemoval.page = 100;
+    }
+
+    const after = await row(turned);
+    expect(after.storage_key).toBe(keysBefore.turned.replace(/\.jpg$/, "-nogps.jpg"));
+    expect(after.checksum).toBe(image.checksum);
+    const versions = await db().selectFrom("image_versions").select(["version", "storage_key"]).where("image_id", "=", turned).execute();
+    expect(versions.map((v) => v.version)).toEqual([1, 2]);
+    expect(versions.every((v) => v.storage_key === after.storage_key)).toBe(true);
+    const bytes = (await stored(after.storage_key))!;
+    expect(holdsPosition(bytes)).toBe(false);
+    expect(await exifr.parse(bytes)).toMatchObject({ Make: "Turned" });
+    // Nothing refers to the old object any more: it stays a while for downloads that read its key before, then goes.
+    expect(await storage().size(keysBefore.turned)).toBeGreaterThan(0);
+    await db().updateTable("jobs").set({ run_at: 0 }).where("status", "=", "queued").execute();
+    while (await runOnce(jobRegistry, "positions-test"));
+    expect(await storage().size(keysBefore.turned)).toBeNull();
+
+    // The shared file: this project's image has the copy without; the other project's keeps the file, position and all.
+    expect(holdsPosition((await stored((await row(shared)).storage_key))!)).toBe(false);
+    expect((await row(elsewhere)).storage_key).toBe(keysBefore.shared);
+    expect((await stored(keysBefore.shared))!.equals(sharedFile)).toBe(true);
+    // A file without a position keeps its key.
+    expect((await row(plain)).storage_key).toBe(keysBefore.plain);
+
+    // Queued for a project that keeps positions again (a manager turned them back on): the job changes nothing.
+    await editProject(await o(), "Keeps its positions", { wsc: false, source: "", keepGps: true });
+    await queuePositionRemoval(other);
+    while (await runOnce(jobRegistry, "positions-test"));
+    expect((await row(elsewhere)).storage_key).toBe(keysBefore.shared);
   });
 
   it("takes twelve photos with positions uploaded at once (no deadlock on the project's row), and keeps none where none are kept", async () => {

@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { verifyPassword } from "~/lib/crypto.server";
+import { POSITIONS_JOB } from "~/lib/job-types";
 import { totpCode } from "~/lib/totp.server";
 import { gridTotal } from "~/models/grid.server";
 import { addMember, createProject, findProjectByName } from "~/models/projects.server";
@@ -145,6 +146,35 @@ describe("koala command line", () => {
     expect(await koala("seed-large", "--count", "2500", "--name", "Big")).toContain('Large project "Big"');
     expect(await gridTotal(await projectScope(ADMIN, (await findProjectByName("Big"))!.id))).toBe(2500);
   });
+
+  it(
+    "queues taking positions out of the originals of every project that keeps none, or of one; refuses one that keeps them",
+    { timeout: CLI_MS },
+    async () => {
+      const keeps = (await findProjectByName("Acme System"))!.id;
+      await db().updateTable("projects").set({ keep_gps: 1 }).where("id", "=", keeps).execute();
+      const queued = async () =>
+        (await db().selectFrom("jobs").select("payload").where("type", "=", POSITIONS_JOB).execute()).map(
+          (j) => (JSON.parse(j.payload) as { projectId: number }).projectId,
+        );
+      const keepingNone = (await db().selectFrom("projects").select("id").where("keep_gps", "=", 0).execute()).map((p) => p.id);
+      expect(keepingNone.length).toBeGreaterThan(1);
+      expect(await koala("remove-positions")).toContain(`Queued for ${keepingNone.length} project(s)`);
+      expect((await queued()).sort()).toEqual(keepingNone.sort());
+
+      const acme = (await findProjectByName("Acme"))!.id;
+      expect(await koala("remove-positions", "--project", "Acme")).toContain("Queued for 1 project(s)");
+      expect((await queued()).filter((id) => id === acme)).toHaveLength(2);
+
+      const refused = await koala("remove-positions", "--project", "Acme System").then(
+        () => null,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(refused?.code).not.toBe(0);
+      expect(refused?.stderr).toContain('"Acme System" keeps positions');
+      expect(await queued()).not.toContain(keeps);
+    },
+  );
 
   it("fails with a clear message and a non-zero exit on bad input", { timeout: CLI_MS }, async () => {
     const failure = await koala("add-member", "--project", "Nope", "--email", "ana@example.com").then(

@@ -2,7 +2,10 @@ import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { migrateToLatest } from "~/db/migrations.server";
+import { POSITIONS_JOB } from "~/lib/job-types";
+import { projectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
+import { insertManyImages, makeProject, makeUser } from "../helpers/fixtures";
 
 /**
  * Rolling upgrades and rollbacks (docs/deploy/README.md): a version started on a database that a newer one has
@@ -27,5 +30,27 @@ describe.each(dialects)("migrations on a database ahead of the code (%s)", (dial
     t = await freshDatabase(dialect);
     await record("0105-renamed");
     await expect(migrateToLatest(db(), dialect)).rejects.toThrow(/does not know, among its own: 0105-renamed/);
+  });
+});
+
+describe.each(dialects)("migration 028: positions out of originals stored before (%s)", (dialect) => {
+  let t: TestDatabase;
+  afterEach(() => t.drop());
+
+  it("queues the positions job once for each project that keeps none and has images, and for no other", async () => {
+    t = await freshDatabase(dialect);
+    const owner = await makeUser();
+    const scopeOf = async (id: number) => projectScope(owner.actor, id);
+    const keepsNone = (await makeProject([{ actor: owner.actor, role: "manager" }])).id;
+    const keeps = (await makeProject([{ actor: owner.actor, role: "manager" }])).id;
+    await makeProject([{ actor: owner.actor, role: "manager" }]); // keeps none, but has no images
+    await db().updateTable("projects").set({ keep_gps: 1 }).where("id", "=", keeps).execute();
+    for (const id of [keepsNone, keeps]) await insertManyImages(await scopeOf(id), 2, { first: id * 10, title: (i) => `Image ${i}` });
+
+    // As on a database from before the migration: run it (and only it) again.
+    await sql`delete from kysely_migration where name = '028-positions-out-of-originals'`.execute(db());
+    expect(await migrateToLatest(db(), dialect)).toEqual(["028-positions-out-of-originals"]);
+    const jobs = await db().selectFrom("jobs").select(["type", "payload", "status"]).where("type", "=", POSITIONS_JOB).execute();
+    expect(jobs).toEqual([{ type: POSITIONS_JOB, payload: JSON.stringify({ projectId: keepsNone, after: 0 }), status: "queued" }]);
   });
 });
