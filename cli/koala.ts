@@ -38,8 +38,8 @@ Commands:
   enrol-totp --email E                 Enrol (or replace) a user's TOTP secret and print the otpauth URI.
   totp-code --email E                  Print a user's current TOTP code (not in production).
   remove-positions [--project N]       Queue taking camera positions out of the stored originals of a project,
-                                       or of every project, that keeps none (once after upgrading: originals
-                                       stored before Koala did this on upload still hold theirs).
+                                       or of every project, that keeps none (migration 028 did it once on
+                                       upgrading; again after restoring objects from a backup, say).
   worker                               Run background jobs until stopped (for extra worker processes).
   --help                               This text.
 `;

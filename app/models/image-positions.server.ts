@@ -22,12 +22,16 @@ export async function queuePositionRemoval(projectId: number, executor: DB = db(
   await enqueueJob(POSITIONS_JOB, { projectId, after: 0 } satisfies PositionsPayload, { maxAttempts: 5 }, executor);
 }
 
-/** Live images of the project after `after`, by id, whose original is not yet one stored without its position. */
+/**
+ * Live images of the project after `after`, by id, whose original is not yet one stored without its position; none
+ * while the project keeps positions.
+ */
 export function originalsToClear(projectId: number, after: number, limit: number) {
   return db()
     .selectFrom("images")
     .select(["id", "checksum", "storage_key"])
     .where("project_id", "=", projectId)
+    .where(({ exists, selectFrom }) => exists(selectFrom("projects").select("id").where("id", "=", projectId).where("keep_gps", "=", 0)))
     .where("id", ">", after)
     .where("storage_key", "not like", `%-${NO_POSITION_VARIANT}.%`)
     .orderBy("id")

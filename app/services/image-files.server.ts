@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { config } from "~/config.server";
 import { sha256 } from "~/lib/crypto.server";
 import { NO_POSITION_VARIANT } from "~/lib/capture";
+import { limiter } from "~/lib/limiter";
 import { HttpError } from "~/lib/errors";
 import type { StoredImageFile } from "~/models/images.server";
 import { claimObjects } from "~/models/objects.server";
@@ -100,18 +101,7 @@ export async function checkImage(buf: Buffer): Promise<CheckedImage> {
  * Decoding is the memory-hungry part (a 50-megapixel image is 150 MB of pixels, twice over for thumb and
  * preview): at most one decode per core runs at once in this process, however many uploads arrive together.
  */
-const slots = { free: Math.max(1, availableParallelism()), waiting: [] as (() => void)[] };
-async function withDecodeSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (slots.free > 0) slots.free -= 1;
-  else await new Promise<void>((resolve) => slots.waiting.push(resolve));
-  try {
-    return await work();
-  } finally {
-    const next = slots.waiting.shift();
-    if (next) next();
-    else slots.free += 1;
-  }
-}
+const withDecodeSlot = limiter(availableParallelism());
 
 /**
  * WebP derivatives of an original, turned by `rotation` degrees (EXIF orientation applied first); with `similarity`,
@@ -221,7 +211,7 @@ export async function storeImageFile(
     height: checked.height,
     checksum: hash,
     capture: keepPositions ? capture : { ...capture, gps: null },
-    keptPosition: keepPositions && holdsPosition(buf),
+    keptPosition: keepPositions && (capture.gps !== null || holdsPosition(buf)),
   };
 }
 
