@@ -3,7 +3,6 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createScheduler, createWorker, OEM, type Scheduler, type Worker } from "tesseract.js";
-import { limiter } from "~/lib/limiter";
 import { log } from "~/lib/log.server";
 
 /**
@@ -96,9 +95,6 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
   let pool: Promise<{ scheduler: Scheduler; remove(): void }> | null = null;
   let idle: NodeJS.Timeout | undefined;
   let busy = 0;
-  // Readings handed to the threads at once: no more than there are threads, so that a reading's time limit counts
-  // from when a thread takes it, not from when it joined the queue behind another.
-  const onThread = limiter(opts.concurrency);
 
   const start = async () => {
     const data = dataDirectory(opts.languages);
@@ -157,19 +153,17 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
       clearTimeout(idle);
       busy += 1;
       try {
-        const { data } = await onThread(async () => {
-          const { scheduler } = await (pool ??= start().catch((err: unknown) => {
-            pool = null;
+        const { scheduler } = await (pool ??= start().catch((err: unknown) => {
+          pool = null;
+          throw err;
+        }));
+        const { data } = await within(scheduler.addJob("recognize", image, {}, { text: false, blocks: true }), READ_MS, "a reading").catch(
+          async (err: unknown) => {
+            // A reading that never ends holds its thread: every worker goes, and the next reading starts afresh.
+            if (err instanceof Error && err.message.startsWith("OCR: a reading took longer")) await close();
             throw err;
-          }));
-          return within(scheduler.addJob("recognize", image, {}, { text: false, blocks: true }), READ_MS, "a reading").catch(
-            async (err: unknown) => {
-              // A reading that never ends holds its thread: every worker goes, and the next reading starts afresh.
-              if (err instanceof Error && err.message.startsWith("OCR: a reading took longer")) await close();
-              throw err;
-            },
-          );
-        });
+          },
+        );
         return (data.blocks ?? []).flatMap((b) =>
           b.paragraphs.flatMap((p) =>
             p.lines.map((l) => ({

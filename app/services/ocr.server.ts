@@ -100,9 +100,5 @@ function withinField(text: string, line: string): string {
   return next.length + (next.match(/\n/g)?.length ?? 0) <= LIMITS.ocr ? next : text;
 }
 
-/**
- * OCR_CONCURRENCY readings at once in a runner (the pool's threads), in slots of their own so the other kinds of job
- * keep theirs; and one slot more, whose job reads and decodes the next preview while the threads read (decoding is
- * about a seventh of a reading: done one at a time, it was that much of P14's rate).
- */
-export const ocrJob = defineJob(readImageText, { slots: () => (config().ocr?.concurrency ?? 1) + 1 });
+/** At most OCR_CONCURRENCY readings run at once in a runner, so the other kinds of job keep their slots. */
+export const ocrJob = defineJob(readImageText, { slots: () => config().ocr?.concurrency ?? 1 });

@@ -96,7 +96,7 @@ export const p14: Metric = {
         rounds: rate.length,
         perRound: { rate, memory },
         notes: [
-          `${THREADS} worker thread on each side: the app's readings through a runner as the server starts one (OCR's slots, one more than the threads, so the next preview is decoded while they read), the bare ones one after another from PGMs made beforehand; worker start-up timed on both sides.`,
+          `${THREADS} worker thread on each side, readings one at a time (as a runner's slot takes OCR jobs); worker start-up timed on both sides.`,
           "Memory is what reading adds to each process (its peak RSS less its RSS just before the first reading: the pool's workers, their model data and the pictures in flight), so that the app's modules and database, loaded before, are not counted against OCR. Both peaks are in the table too.",
         ],
       };

@@ -1,7 +1,7 @@
 // P14, the app's side. `setup <dataDir> <corpusDir>`: a fresh library with every picture of the OCR corpus uploaded
 // (derivatives made as on upload), and each preview as the app gives it to tesseract (services/ocr.server.ts forOcr)
-// written to <dataDir>/bare/ for the baseline. `run <dataDir>`: every image's reading queued afresh, then a job runner
-// as the server starts one (its shared slots and OCR's own) reads them all; prints { images, seconds, maxRssKiB } as JSON.
+// written to <dataDir>/bare/ for the baseline. `run <dataDir>`: every image's reading queued afresh, then the job runner
+// (runOnce, as a runner's slot takes jobs) reads them all; prints { images, seconds, maxRssKiB } as JSON.
 // Needs DATA_DIR (= dataDir) in the environment; OCR_CONCURRENCY is the pool's threads, as on the server.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -15,7 +15,7 @@ import { write } from "~/models/write.server";
 import { openDatabase } from "~/services/boot.server";
 import { addImageFile } from "~/services/ingest.server";
 import { jobRegistry } from "~/services/job-registry.server";
-import { startRunner } from "~/services/jobs.server";
+import { runOnce } from "~/services/jobs.server";
 import { closeOcr, forOcr } from "~/services/ocr.server";
 import { readObject, storage } from "~/services/storage.server";
 
@@ -60,20 +60,8 @@ if (mode === "setup") {
   });
   const rssBefore = process.memoryUsage().rss;
   const started = performance.now();
-  // The server's runner (boot.server.ts: its shared slots and OCR's own), polled often so that the end is seen within
-  // 20 ms: what is timed is the product's pipeline (a slot preparing the next picture while the threads read).
-  const runner = startRunner(jobRegistry, { pollMs: 20 });
-  const pending = () =>
-    db()
-      .selectFrom("jobs")
-      .select("id")
-      .where("type", "=", OCR_JOB)
-      .where("status", "in", ["queued", "running"])
-      .limit(1)
-      .executeTakeFirst();
-  while (await pending()) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (await runOnce(jobRegistry, "bench-ocr"));
   const seconds = (performance.now() - started) / 1000;
-  await runner.stop();
   const read = await db().selectFrom("images").select("id").where("ocr_by_machine", "=", 1).execute();
   if (read.length < ids.length * 0.9) throw new Error(`Only ${read.length} of ${ids.length} images were read.`);
   await closeOcr();
