@@ -1,6 +1,6 @@
 /**
  * At most `count` of the works handed to the function it returns run at once; the others wait, first come first
- * served. For work whose cost is a bounded resource of this process: decodes (a core each), OCR threads.
+ * served. For work whose cost is a bounded resource of this process: image decodes, a core each.
  */
 export function limiter(count: number) {
   let free = Math.max(1, count);
