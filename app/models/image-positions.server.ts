@@ -76,7 +76,9 @@ export async function replaceOriginal(
         .where("image_id", "=", image.id)
         .where("storage_key", "=", image.storage_key)
         .execute();
+      // Its pages show the original's key (a download link): the project's and its boards' versions move on.
       touched.project(projectId);
+      await touched.boardsHolding([image.id]);
       return "replaced";
     });
   } catch (err) {

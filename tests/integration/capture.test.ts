@@ -171,6 +171,11 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     const elsewhere = await addImageFile(await o(), sharedFile, meta("Shared elsewhere"));
     const plain = await addImageFile(await s(), await png(), meta("No position"));
     const keysBefore = { turned: image.storage_key, shared: (await row(shared)).storage_key, plain: (await row(plain)).storage_key };
+    // A board holding the image: its pages show the original's key, so its version must move on with the swap.
+    const board = (await createBoard(await s(), { title: "Holds the turned one", imageIds: [turned] })).id;
+    const boardVersion = async () =>
+      (await db().selectFrom("boards").select("updated_at").where("id", "=", board).executeTakeFirstOrThrow()).updated_at;
+    const boardBefore = await boardVersion();
     expect(holdsPosition((await stored(keysBefore.turned))!)).toBe(true);
 
     positionRemoval.page = 2;
@@ -183,6 +188,7 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
 
     const after = await row(turned);
     expect(after.storage_key).toBe(keysBefore.turned.replace(/\.jpg$/, "-nogps.jpg"));
+    expect(await boardVersion()).toBeGreaterThan(boardBefore);
     expect(after.checksum).toBe(image.checksum);
     const versions = await db().selectFrom("image_versions").select(["version", "storage_key"]).where("image_id", "=", turned).execute();
     expect(versions.map((v) => v.version)).toEqual([1, 2]);
