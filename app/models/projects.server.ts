@@ -76,7 +76,11 @@ export async function editProject(
         .where("id", "!=", scope.project.id)
         .executeTakeFirst();
       if (taken) throw new ConflictError("Project name already exists. Please choose another name");
-      const before = await trx.selectFrom("projects").select("keep_gps").where("id", "=", scope.project.id).executeTakeFirst();
+      // Whether positions were kept until now: only a change from on to off has files to clean.
+      const before =
+        settings?.keepGps === false
+          ? await trx.selectFrom("projects").select("keep_gps").where("id", "=", scope.project.id).executeTakeFirst()
+          : undefined;
       await trx
         .updateTable("projects")
         .set(

@@ -219,10 +219,10 @@ export async function storeImageFile(
  * An original's key: its checksum (the file as sent: the same file is found again whatever its project keeps), with
  * `-nogps` when the bytes stored are the file less its position. Keys embed the checksum (objects.server.ts).
  */
-export const originalKey = (checksum: string, ext: string, positionRemoved: boolean) =>
+const originalKey = (checksum: string, ext: string, positionRemoved: boolean) =>
   objectKey("originals", checksum, ext, positionRemoved ? NO_POSITION_VARIANT : undefined);
-/** The key of the original stored under `key` once its position is taken out. */
-export const keyWithoutPosition = (key: string) => key.replace(/\.(\w+)$/, `-${NO_POSITION_VARIANT}.$1`);
+/** The key of an image's original (`key`, under `checksum`) once its position is taken out. */
+export const keyWithoutPosition = (checksum: string, key: string) => originalKey(checksum, key.slice(key.lastIndexOf(".") + 1), true);
 
 const POSITION_LEFT =
   "This photo holds the place it was taken in a form Koala cannot take out, and this project keeps no positions. Remove the position from the file, or ask a manager to let the project keep positions.";

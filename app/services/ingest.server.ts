@@ -102,12 +102,14 @@ export async function addImageFile(
       return await insertImage(scope, file, meta, { at, uploadKey: upload?.key });
     } catch (err) {
       if (err instanceof ObjectMissing && attempt <= 2) continue;
-      await purgeLater(file.checksum, [file.storageKey, file.thumbKey, file.previewKey]);
-      // The manager turned positions off since the scope was read: the file goes in without its position.
+      // The manager turned positions off since the scope was read: the file goes in without its position. Only the
+      // original kept with it is left over (the derivatives are the same pictures, under the same keys).
       if (err instanceof PositionsNotKept && keepPositions) {
+        await purgeLater(file.checksum, [file.storageKey]);
         keepPositions = false;
         continue;
       }
+      await purgeLater(file.checksum, [file.storageKey, file.thumbKey, file.previewKey]);
       throw err;
     }
   }

@@ -47,7 +47,7 @@ async function removePosition(projectId: number, image: { id: number; checksum: 
   const bytes = withoutPosition(original);
   if ((await readCapture(bytes)).gps) throw new ImageRejected("its position is in a form Koala cannot take out");
   if (bytes === original) return "unchanged";
-  const key = keyWithoutPosition(image.storage_key);
+  const key = keyWithoutPosition(image.checksum, image.storage_key);
   await claimObjects(image.checksum, [key]);
   if ((await storage().size(key)) !== bytes.length) await storage().put(key, bytes);
   const outcome = await replaceOriginal(projectId, image, key);
