@@ -96,14 +96,14 @@ test("all boards: search by title, filter by project, open a board", async ({ pa
   await page.getByRole("main").getByRole("button", { name: "Search" }).click();
   await expect(page.getByText("No related boards found")).toBeVisible();
 
-  await page.getByLabel("Search boards").fill("");
+  // The title and the project together. Not the project alone: which boards its first page shows depends on their
+  // versions, and a write elsewhere in the run (an attribute of the project moves every board on) can tie them all.
+  await page.getByLabel("Search boards").fill("board 20");
   await page.getByLabel("Project", { exact: true }).selectOption({ label: e2eProject });
   await page.getByRole("main").getByRole("button", { name: "Search" }).click();
-  await expect(cards.first()).toBeVisible();
-  await cards
-    .filter({ hasText: "Board 20" })
-    .getByRole("link", { name: /^Board 20/ })
-    .click();
+  await expect(page).toHaveURL(new RegExp(`project=${await projectId(db, e2eProject)}`));
+  await expect(cards).toHaveCount(1);
+  await cards.getByRole("link", { name: /^Board 20/ }).click();
   await expect(page).toHaveURL(new RegExp(`/${await projectId(db, e2eProject)}/board/[\\w-]+$`));
   await expect(page.getByRole("heading", { name: "Board 20" })).toBeVisible();
   await expect(page.getByText("No related images found")).toBeVisible();
