@@ -257,7 +257,7 @@ export interface BoardCard {
 }
 
 /**
- * Boards for the all-boards page: newest change first, optionally filtered by a title search and a project.
+ * Boards for the all-boards page: newest change first (then by title), optionally filtered by a title search and a project.
  * Returns up to `limit` cards and whether more exist (the page grows by `limit`, the spec's 12 + 4 per step).
  */
 export async function searchBoards(
@@ -291,6 +291,8 @@ export async function searchBoards(
   if (opts.projectId !== undefined) q = q.where("boards.project_id", "=", opts.projectId);
   const rows = await q
     .orderBy("boards.updated_at", "desc")
+    // A write that moves a whole project's boards on (its attributes) gives them one version: they keep title order.
+    .orderBy(sql`lower(boards.title)`)
     .orderBy("boards.id")
     .limit(opts.limit + 1)
     .execute();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { ConflictError, InvalidError, NotAllowedError, NotFoundError } from "~/lib/errors";
-import { createBoard, deleteBoard, pinImage, removeFromBoard, renameBoard, setCover } from "~/models/boards.server";
+import { createAttribute, updateAttributes } from "~/models/attributes.server";
+import { createBoard, deleteBoard, pinImage, removeFromBoard, renameBoard, searchBoards, setCover } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
 import { editProject } from "~/models/projects.server";
 import { boardScope, projectScope, type ProjectScope } from "~/models/scope.server";
@@ -102,6 +103,22 @@ describe.each(dialects)("boards: create, rename, delete, pin, cover, remove (%s)
     const v2 = (await boardScope(editor.actor, board.id)).board.version;
     expect(v1).toBeGreaterThan(v0);
     expect(v2).toBeGreaterThan(v1);
+  });
+
+  it("lists a member's boards newest change first; boards moved on together (a rename of the project's attribute) in title order", async () => {
+    const own = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const ownScope = await projectScope(manager.actor, own);
+    for (const title of ["cherry", "Apple", "banana"]) await createBoard(ownScope, { title });
+    const titles = async () => (await searchBoards(manager.actor, { projectId: own, limit: 10 })).boards.map((b) => b.title);
+    // A version is a millisecond (or one past the board's own): the clock moves past the boards' before the write.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const attribute = await createAttribute(ownScope, { name: "Region", type: 3 });
+    await updateAttributes(ownScope, [{ id: attribute, name: "Area", code: "Area", active: true }]);
+    const versions = await db().selectFrom("boards").select("updated_at").distinct().where("project_id", "=", own).execute();
+    expect(versions).toHaveLength(1); // one version for all three: the order falls to the titles
+    expect(await titles()).toEqual(["Apple", "banana", "cherry"]);
+    await renameBoard(await boardScope(manager.actor, (await boardsNamed("cherry"))[0]!.id), "Cherry pie");
+    expect(await titles()).toEqual(["Cherry pie", "Apple", "banana"]);
   });
 
   it("lets viewers do none of it (a 403 saying so), and only managers rename the project", async () => {
