@@ -1,4 +1,4 @@
-import { crc32 } from "node:zlib";
+import { crc32, inflateSync } from "node:zlib";
 
 /**
  * Takes the position a camera recorded out of a file's own bytes, for projects that keep none (`projects.keep_gps`
@@ -9,11 +9,14 @@ import { crc32 } from "node:zlib";
  * Where the metadata lives, by container: JPEG's APP1 segments; PNG's eXIf chunk and uncompressed XMP iTXt chunk (their
  * CRCs made again); WebP's EXIF and XMP chunks; a TIFF file's own directories; HEIF/AVIF's Exif item (found by its
  * "Exif\0\0" header) and XMP packet. An EXIF position left anywhere else is caught by the caller's check
- * (storeImageFile); XMP that is not text (compressed in PNG) is neither read nor cleaned.
+ * (storeImageFile). One exception to "in place": PNG metadata that is compressed or hex-encoded (XMP in a compressed
+ * iTXt, ImageMagick's "Raw profile type exif" text chunks), which the check's reader does not read either, is dropped
+ * as a whole chunk when it states a position or cannot be read (pngChunksToDrop): that file gets shorter.
  */
 export function withoutPosition(buf: Buffer): Buffer {
   const blocks = positionBlocks(buf);
-  if (!blocks.length) return buf;
+  const drops = pngChunksToDrop(buf);
+  if (!blocks.length && !drops.length) return buf;
   const out = Buffer.from(buf);
   for (const b of blocks) {
     if (b.kind === "tiff") gpsDirectory(out, b, true);
@@ -23,11 +26,19 @@ export function withoutPosition(buf: Buffer): Buffer {
       out.writeUInt32BE(crc32(out.subarray(b.pngChunk + 4, dataEnd)), dataEnd);
     }
   }
-  return out;
+  if (!drops.length) return out;
+  const kept: Buffer[] = [];
+  let from = 0;
+  for (const d of drops) {
+    kept.push(out.subarray(from, d.start));
+    from = d.end;
+  }
+  kept.push(out.subarray(from));
+  return Buffer.concat(kept);
 }
 
 /** Whether the file states a position where withoutPosition can take it out. */
-export const holdsPosition = (buf: Buffer) => positionBlocks(buf).length > 0;
+export const holdsPosition = (buf: Buffer) => positionBlocks(buf).length > 0 || pngChunksToDrop(buf).length > 0;
 
 const positionBlocks = (buf: Buffer) =>
   metadataBlocks(buf).filter((b) => (b.kind === "tiff" ? gpsDirectory(buf, b, false) : xmpPositions(buf, b, false)));
@@ -119,6 +130,94 @@ function pngBlocks(buf: Buffer): Block[] {
     i = end + 4;
   }
   return blocks;
+}
+
+/** Metadata text chunks of a PNG by keyword: XMP, and the EXIF and XMP that ImageMagick writes as hexadecimal text. */
+const PNG_TEXT_TYPES = new Set(["tEXt", "zTXt", "iTXt"]);
+const XMP_KEYWORD = "XML:com.adobe.xmp";
+const RAW_PROFILE = /^Raw profile type (exif|app1|xmp)$/i;
+/**
+ * The most a file's compressed chunks may inflate to, together, before the rest are taken as unreadable (a small file
+ * must not become gigabytes, nor a thousand chunks of 8 MB each a minute's work).
+ */
+const MAX_INFLATED = 8 * 1024 * 1024;
+
+/**
+ * The PNG chunks (from their length field to past their CRC, in file order) whose position cannot be taken out in
+ * place: compressed XMP, and raw profiles (hexadecimal EXIF or XMP, compressed or not) that state a position or cannot
+ * be read. Uncompressed XMP in iTXt is cleaned in place (pngBlocks) and never listed here.
+ */
+function pngChunksToDrop(buf: Buffer): { start: number; end: number }[] {
+  if (!buf.subarray(0, 8).equals(PNG_SIGNATURE)) return [];
+  const drops: { start: number; end: number }[] = [];
+  const budget = { left: MAX_INFLATED };
+  let i = 8;
+  while (i + 12 <= buf.length) {
+    const type = ascii(buf, i + 4, i + 8);
+    const start = i + 8;
+    const end = start + buf.readUInt32BE(i);
+    if (end + 4 > buf.length || type === "IEND") break;
+    if (PNG_TEXT_TYPES.has(type) && textChunkStatesPosition(type, buf.subarray(start, end), budget)) drops.push({ start: i, end: end + 4 });
+    i = end + 4;
+  }
+  return drops;
+}
+
+/**
+ * Whether a tEXt, zTXt or iTXt chunk's data (keyword\0, then for zTXt a method byte and deflated text; for iTXt a
+ * compression flag, a method, language\0 and translated keyword\0, then the text) is XMP or a raw profile stating a
+ * position, or one that will not read (undecodable: taken as stating one). Uncompressed XMP in iTXt is not: it is
+ * cleaned in place.
+ */
+function textChunkStatesPosition(type: string, data: Buffer, budget: { left: number }): boolean {
+  const keywordEnd = data.indexOf(0);
+  if (keywordEnd < 1 || keywordEnd > 79) return false;
+  const keyword = ascii(data, 0, keywordEnd);
+  const xmp = keyword === XMP_KEYWORD;
+  if (!xmp && !RAW_PROFILE.test(keyword)) return false;
+  let text: Buffer | null;
+  if (type === "tEXt") text = data.subarray(keywordEnd + 1);
+  else if (type === "zTXt") text = inflated(data.subarray(keywordEnd + 2), budget);
+  else {
+    const compressed = data[keywordEnd + 1] === 1;
+    if (xmp && !compressed) return false;
+    const language = data.indexOf(0, keywordEnd + 3);
+    const translated = language < 0 ? -1 : data.indexOf(0, language + 1);
+    if (translated < 0) return true;
+    const rest = data.subarray(translated + 1);
+    text = compressed ? inflated(rest, budget) : rest;
+  }
+  if (!text) return true;
+  if (xmp) return gpsValues(ascii(text, 0, text.length)).next().done !== true;
+  const profile = rawProfile(text);
+  if (!profile) return true;
+  if (/xmp/i.test(keyword)) return gpsValues(ascii(profile, 0, profile.length)).next().done !== true;
+  const tiff = profile.subarray(0, 6).equals(EXIF_HEADER) ? 6 : 0;
+  return gpsDirectory(profile, { kind: "tiff", start: tiff, end: profile.length }, false);
+}
+
+/** The inflated data, or null when it does not inflate within what is left of the file's budget (which it spends). */
+function inflated(data: Buffer, budget: { left: number }): Buffer | null {
+  if (budget.left <= 0) return null;
+  try {
+    const out = inflateSync(data, { maxOutputLength: budget.left });
+    budget.left -= out.length;
+    return out;
+  } catch (err) {
+    // Past the budget: whatever follows is unread. A stream that is merely broken costs only its own bytes.
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") budget.left = 0;
+    return null;
+  }
+}
+
+/** ImageMagick's raw profile text: "\n<name>\n<spaces><length>\n" and then the bytes in hexadecimal, in lines. */
+function rawProfile(text: Buffer): Buffer | null {
+  const m = /^\s*[\w-]+\s+(\d{1,9})\s/.exec(ascii(text, 0, Math.min(text.length, 64)));
+  if (!m) return null;
+  const hex = ascii(text, m[0].length, text.length).replace(/\s+/g, "");
+  const length = Number(m[1]);
+  if (!/^[0-9a-f]*$/i.test(hex) || hex.length < length * 2) return null;
+  return Buffer.from(hex.slice(0, length * 2), "hex");
 }
 
 function webpBlocks(buf: Buffer): Block[] {

@@ -28,14 +28,6 @@ export const tiff = () =>
  * (a decompression bomb). Built by hand, since sharp itself refuses to make one.
  */
 export function pngBomb(size = 30000): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(size, 0);
   ihdr.writeUInt32BE(size, 4);
@@ -44,10 +36,40 @@ export function pngBomb(size = 30000): Buffer {
   const raw = Buffer.alloc((1 + Math.ceil(size / 8)) * size); // filter byte + zero pixels per row
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw, { level: 9 })),
-    chunk("IEND", Buffer.alloc(0)),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(raw, { level: 9 })),
+    pngChunk("IEND", Buffer.alloc(0)),
   ]);
+}
+
+/** One PNG chunk: length, type, data, CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+
+/** A PNG with `chunks` put after its header chunk (IHDR: the first 8 + 25 bytes). */
+export const withPngChunks = (png: Buffer, ...chunks: Buffer[]) => Buffer.concat([png.subarray(0, 33), ...chunks, png.subarray(33)]);
+
+/** A JPEG's EXIF block ("Exif\0\0" and the TIFF structure after it), as its APP1 segment holds it. */
+export function exifBlockOf(jpeg: Buffer): Buffer {
+  const at = jpeg.indexOf("Exif\0\0", 0, "latin1");
+  return jpeg.subarray(at, at - 2 + jpeg.readUInt16BE(at - 2));
+}
+
+/**
+ * EXIF as ImageMagick keeps it in a PNG made from a photo: hexadecimal text ("\nexif\n<length>\n<hex lines>") under the
+ * keyword "Raw profile type exif", deflated in a zTXt chunk or plain in tEXt.
+ */
+export function rawExifProfile(exif: Buffer, type: "zTXt" | "tEXt"): Buffer {
+  const hex = exif.toString("hex").replace(/.{1,72}/g, "$&\n");
+  const text = Buffer.from(`\nexif\n${String(exif.length).padStart(8)}\n${hex}`, "latin1");
+  const keyword = Buffer.from("Raw profile type exif\0", "latin1");
+  return pngChunk(type, type === "zTXt" ? Buffer.concat([keyword, Buffer.from([0]), deflateSync(text)]) : Buffer.concat([keyword, text]));
 }
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

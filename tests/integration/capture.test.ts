@@ -25,7 +25,7 @@ import { readObject, storage } from "~/services/storage.server";
 import { sha256 } from "~/lib/crypto.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
-import { photo, png } from "../helpers/images";
+import { exifBlockOf, photo, png, rawExifProfile, withPngChunks } from "../helpers/images";
 import { apiChecker, type ApiChecker } from "../helpers/openapi";
 import { startAppServer, type RunningServer } from "../helpers/server";
 
@@ -133,6 +133,19 @@ describe.each(dialects)("capture data from EXIF (%s)", (dialect) => {
     const late = await addImageFile(stale, await photo({ gps: LONDON, make: "Late" }), meta("Late"));
     expect(await row(late)).toMatchObject({ gps_lat: null, camera_make: "Late" });
     expect(holdsPosition(await stored(late))).toBe(false);
+  });
+
+  it("stores a PNG without the position ImageMagick wrote into it as hexadecimal text, which no reader's check sees", async () => {
+    const own = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const profile = rawExifProfile(exifBlockOf(await photo({ make: "Canon", gps: LONDON })), "zTXt");
+    const sent = withPngChunks(await png(), profile);
+    expect((await readCapture(sent)).gps).toBeNull(); // exifr reads no raw profile: only the edit can find it
+    const id = await addImageFile(await projectScope(manager.actor, own), sent, meta("Converted"));
+    const kept = (await readObject(storage(), (await row(id)).storage_key, Number.MAX_SAFE_INTEGER))!.bytes;
+    expect(kept.length).toBe(sent.length - profile.length);
+    expect(kept.includes(profile)).toBe(false);
+    expect(holdsPosition(kept)).toBe(false);
+    expect(await row(id)).toMatchObject({ checksum: sha256(sent), storage_key: expect.stringMatching(/-nogps\.png$/) });
   });
 
   it("refuses a photo whose position exifr reads but the edit cannot reach (a TIFF header it does not know), storing nothing", async () => {

@@ -1,12 +1,14 @@
 import exifr from "exifr";
 import sharp from "sharp";
-import { crc32 } from "node:zlib";
+import { crc32, deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { holdsPosition, withoutPosition } from "~/services/positions.server";
+import { exifBlockOf, pngChunk, rawExifProfile, withPngChunks } from "../helpers/images";
 
 /**
  * A photo's position taken out of its own bytes (projects that keep none): every container Koala accepts that carries
- * EXIF, and XMP; the rest of the file byte for byte; hostile metadata never throws and never grows or shrinks a file.
+ * EXIF, and XMP; the rest of the file byte for byte; hostile metadata never throws and never grows or shrinks a file
+ * (PNG metadata that is compressed or hexadecimal is the one exception: a chunk of it that states a position goes whole).
  */
 const GPS = { GPSLatitudeRef: "N", GPSLatitude: "51/1 30/1 264/10", GPSLongitudeRef: "W", GPSLongitude: "0/1 7/1 40/1" };
 const picture = () =>
@@ -195,6 +197,74 @@ describe("withoutPosition", () => {
     expect(ifd0Tags(out, t)).toEqual(frontTags.slice(1));
     expect(await exifOf(out)).toMatchObject({ Make: "Canon", DateTimeOriginal: expect.any(Date) });
     expect((await exifOf(out)).latitude).toBeUndefined();
+  });
+
+  describe("PNG metadata that is compressed or hexadecimal (no reader's check sees into it)", () => {
+    const pngWith = async (...extra: Buffer[]) => withPngChunks(await picture().png().toBuffer(), ...extra);
+    const XMP = (gps: boolean) =>
+      `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description ` +
+      `xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/" dc:format="image/png"` +
+      `${gps ? ' exif:GPSLatitude="51,30.5N" exif:GPSLongitude="0,7.5W"' : ""}/></rdf:RDF></x:xmpmeta>`;
+    const latin1 = (text: string) => Buffer.from(text, "latin1");
+    const compressedXmp = (body: Buffer) => pngChunk("iTXt", Buffer.concat([latin1("XML:com.adobe.xmp\0\x01\0\0\0"), body]));
+    const exifBlock = async (gps: boolean) =>
+      exifBlockOf(
+        await picture()
+          .withExif({ IFD0: { Make: "Canon" }, ...(gps ? { IFD3: GPS } : {}) })
+          .jpeg()
+          .toBuffer(),
+      );
+
+    it.each([
+      ["XMP in a compressed iTXt chunk", async (gps: boolean) => compressedXmp(deflateSync(latin1(XMP(gps))))],
+      ["a deflated raw EXIF profile (zTXt)", async (gps: boolean) => rawExifProfile(await exifBlock(gps), "zTXt")],
+      ["a plain raw EXIF profile (tEXt)", async (gps: boolean) => rawExifProfile(await exifBlock(gps), "tEXt")],
+    ])("drops %s that states a position, whole, and keeps one that states none", async (_, make) => {
+      const located = await make(true);
+      const buf = await pngWith(located, pngChunk("tEXt", latin1("Comment\0kept")));
+      expect(holdsPosition(buf)).toBe(true);
+      const out = withoutPosition(buf);
+      expect(out.length).toBe(buf.length - located.length);
+      expect(out.includes(located)).toBe(false);
+      expect(out.includes(latin1("Comment\0kept"))).toBe(true);
+      expect(pngChunksIntact(out)).toBe(true);
+      expect(await pixels(out)).toBe(await pixels(buf));
+      expect(withoutPosition(out)).toBe(out); // nothing left to take
+
+      const plain = await pngWith(await make(false));
+      expect(holdsPosition(plain)).toBe(false);
+      expect(withoutPosition(plain)).toBe(plain);
+    });
+
+    it("drops such a chunk that will not read (bad deflate, a bomb, broken hexadecimal), and still never throws", async () => {
+      const bomb = compressedXmp(deflateSync(Buffer.alloc(64 * 1024 * 1024, 0x20)));
+      expect(bomb.length).toBeLessThan(100_000);
+      const broken = [
+        compressedXmp(latin1("not deflate at all")),
+        bomb,
+        pngChunk("tEXt", latin1("Raw profile type exif\0\nexif\n      40\nzz not hex")),
+        pngChunk("iTXt", latin1("XML:com.adobe.xmp\0\x01\0")), // cut before its language
+      ];
+      for (const bad of broken) {
+        const buf = await pngWith(bad);
+        expect(holdsPosition(buf)).toBe(true);
+        const out = withoutPosition(buf);
+        expect(out.length).toBe(buf.length - bad.length);
+        expect(await pixels(out)).toBe(await pixels(buf));
+      }
+      // The file's chunks share one budget (a thousand bombs are not a thousand times the work): once a bomb has spent
+      // it, even XMP that states no position is dropped unread, where alone it is kept.
+      const harmless = compressedXmp(deflateSync(latin1(XMP(false))));
+      expect(withoutPosition(await pngWith(harmless)).includes(harmless)).toBe(true);
+      const after = await pngWith(bomb, harmless);
+      expect(withoutPosition(after).length).toBe(after.length - bomb.length - harmless.length);
+      // A stream that is merely broken spends only its own bytes.
+      const brokenFirst = await pngWith(broken[0]!, harmless);
+      expect(withoutPosition(brokenFirst).length).toBe(brokenFirst.length - broken[0]!.length);
+      // Other text chunks, whatever they hold, are none of its business.
+      const other = await pngWith(pngChunk("zTXt", Buffer.concat([latin1("Description\0\0"), latin1("not deflate")])));
+      expect(withoutPosition(other)).toBe(other);
+    });
   });
 
   it("never throws on hostile metadata, and never changes a file's length", async () => {
