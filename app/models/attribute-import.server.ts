@@ -77,7 +77,7 @@ export async function importValues(
       )
       .execute();
     const imageIds = [...new Set([...rows.values()].map((v) => v.imageId))];
-    touched.attributeValues(scope.project.id, imageIds);
+    touched.attributeValues(scope.project.id, imageIds, { removed: false });
     await touched.boardsHolding(imageIds);
     await commitWith?.(trx, skipped);
     return { skipped };

@@ -18,14 +18,18 @@ export class Touched {
   readonly boards = new Set<string>();
   /** Per project, the images whose attribute values changed. */
   readonly valuesChanged = new Map<number, Set<number>>();
+  /** The projects where a write may have taken an image's last value away (their folded rows may have to go). */
+  readonly valuesRemoved = new Set<number>();
   constructor(private trx: Trx) {}
 
   /**
    * Images of a project whose attribute values this write changed (so the project changed too): their folded values
-   * (image-facets.server.ts), which the sidebar's counts read, are refreshed before the write commits.
+   * (image-facets.server.ts), which the sidebar's counts read, are refreshed before the write commits. `removed: false`
+   * says the write only set values (an upsert), so no image was left without any.
    */
-  attributeValues(projectId: number, imageIds: Iterable<number>) {
+  attributeValues(projectId: number, imageIds: Iterable<number>, { removed = true }: { removed?: boolean } = {}) {
     this.project(projectId);
+    if (removed) this.valuesRemoved.add(projectId);
     const known = this.valuesChanged.get(projectId) ?? new Set<number>();
     for (const id of imageIds) known.add(id);
     this.valuesChanged.set(projectId, known);
@@ -94,7 +98,8 @@ export async function write<T>(work: (trx: Trx, touched: Touched) => Promise<T>,
     .execute(async (trx) => {
       const touched = new Touched(trx);
       const result = await work(trx, touched);
-      for (const [projectId, ids] of touched.valuesChanged) await refreshImageFacets(trx, projectId, [...ids]);
+      for (const [projectId, ids] of touched.valuesChanged)
+        await refreshImageFacets(trx, projectId, [...ids], { removed: touched.valuesRemoved.has(projectId) });
       await bump(trx, touched, at);
       return result;
     });

@@ -63,12 +63,15 @@ type Row = { record: string[]; info: Info };
  * BOM dropped, blank lines skipped. The file is closed with the parser, also when the reader stops early (a bad
  * header, a parse error).
  */
-function records(file: string, encoding: TextEncodingName): AsyncIterable<Row> {
+function records(file: string, encoding: TextEncodingName): AsyncIterable<Row>;
+/** Without `info`: the records alone (the write pass, which names no line: csv-parse's info is an object a record). */
+function records(file: string, encoding: TextEncodingName, info: false): AsyncIterable<string[]>;
+function records(file: string, encoding: TextEncodingName, info = true): AsyncIterable<Row | string[]> {
   const source = utf8Stream(file, encoding);
-  const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true });
+  const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info });
   parser.on("close", () => source.destroy());
   source.on("error", (err) => parser.destroy(err));
-  return source.pipe(parser) as AsyncIterable<Row>;
+  return source.pipe(parser) as AsyncIterable<Row | string[]>;
 }
 
 /** A cell as the export wrote it: csv-stringify's `escape_formulas` put a `'` before a leading = + - @ (or tab, CR). */
@@ -207,7 +210,7 @@ async function* valueBatches(
 ): AsyncIterable<{ batch: ValueBatch; rows: number }> {
   let batch: ValueBatch = [];
   let rows = -1; // the header first
-  for await (const { record } of records(file, encoding)) {
+  for await (const record of records(file, encoding, false)) {
     rows += 1;
     if (rows <= skipRows) continue;
     const imageId = Number((record[0] ?? "").trim());
