@@ -1,4 +1,4 @@
-import { crc32, inflateSync } from "node:zlib";
+import { crc32 } from "node:zlib";
 
 /**
  * Takes the position a camera recorded out of a file's own bytes, for projects that keep none (`projects.keep_gps`
@@ -6,12 +6,10 @@ import { crc32, inflateSync } from "node:zlib";
  * tag stay byte for byte, the file keeps its length, and nothing is decoded or re-encoded. The same file always gives
  * the same bytes, so a second upload of it is stored as the same object.
  *
- * Where the metadata lives, by container: JPEG's APP1 segments; PNG's eXIf chunk and uncompressed XMP iTXt chunk (their
- * CRCs made again); WebP's EXIF and XMP chunks; a TIFF file's own directories; HEIF/AVIF's Exif item (found by its
+ * Where the metadata lives, by container: JPEG's APP1 segments; PNG's eXIf chunk (its CRC made again); WebP's EXIF and XMP chunks; a TIFF file's own directories; HEIF/AVIF's Exif item (found by its
  * "Exif\0\0" header) and XMP packet. An EXIF position left anywhere else is caught by the caller's check
- * (storeImageFile). One exception to "in place": PNG metadata that is compressed or hex-encoded (XMP in a compressed
- * iTXt, ImageMagick's "Raw profile type exif" text chunks), which the check's reader does not read either, is dropped
- * as a whole chunk when it states a position or cannot be read (pngChunksToDrop): that file gets shorter.
+ * (storeImageFile). One exception to "in place": in a PNG, whose chunks stand alone, every chunk that could hold a
+ * position Koala does not read is dropped whole, unread (pngChunksToDrop): that file gets shorter.
  */
 export function withoutPosition(buf: Buffer): Buffer {
   const blocks = positionBlocks(buf);
@@ -37,7 +35,7 @@ export function withoutPosition(buf: Buffer): Buffer {
   return Buffer.concat(kept);
 }
 
-/** Whether the file states a position where withoutPosition can take it out. */
+/** Whether withoutPosition would change the file: it states a position it can take out, or (a PNG) holds a chunk that may. */
 export const holdsPosition = (buf: Buffer) => positionBlocks(buf).length > 0 || pngChunksToDrop(buf).length > 0;
 
 const positionBlocks = (buf: Buffer) =>
@@ -54,7 +52,6 @@ interface Block {
 const ascii = (buf: Buffer, start: number, end: number) => buf.toString("latin1", start, end);
 const EXIF_HEADER = Buffer.from("Exif\0\0", "latin1");
 const XMP_JPEG = "http://ns.adobe.com/xap/1.0/\0";
-const XMP_PNG = "XML:com.adobe.xmp\0";
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function metadataBlocks(buf: Buffer): Block[] {
@@ -123,102 +120,62 @@ function pngBlocks(buf: Buffer): Block[] {
     const start = i + 8;
     const end = start + length;
     if (end + 4 > buf.length || type === "IEND") break;
-    if (type === "eXIf") blocks.push({ kind: "tiff", start, end, pngChunk: i });
-    // iTXt: keyword\0, compression flag, method, language\0, translated keyword\0, text. Compressed XMP is left to the check.
-    if (type === "iTXt" && ascii(buf, start, start + XMP_PNG.length) === XMP_PNG && buf[start + XMP_PNG.length] === 0)
-      blocks.push({ kind: "xmp", start: start + XMP_PNG.length, end, pngChunk: i });
+    // XMP and everything else that may state a position goes whole (pngChunksToDrop).
+    if (type === "eXIf" && isTiff(buf, start)) blocks.push({ kind: "tiff", start, end, pngChunk: i });
     i = end + 4;
   }
   return blocks;
 }
 
-/** Metadata text chunks of a PNG by keyword: XMP, and the EXIF and XMP that ImageMagick writes as hexadecimal text. */
-const PNG_TEXT_TYPES = new Set(["tEXt", "zTXt", "iTXt"]);
-const XMP_KEYWORD = "XML:com.adobe.xmp";
-const RAW_PROFILE = /^Raw profile type (exif|app1|xmp)$/i;
 /**
- * The most a file's compressed chunks may inflate to, together, before the rest are taken as unreadable (a small file
- * must not become gigabytes, nor a thousand chunks of 8 MB each a minute's work).
+ * PNG chunks kept as they are: the critical ones, and the registered ancillary ones that describe the pixels (colour,
+ * transparency, density, animation) and hold no metadata text. eXIf (its TIFF GPS directory edited in place) and plain
+ * text (tEXt, uncompressed iTXt) are judged one by one.
  */
-const MAX_INFLATED = 8 * 1024 * 1024;
+const PNG_KEPT = new Set(
+  "IHDR PLTE IDAT IEND tRNS gAMA cHRM sRGB iCCP sBIT bKGD hIST pHYs sPLT tIME cICP mDCv cLLi acTL fcTL fdAT".split(" "),
+);
+/** Keywords of text chunks that readers (ExifTool, exiv2) take as metadata: XMP, and ImageMagick's raw profiles. */
+const METADATA_KEYWORD = /^(xml:com\.adobe\.xmp|raw profile type .*)$/i;
 
 /**
- * The PNG chunks (from their length field to past their CRC, in file order) whose position cannot be taken out in
- * place: compressed XMP, and raw profiles (hexadecimal EXIF or XMP, compressed or not) that state a position or cannot
- * be read. Uncompressed XMP in iTXt is cleaned in place (pngBlocks) and never listed here.
+ * The PNG chunks (from their length field to past their CRC, in file order) that go whole, unread, when a file keeps
+ * no position: a position can hide in compressed text (zTXt, compressed iTXt: ImageMagick's "Raw profile type exif",
+ * XMP), in hexadecimal raw profiles, in XMP (any packet that names GPS at all: an XML lexer here would miss some way of
+ * writing a value that readers accept), in an eXIf that is not plain TIFF, in private chunks (zxIf, tXMP, caBX…), after
+ * IEND, and in a chunk cut short (every byte from it on goes). Nothing is inflated or parsed: no file can make this cost more than one pass over its bytes.
  */
 function pngChunksToDrop(buf: Buffer): { start: number; end: number }[] {
   if (!buf.subarray(0, 8).equals(PNG_SIGNATURE)) return [];
   const drops: { start: number; end: number }[] = [];
-  const budget = { left: MAX_INFLATED };
   let i = 8;
   while (i + 12 <= buf.length) {
     const type = ascii(buf, i + 4, i + 8);
     const start = i + 8;
     const end = start + buf.readUInt32BE(i);
-    if (end + 4 > buf.length || type === "IEND") break;
-    if (PNG_TEXT_TYPES.has(type) && textChunkStatesPosition(type, buf.subarray(start, end), budget)) drops.push({ start: i, end: end + 4 });
+    if (end + 4 > buf.length) break;
+    if (!keptChunk(type, buf, start, end)) drops.push({ start: i, end: end + 4 });
     i = end + 4;
+    if (type === "IEND") break;
   }
+  // Whatever follows IEND, a chunk cut short, stray bytes: nothing a reader of the picture needs.
+  if (i < buf.length) drops.push({ start: i, end: buf.length });
   return drops;
 }
 
-/**
- * Whether a tEXt, zTXt or iTXt chunk's data (keyword\0, then for zTXt a method byte and deflated text; for iTXt a
- * compression flag, a method, language\0 and translated keyword\0, then the text) is XMP or a raw profile stating a
- * position, or one that will not read (undecodable: taken as stating one). Uncompressed XMP in iTXt is not: it is
- * cleaned in place.
- */
-function textChunkStatesPosition(type: string, data: Buffer, budget: { left: number }): boolean {
-  const keywordEnd = data.indexOf(0);
-  if (keywordEnd < 1 || keywordEnd > 79) return false;
-  const keyword = ascii(data, 0, keywordEnd);
-  const xmp = keyword === XMP_KEYWORD;
-  if (!xmp && !RAW_PROFILE.test(keyword)) return false;
-  let text: Buffer | null;
-  if (type === "tEXt") text = data.subarray(keywordEnd + 1);
-  else if (type === "zTXt") text = inflated(data.subarray(keywordEnd + 2), budget);
-  else {
-    const compressed = data[keywordEnd + 1] === 1;
-    if (xmp && !compressed) return false;
-    const language = data.indexOf(0, keywordEnd + 3);
-    const translated = language < 0 ? -1 : data.indexOf(0, language + 1);
-    if (translated < 0) return true;
-    const rest = data.subarray(translated + 1);
-    text = compressed ? inflated(rest, budget) : rest;
-  }
-  if (!text) return true;
-  if (xmp) return gpsValues(ascii(text, 0, text.length)).next().done !== true;
-  const profile = rawProfile(text);
-  if (!profile) return true;
-  if (/xmp/i.test(keyword)) return gpsValues(ascii(profile, 0, profile.length)).next().done !== true;
-  const tiff = profile.subarray(0, 6).equals(EXIF_HEADER) ? 6 : 0;
-  return gpsDirectory(profile, { kind: "tiff", start: tiff, end: profile.length }, false);
+function keptChunk(type: string, buf: Buffer, start: number, end: number): boolean {
+  if (PNG_KEPT.has(type)) return true;
+  if (type === "eXIf") return isTiff(buf, start);
+  if (type !== "tEXt" && type !== "iTXt") return false;
+  // keyword\0 (1–79 characters), then for iTXt a compression flag, a method, language\0, translated keyword\0, text.
+  const keywordEnd = buf.subarray(start, Math.min(end, start + 80)).indexOf(0);
+  if (keywordEnd < 1) return false;
+  const keyword = ascii(buf, start, start + keywordEnd);
+  if (type === "iTXt" && buf[start + keywordEnd + 1] !== 0) return false;
+  if (!METADATA_KEYWORD.test(keyword)) return true;
+  return /^xml:com\.adobe\.xmp$/i.test(keyword) && !GPS_NAMED.test(ascii(buf, start + keywordEnd, end));
 }
-
-/** The inflated data, or null when it does not inflate within what is left of the file's budget (which it spends). */
-function inflated(data: Buffer, budget: { left: number }): Buffer | null {
-  if (budget.left <= 0) return null;
-  try {
-    const out = inflateSync(data, { maxOutputLength: budget.left });
-    budget.left -= out.length;
-    return out;
-  } catch (err) {
-    // Past the budget: whatever follows is unread. A stream that is merely broken costs only its own bytes.
-    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") budget.left = 0;
-    return null;
-  }
-}
-
-/** ImageMagick's raw profile text: "\n<name>\n<spaces><length>\n" and then the bytes in hexadecimal, in lines. */
-function rawProfile(text: Buffer): Buffer | null {
-  const m = /^\s*[\w-]+\s+(\d{1,9})\s/.exec(ascii(text, 0, Math.min(text.length, 64)));
-  if (!m) return null;
-  const hex = ascii(text, m[0].length, text.length).replace(/\s+/g, "");
-  const length = Number(m[1]);
-  if (!/^[0-9a-f]*$/i.test(hex) || hex.length < length * 2) return null;
-  return Buffer.from(hex.slice(0, length * 2), "hex");
-}
+const GPS_NAMED = /gps/i;
 
 function webpBlocks(buf: Buffer): Block[] {
   const blocks: Block[] = [];
