@@ -25,14 +25,16 @@ export function withoutPosition(buf: Buffer): Buffer {
     }
   }
   if (!drops.length) return out;
-  const kept: Buffer[] = [];
+  // Copied into one buffer (a hostile PNG of millions of tiny chunks must not become millions of slices).
+  const left = Buffer.allocUnsafe(out.length - drops.reduce((n, d) => n + d.end - d.start, 0));
   let from = 0;
+  let to = 0;
   for (const d of drops) {
-    kept.push(out.subarray(from, d.start));
+    to += out.copy(left, to, from, d.start);
     from = d.end;
   }
-  kept.push(out.subarray(from));
-  return Buffer.concat(kept);
+  out.copy(left, to, from);
+  return left;
 }
 
 /** Whether withoutPosition would change the file: it states a position it can take out, or (a PNG) holds a chunk that may. */
@@ -54,7 +56,19 @@ const EXIF_HEADER = Buffer.from("Exif\0\0", "latin1");
 const XMP_JPEG = "http://ns.adobe.com/xap/1.0/\0";
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
+/**
+ * The most metadata blocks of a file that are read, and entries of a TIFF directory: a camera writes a few blocks
+ * (one per picture of an MPO) of directories of tens of entries. Without them a hostile file of many EXIF headers
+ * pointing at one directory of 65,535 entries cost 40 minutes of the event loop (a hostile review's 50 MB AVIF).
+ */
+const MAX_BLOCKS = 64;
+const MAX_ENTRIES = 1024;
+
 function metadataBlocks(buf: Buffer): Block[] {
+  return allMetadataBlocks(buf).slice(0, MAX_BLOCKS);
+}
+
+function allMetadataBlocks(buf: Buffer): Block[] {
   if (buf[0] === 0xff && buf[1] === 0xd8) return jpegBlocks(buf);
   if (buf.subarray(0, 8).equals(PNG_SIGNATURE)) return pngBlocks(buf);
   if (ascii(buf, 0, 4) === "RIFF" && ascii(buf, 8, 12) === "WEBP") return webpBlocks(buf);
@@ -74,7 +88,7 @@ function jpegBlocks(buf: Buffer): Block[] {
   const seen = new Set(blocks.map((b) => b.start));
   // An APP1 header anywhere else: FF E1 cannot occur inside compressed image data (an FF there is followed by 00).
   for (const header of [EXIF_HEADER, XMP_JPEG])
-    for (let at = buf.indexOf(header, 2, "latin1"); at >= 0; at = buf.indexOf(header, at + 1, "latin1"))
+    for (let at = buf.indexOf(header, 2, "latin1"); at >= 0 && blocks.length < MAX_BLOCKS; at = buf.indexOf(header, at + 1, "latin1"))
       if (at >= 4 && buf[at - 4] === 0xff && buf[at - 3] === 0xe1)
         for (const b of jpegSegments(buf, at - 4, 1))
           if (!seen.has(b.start)) {
@@ -141,8 +155,8 @@ const METADATA_KEYWORD = /^(xml:com\.adobe\.xmp|raw profile type .*)$/i;
 /**
  * The PNG chunks (from their length field to past their CRC, in file order) that go whole, unread, when a file keeps
  * no position: a position can hide in compressed text (zTXt, compressed iTXt: ImageMagick's "Raw profile type exif",
- * XMP), in hexadecimal raw profiles, in XMP (any packet that names GPS at all: an XML lexer here would miss some way of
- * writing a value that readers accept), in an eXIf that is not plain TIFF, in private chunks (zxIf, tXMP, caBX…), after
+ * XMP), in hexadecimal raw profiles, in XMP (any packet: one in UTF-16, or naming drone-dji:Latitude, holds one
+ * without the letters "gps", and a lexer here would miss some way of writing a value that readers accept), in an eXIf that is not plain TIFF, in private chunks (zxIf, tXMP, caBX…), after
  * IEND, and in a chunk cut short (every byte from it on goes). Nothing is inflated or parsed: no file can make this cost more than one pass over its bytes.
  */
 function pngChunksToDrop(buf: Buffer): { start: number; end: number }[] {
@@ -154,7 +168,12 @@ function pngChunksToDrop(buf: Buffer): { start: number; end: number }[] {
     const start = i + 8;
     const end = start + buf.readUInt32BE(i);
     if (end + 4 > buf.length) break;
-    if (!keptChunk(type, buf, start, end)) drops.push({ start: i, end: end + 4 });
+    if (!keptChunk(type, buf, start, end)) {
+      const last = drops.at(-1);
+      if (last?.end === i)
+        last.end = end + 4; // one range for chunks that go one after another
+      else drops.push({ start: i, end: end + 4 });
+    }
     i = end + 4;
     if (type === "IEND") break;
   }
@@ -172,10 +191,8 @@ function keptChunk(type: string, buf: Buffer, start: number, end: number): boole
   if (keywordEnd < 1) return false;
   const keyword = ascii(buf, start, start + keywordEnd);
   if (type === "iTXt" && buf[start + keywordEnd + 1] !== 0) return false;
-  if (!METADATA_KEYWORD.test(keyword)) return true;
-  return /^xml:com\.adobe\.xmp$/i.test(keyword) && !GPS_NAMED.test(ascii(buf, start + keywordEnd, end));
+  return !METADATA_KEYWORD.test(keyword);
 }
-const GPS_NAMED = /gps/i;
 
 function webpBlocks(buf: Buffer): Block[] {
   const blocks: Block[] = [];
@@ -195,7 +212,7 @@ function webpBlocks(buf: Buffer): Block[] {
 /** HEIF and AVIF keep EXIF as an item in the media data; its payload starts "Exif\0\0" and then the TIFF header. */
 function heifBlocks(buf: Buffer): Block[] {
   const blocks: Block[] = [];
-  for (let at = buf.indexOf(EXIF_HEADER); at >= 0; at = buf.indexOf(EXIF_HEADER, at + 1))
+  for (let at = buf.indexOf(EXIF_HEADER); at >= 0 && blocks.length < MAX_BLOCKS; at = buf.indexOf(EXIF_HEADER, at + 1))
     if (isTiff(buf, at + 6)) blocks.push({ kind: "tiff", start: at + 6, end: buf.length });
   return [...blocks, ...xmpPackets(buf)];
 }
@@ -203,7 +220,11 @@ function heifBlocks(buf: Buffer): Block[] {
 /** Every XMP packet written as text anywhere in the file (`<x:xmpmeta` … `</x:xmpmeta>`). */
 function xmpPackets(buf: Buffer): Block[] {
   const blocks: Block[] = [];
-  for (let at = buf.indexOf("<x:xmpmeta", 0, "latin1"); at >= 0; at = buf.indexOf("<x:xmpmeta", at + 1, "latin1")) {
+  for (
+    let at = buf.indexOf("<x:xmpmeta", 0, "latin1");
+    at >= 0 && blocks.length < MAX_BLOCKS;
+    at = buf.indexOf("<x:xmpmeta", at + 1, "latin1")
+  ) {
     const end = buf.indexOf("</x:xmpmeta>", at, "latin1");
     if (end < 0) break;
     blocks.push({ kind: "xmp", start: at, end });
@@ -261,7 +282,7 @@ function gpsDirectory(buf: Buffer, b: Block, blank: boolean): boolean {
     if (!inside(at, 2)) break;
     const count = u16(at);
     const entriesEnd = at + 2 + 12 * count;
-    if (!inside(at, 2 + 12 * count + 4)) break;
+    if (count > MAX_ENTRIES || !inside(at, 2 + 12 * count + 4)) break;
     const next = u32(entriesEnd);
     for (let k = 0; k < count; k++) {
       const entry = at + 2 + 12 * k;
@@ -294,22 +315,28 @@ function xmpPositions(buf: Buffer, b: Block, blank: boolean): boolean {
   return found;
 }
 
-const GPS = /gps/gi;
+// "gps" in the name, or latitude / longitude (drone-dji:Latitude, dwc:decimalLatitude).
+const GPS = /gps|latitude|longitude/gi;
 const ATTRIBUTE_REST = /\w*\s*=\s*(["'])/y;
 const ELEMENT_REST = /\w*(?:\s[^<>]{0,200})?>/y;
 const MAX_VALUE = 256;
 
 /**
- * The values of XMP properties named `prefix:…GPS…` (exif:GPSLatitude, drone-dji:GpsLongitude), as attributes
- * (`name="value"`) or elements (`<name>value</name>`); empty ones are none. Each is found from a "gps" in the text by
- * looking a bounded way around it, never by a pattern that backtracks: linear in the packet, whatever it holds.
+ * The values of XMP properties whose name holds GPS, Latitude or Longitude (exif:GPSLatitude, drone-dji:GpsLongitude,
+ * drone-dji:Latitude, dwc:decimalLatitude), as attributes (`name="value"`) or elements (`<name>value</name>`); empty
+ * ones are none. Each is found from such a word in the text by looking a bounded way around it, never by a pattern
+ * that backtracks: linear in the packet, whatever it holds.
  */
 function* gpsValues(text: string): Generator<{ start: number; end: number }> {
   GPS.lastIndex = 0;
   for (let m = GPS.exec(text); m; m = GPS.exec(text)) {
-    const at = m.index;
-    if (text[at - 1] !== ":" || !/[\w-]/.test(text[at - 2] ?? "")) continue;
-    ATTRIBUTE_REST.lastIndex = at + 3;
+    // The property's local name starts at most 64 characters before the word, after its prefix's colon.
+    let local = m.index;
+    while (local > 0 && m.index - local < 64 && /[\w-]/.test(text[local - 1]!)) local -= 1;
+    if (text[local - 1] !== ":" || !/[\w-]/.test(text[local - 2] ?? "")) continue;
+    const at = local;
+    const after = m.index + m[0].length;
+    ATTRIBUTE_REST.lastIndex = after;
     const attribute = ATTRIBUTE_REST.exec(text);
     let start = -1;
     let end = -1;
@@ -319,7 +346,7 @@ function* gpsValues(text: string): Generator<{ start: number; end: number }> {
     } else {
       let name = at - 1;
       while (name > 0 && at - name < 64 && /[\w-]/.test(text[name - 1]!)) name -= 1;
-      ELEMENT_REST.lastIndex = at + 3;
+      ELEMENT_REST.lastIndex = after;
       if (text[name - 1] === "<" && ELEMENT_REST.exec(text)) {
         start = ELEMENT_REST.lastIndex;
         end = text.indexOf("<", start);

@@ -102,9 +102,10 @@ describe("withoutPosition", () => {
     expect(await pixels(out)).toBe(await pixels(buf));
   });
 
-  it("finds XMP positions by any prefix and case (a drone's drone-dji:GpsLatitude), in TIFF files too", async () => {
+  it("finds XMP positions by any prefix and case, and by Latitude / Longitude without GPS (drone-dji, Darwin Core), in TIFF files too", async () => {
     const xmp = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-<rdf:Description drone-dji:GpsLatitude="+22.5430" drone-dji:GpsLongitude="+113.9560" drone-dji:AbsoluteAltitude="+40.1"/>
+<rdf:Description drone-dji:GpsLatitude="+22.5430" drone-dji:GpsLongitude="+113.9560" drone-dji:AbsoluteAltitude="+40.1"
+ drone-dji:Latitude="+22.5431" dwc:decimalLongitude="113.9561"><dwc:decimalLatitude>22.5432</dwc:decimalLatitude></rdf:Description>
 </rdf:RDF></x:xmpmeta>`;
     for (const format of ["jpeg", "tiff"] as const) {
       const buf = await picture().withXmp(xmp)[format]().toBuffer();
@@ -112,8 +113,7 @@ describe("withoutPosition", () => {
       const out = withoutPosition(buf);
       expect(out.length).toBe(buf.length);
       const text = out.toString("latin1");
-      expect(text, format).not.toContain("+22.5430");
-      expect(text, format).not.toContain("+113.9560");
+      for (const gone of ["+22.5430", "+113.9560", "+22.5431", "113.9561", "22.5432"]) expect(text, format).not.toContain(gone);
       expect(text, format).toContain('drone-dji:AbsoluteAltitude="+40.1"');
       expect(await pixels(out)).toBe(await pixels(buf));
     }
@@ -224,6 +224,11 @@ describe("withoutPosition", () => {
       ["XMP behind another compression flag (2)", async () => itxt("XML:com.adobe.xmp", 2, deflateSync(latin1(XMP(true))))],
       ["compressed XMP that states nothing at all", async () => itxt("XML:com.adobe.xmp", 1, deflateSync(latin1(XMP(false))))],
       ["plain XMP naming GPS", async () => itxt("XML:com.adobe.xmp", 0, latin1(XMP(true)))],
+      [
+        "plain XMP naming nothing of the kind (UTF-16 XMP, or drone-dji:Latitude, holds a position without 'gps')",
+        async () => itxt("XML:com.adobe.xmp", 0, latin1(XMP(false))),
+      ],
+      ["XMP in UTF-16", async () => itxt("XML:com.adobe.xmp", 0, Buffer.from(XMP(true), "utf16le"))],
       ["XMP under its keyword in another case, in tEXt", async () => pngChunk("tEXt", latin1(`xML:com.adobe.xmp\0${XMP(true)}`))],
       ["a deflated raw EXIF profile (zTXt, ImageMagick's)", async () => rawExifProfile(await located(), "zTXt")],
       ["a plain raw EXIF profile (tEXt)", async () => rawExifProfile(await located(), "tEXt")],
@@ -252,11 +257,10 @@ describe("withoutPosition", () => {
       expect(withoutPosition(out)).toBe(out); // nothing left to take
     });
 
-    it("drops whatever follows IEND, and keeps plain text, XMP that names no GPS and the chunks that describe the pixels", async () => {
+    it("drops whatever follows IEND, and keeps plain text and the chunks that describe the pixels", async () => {
       const plain = await pngWith(
         pngChunk("tEXt", latin1("Software\0GIMP")),
         itxt("Title", 0, latin1("Shelf")),
-        itxt("XML:com.adobe.xmp", 0, latin1(XMP(false))),
         pngChunk("pHYs", Buffer.alloc(9)),
         pngChunk("gAMA", Buffer.alloc(4)),
       );
@@ -278,6 +282,40 @@ describe("withoutPosition", () => {
         expect(await pixels(out)).toBe(await pixels(buf));
       }
     });
+  });
+
+  it("reads at most 64 metadata blocks of a file and directories of at most 1,024 entries (a hostile file's work is bounded)", async () => {
+    const jpeg = await located("jpeg");
+    const app1 = jpeg.indexOf("Exif\0\0", 0, "latin1") - 4;
+    const segment = jpeg.subarray(app1, app1 + 2 + jpeg.readUInt16BE(app1 + 2));
+    // 70 pictures' EXIF, each with a position: the first 64 lose theirs, the rest are not read.
+    const many = Buffer.concat([jpeg.subarray(0, 2), ...Array.from({ length: 70 }, () => segment), jpeg.subarray(2)]);
+    const out = withoutPosition(many);
+    const stillLocated = (buf: Buffer) =>
+      Array.from({ length: 70 }, (_, k) => ifd0Tags(buf, 2 + k * segment.length + 10).includes(0x8825)).filter(Boolean).length;
+    expect(stillLocated(many)).toBe(70);
+    expect(stillLocated(out)).toBe(6);
+    // A directory of more than 1,024 entries is not read: its pointer stays (a camera writes tens).
+    const tiffWith = (entries: number) => {
+      const gpsAt = 8 + 2 + 12 * entries + 4;
+      const buf = Buffer.alloc(gpsAt + 2 + 12 + 4);
+      buf.write("II*\0", 0, "latin1");
+      buf.writeUInt32LE(8, 4);
+      buf.writeUInt16LE(entries, 8);
+      for (let k = 0; k < entries; k++) buf.writeUInt16LE(k === entries - 1 ? 0x8825 : 0x0100 + (k % 200), 10 + 12 * k);
+      const pointer = 10 + 12 * (entries - 1);
+      buf.writeUInt16LE(4, pointer + 2); // LONG
+      buf.writeUInt32LE(1, pointer + 4);
+      buf.writeUInt32LE(gpsAt, pointer + 8);
+      buf.writeUInt16LE(1, gpsAt); // one GPS entry: GPSLatitudeRef "N"
+      buf.writeUInt16LE(1, gpsAt + 2);
+      buf.writeUInt16LE(2, gpsAt + 4);
+      buf.writeUInt32LE(2, gpsAt + 6);
+      buf.write("N\0", gpsAt + 10, "latin1");
+      return buf;
+    };
+    expect(holdsPosition(tiffWith(1024))).toBe(true);
+    expect(holdsPosition(tiffWith(1025))).toBe(false);
   });
 
   it("never throws on hostile metadata, and never changes a file's length but for a PNG's unreadable chunks", async () => {
