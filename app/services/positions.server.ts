@@ -6,8 +6,9 @@ import { crc32 } from "node:zlib";
  * tag stay byte for byte, the file keeps its length, and nothing is decoded or re-encoded. The same file always gives
  * the same bytes, so a second upload of it is stored as the same object.
  *
- * Where the metadata lives, by container: JPEG's APP1 segments; PNG's eXIf chunk (its CRC made again); WebP's EXIF and XMP chunks; a TIFF file's own directories; HEIF/AVIF's Exif item (found by its
- * "Exif\0\0" header) and XMP packet. An EXIF position left anywhere else is caught by the caller's check
+ * Where the metadata lives, by container: JPEG's APP1 segments; PNG's eXIf chunk (its CRC made again); WebP's EXIF
+ * and XMP chunks; a TIFF file's own directories; HEIF/AVIF's Exif item (found by its "Exif\0\0" header) and XMP
+ * packet. An EXIF position left anywhere else is caught by the caller's check
  * (storeImageFile). One exception to "in place": in a PNG, whose chunks stand alone, every chunk that could hold a
  * position Koala does not read is dropped whole, unread (pngChunksToDrop): that file gets shorter.
  */
@@ -37,7 +38,7 @@ export function withoutPosition(buf: Buffer): Buffer {
   return left;
 }
 
-/** Whether withoutPosition would change the file: it states a position it can take out, or (a PNG) holds a chunk that may. */
+/** Whether withoutPosition would change the file: it states a position to take out, or (a PNG) a chunk that may hold one. */
 export const holdsPosition = (buf: Buffer) => positionBlocks(buf).length > 0 || pngChunksToDrop(buf).length > 0;
 
 const positionBlocks = (buf: Buffer) =>
@@ -144,7 +145,7 @@ function pngBlocks(buf: Buffer): Block[] {
 /**
  * PNG chunks kept as they are: the critical ones, and the registered ancillary ones that describe the pixels (colour,
  * transparency, density, animation) and hold no metadata text. eXIf (its TIFF GPS directory edited in place) and plain
- * text (tEXt, uncompressed iTXt) are judged one by one.
+ * text (tEXt, uncompressed iTXt, unless XMP or a raw profile) are judged one by one.
  */
 const PNG_KEPT = new Set(
   "IHDR PLTE IDAT IEND tRNS gAMA cHRM sRGB iCCP sBIT bKGD hIST pHYs sPLT tIME cICP mDCv cLLi acTL fcTL fdAT".split(" "),
@@ -156,8 +157,9 @@ const METADATA_KEYWORD = /^(xml:com\.adobe\.xmp|raw profile type .*)$/i;
  * The PNG chunks (from their length field to past their CRC, in file order) that go whole, unread, when a file keeps
  * no position: a position can hide in compressed text (zTXt, compressed iTXt: ImageMagick's "Raw profile type exif",
  * XMP), in hexadecimal raw profiles, in XMP (any packet: one in UTF-16, or naming drone-dji:Latitude, holds one
- * without the letters "gps", and a lexer here would miss some way of writing a value that readers accept), in an eXIf that is not plain TIFF, in private chunks (zxIf, tXMP, caBX…), after
- * IEND, and in a chunk cut short (every byte from it on goes). Nothing is inflated or parsed: no file can make this cost more than one pass over its bytes.
+ * without the letters "gps", and a lexer here would miss some way of writing a value that readers accept), in an eXIf
+ * that is not plain TIFF, in private chunks (zxIf, tXMP, caBX…), after IEND, and in a chunk cut short (every byte from
+ * it on goes). Nothing is inflated or parsed: no file can make this cost more than one pass over its bytes.
  */
 function pngChunksToDrop(buf: Buffer): { start: number; end: number }[] {
   if (!buf.subarray(0, 8).equals(PNG_SIGNATURE)) return [];
