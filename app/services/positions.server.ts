@@ -150,8 +150,12 @@ function pngBlocks(buf: Buffer): Block[] {
 const PNG_KEPT = new Set(
   "IHDR PLTE IDAT IEND tRNS gAMA cHRM sRGB iCCP sBIT bKGD hIST pHYs sPLT tIME cICP mDCv cLLi acTL fcTL fdAT".split(" "),
 );
-/** Keywords of text chunks that readers (ExifTool, exiv2) take as metadata: XMP, and ImageMagick's raw profiles. */
-const METADATA_KEYWORD = /^(xml:com\.adobe\.xmp|raw profile type .*)$/i;
+/**
+ * Keywords of text chunks that go: those readers (ExifTool, exiv2) take as metadata (XMP, ImageMagick's raw profiles),
+ * and any naming a position. ImageMagick 6 writes each EXIF tag of a photo it converts as a text chunk of its own,
+ * "exif:GPSLatitude" = "51/1, 30/1, 264/10" (seen in `convert photo.jpg photo.png`, tests/fixtures/positions).
+ */
+const METADATA_KEYWORD = /^(xml:com\.adobe\.xmp|raw profile type .*)$|gps|latitude|longitude/i;
 
 /**
  * The PNG chunks (from their length field to past their CRC, in file order) that go whole, unread, when a file keeps

@@ -1,5 +1,6 @@
 import exifr from "exifr";
 import sharp from "sharp";
+import { readFileSync } from "node:fs";
 import { crc32, deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { holdsPosition, withoutPosition } from "~/services/positions.server";
@@ -255,6 +256,29 @@ describe("withoutPosition", () => {
       expect(pngChunksIntact(out)).toBe(true);
       expect(await pixels(out)).toBe(await pixels(buf));
       expect(withoutPosition(out)).toBe(out); // nothing left to take
+    });
+
+    it("takes every trace of the position out of a PNG ImageMagick made from a geotagged photo (its eXIf, and its exif:GPS… text chunks)", async () => {
+      const converted = readFileSync("tests/fixtures/positions/imagemagick-6.9-from-geotagged-jpeg.png");
+      const textKeywords = (buf: Buffer) => {
+        const found: string[] = [];
+        for (let i = 8; i + 12 <= buf.length; i += 12 + buf.readUInt32BE(i))
+          if (buf.toString("latin1", i + 4, i + 8) === "tEXt") found.push(buf.toString("latin1", i + 8, buf.indexOf(0, i + 8)));
+        return found;
+      };
+      expect(textKeywords(converted)).toEqual(expect.arrayContaining(["exif:GPSLatitude", "exif:GPSLongitude", "exif:Make"]));
+      expect(await exifr.gps(converted)).toMatchObject({ latitude: expect.closeTo(51.5073, 3) });
+      expect(converted.toString("latin1")).toContain("51/1, 30/1, 264/10");
+
+      const out = withoutPosition(converted);
+      expect(textKeywords(out).filter((k) => /gps|latitude|longitude/i.test(k))).toEqual([]);
+      expect(textKeywords(out)).toContain("exif:Make");
+      expect(out.toString("latin1")).not.toContain("51/1, 30/1, 264/10");
+      expect(await exifr.gps(out)).toBeUndefined();
+      expect((await exifOf(out)).Make).toBe("Canon");
+      expect(pngChunksIntact(out)).toBe(true);
+      expect(await pixels(out)).toBe(await pixels(converted));
+      expect(holdsPosition(out)).toBe(false);
     });
 
     it("drops whatever follows IEND, and keeps plain text and the chunks that describe the pixels", async () => {
