@@ -55,6 +55,8 @@ interface Block {
 const ascii = (buf: Buffer, start: number, end: number) => buf.toString("latin1", start, end);
 const EXIF_HEADER = Buffer.from("Exif\0\0", "latin1");
 const XMP_JPEG = "http://ns.adobe.com/xap/1.0/\0";
+/** Words that name a position in a property or keyword: GPS…, or Latitude / Longitude (drone-dji:Latitude, dwc:decimalLatitude). */
+const POSITION_WORDS = "gps|latitude|longitude";
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /**
@@ -155,7 +157,7 @@ const PNG_KEPT = new Set(
  * and any naming a position. ImageMagick 6 writes each EXIF tag of a photo it converts as a text chunk of its own,
  * "exif:GPSLatitude" = "51/1, 30/1, 264/10" (seen in `convert photo.jpg photo.png`, tests/fixtures/positions).
  */
-const METADATA_KEYWORD = /^(xml:com\.adobe\.xmp|raw profile type .*)$|gps|latitude|longitude/i;
+const METADATA_KEYWORD = new RegExp(`^(xml:com\\.adobe\\.xmp|raw profile type .*)$|${POSITION_WORDS}`, "i");
 
 /**
  * The PNG chunks (from their length field to past their CRC, in file order) that go whole, unread, when a file keeps
@@ -321,8 +323,7 @@ function xmpPositions(buf: Buffer, b: Block, blank: boolean): boolean {
   return found;
 }
 
-// "gps" in the name, or latitude / longitude (drone-dji:Latitude, dwc:decimalLatitude).
-const GPS = /gps|latitude|longitude/gi;
+const GPS = new RegExp(POSITION_WORDS, "gi");
 const ATTRIBUTE_REST = /\w*\s*=\s*(["'])/y;
 const ELEMENT_REST = /\w*(?:\s[^<>]{0,200})?>/y;
 const MAX_VALUE = 256;
@@ -340,7 +341,6 @@ function* gpsValues(text: string): Generator<{ start: number; end: number }> {
     let local = m.index;
     while (local > 0 && m.index - local < 64 && /[\w-]/.test(text[local - 1]!)) local -= 1;
     if (text[local - 1] !== ":" || !/[\w-]/.test(text[local - 2] ?? "")) continue;
-    const at = local;
     const after = m.index + m[0].length;
     ATTRIBUTE_REST.lastIndex = after;
     const attribute = ATTRIBUTE_REST.exec(text);
@@ -350,8 +350,8 @@ function* gpsValues(text: string): Generator<{ start: number; end: number }> {
       start = ATTRIBUTE_REST.lastIndex;
       end = text.indexOf(attribute[1]!, start);
     } else {
-      let name = at - 1;
-      while (name > 0 && at - name < 64 && /[\w-]/.test(text[name - 1]!)) name -= 1;
+      let name = local - 1;
+      while (name > 0 && local - name < 64 && /[\w-]/.test(text[name - 1]!)) name -= 1;
       ELEMENT_REST.lastIndex = after;
       if (text[name - 1] === "<" && ELEMENT_REST.exec(text)) {
         start = ELEMENT_REST.lastIndex;
