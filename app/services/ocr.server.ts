@@ -100,5 +100,10 @@ function withinField(text: string, line: string): string {
   return next.length + (next.match(/\n/g)?.length ?? 0) <= LIMITS.ocr ? next : text;
 }
 
-/** At most OCR_CONCURRENCY readings run at once in a runner, so the other kinds of job keep their slots. */
-export const ocrJob = defineJob(readImageText, { slots: () => config().ocr?.concurrency ?? 1 });
+/**
+ * OCR jobs run in slots of their own, so the other kinds of job keep theirs: one more than the pool's threads, so
+ * that the next picture is read from the store and decoded while tesseract reads the current one (on a 2-core machine
+ * the decode then takes the other core instead of idling the reading thread). At most OCR_CONCURRENCY readings still
+ * run at once: the extra job waits for a free worker in the pool's queue.
+ */
+export const ocrJob = defineJob(readImageText, { slots: () => (config().ocr?.concurrency ?? 1) + 1 });

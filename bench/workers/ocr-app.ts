@@ -1,10 +1,11 @@
 // P14, the app's side. `setup <dataDir> <corpusDir>`: a fresh library with every picture of the OCR corpus uploaded
 // (derivatives made as on upload), and each preview as the app gives it to tesseract (services/ocr.server.ts forOcr)
-// written to <dataDir>/bare/ for the baseline. `run <dataDir>`: every image's reading queued afresh, then the job runner
-// (runOnce, as a runner's slot takes jobs) reads them all; prints { images, seconds, maxRssKiB } as JSON.
+// written to <dataDir>/bare/ for the baseline. `run <dataDir>`: every image's reading queued afresh, then a job runner
+// (startRunner, OCR's own slots as on a server) reads them all; prints { images, seconds, maxRssKiB } as JSON.
 // Needs DATA_DIR (= dataDir) in the environment; OCR_CONCURRENCY is the pool's threads, as on the server.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { setTimeout } from "node:timers/promises";
 import { db } from "~/db/connection.server";
 import { OCR_JOB } from "~/lib/job-types";
 import { queueOcr } from "~/models/image-ocr.server";
@@ -15,7 +16,8 @@ import { write } from "~/models/write.server";
 import { openDatabase } from "~/services/boot.server";
 import { addImageFile } from "~/services/ingest.server";
 import { jobRegistry } from "~/services/job-registry.server";
-import { runOnce } from "~/services/jobs.server";
+import { startRunner } from "~/services/jobs.server";
+import { hasPendingJob } from "~/models/jobs.server";
 import { closeOcr, forOcr } from "~/services/ocr.server";
 import { readObject, storage } from "~/services/storage.server";
 
@@ -60,8 +62,11 @@ if (mode === "setup") {
   });
   const rssBefore = process.memoryUsage().rss;
   const started = performance.now();
-  while (await runOnce(jobRegistry, "bench-ocr"));
+  // The server's runner with no shared slots: OCR's own slots only, as many as a server gives it.
+  const runner = startRunner(jobRegistry, { concurrency: 0, pollMs: 50 });
+  while (await hasPendingJob(OCR_JOB)) await setTimeout(20);
   const seconds = (performance.now() - started) / 1000;
+  await runner.stop();
   const read = await db().selectFrom("images").select("id").where("ocr_by_machine", "=", 1).execute();
   if (read.length < ids.length * 0.9) throw new Error(`Only ${read.length} of ${ids.length} images were read.`);
   await closeOcr();

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { setTimeout } from "node:timers/promises";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
@@ -8,12 +9,13 @@ import { OCR_JOB } from "~/lib/job-types";
 import { ConflictError, NotAllowedError } from "~/lib/errors";
 import { decodeCursor, gridPage } from "~/models/grid.server";
 import { StaleEdit, updateImage } from "~/models/image-edits.server";
+import { hasPendingJob } from "~/models/jobs.server";
 import { MACHINE_READ, ocrTarget, requestOcr, saveMachineText } from "~/models/image-ocr.server";
 import { parseImage } from "~/models/images.server";
 import { projectScope, withFilter } from "~/models/scope.server";
 import { addImageFile, saveImageEdit } from "~/services/ingest.server";
 import { jobRegistry } from "~/services/job-registry.server";
-import { runOnce } from "~/services/jobs.server";
+import { runOnce, startRunner } from "~/services/jobs.server";
 import { closeOcr } from "~/services/ocr.server";
 import { readObject, storage } from "~/services/storage.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -73,6 +75,29 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
       limit: 10,
     });
     expect(page.cards.map((c) => c.id)).toEqual([id]);
+  });
+
+  it("a runner takes one more reading than the pool has threads (the next picture made ready while one is read), and each is read", async () => {
+    const ids = [];
+    for (const file of ["clean-01.jpg", "clean-02.jpg", "clean-03.jpg"])
+      ids.push(await addImageFile(await scope(), picture(file), meta(file)));
+    const running = () => db().selectFrom("jobs").select("id").where("type", "=", OCR_JOB).where("status", "=", "running").execute();
+    // No shared slots: OCR's own only (OCR_CONCURRENCY is 1 here, so two).
+    const runner = startRunner(jobRegistry, { concurrency: 0, pollMs: 50 });
+    let most = 0;
+    try {
+      while (await hasPendingJob(OCR_JOB)) {
+        most = Math.max(most, (await running()).length);
+        await setTimeout(10);
+      }
+    } finally {
+      await runner.stop();
+    }
+    expect(most).toBe(2);
+    const texts = await Promise.all(ids.map(async (id) => (await image(id)).ocr_text));
+    expect(texts[0]).toContain("Whole wheat bread");
+    expect(texts[1]).toContain("Alpine Water");
+    expect(texts[2]).toContain("Nordic Dairy");
   });
 
   it("never overwrites a person's text: none is read for an image that came with one, nor after a person writes one before the job runs", async () => {
