@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createScheduler, createWorker, OEM, type Scheduler, type Worker } from "tesseract.js";
+import { limiter } from "~/lib/limiter";
 import { log } from "~/lib/log.server";
 
 /**
@@ -95,6 +96,7 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
   let pool: Promise<{ scheduler: Scheduler; remove(): void }> | null = null;
   let idle: NodeJS.Timeout | undefined;
   let busy = 0;
+  const turn = limiter(opts.concurrency);
 
   const start = async () => {
     const data = dataDirectory(opts.languages);
@@ -153,17 +155,19 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
       clearTimeout(idle);
       busy += 1;
       try {
-        const { scheduler } = await (pool ??= start().catch((err: unknown) => {
-          pool = null;
-          throw err;
-        }));
-        const { data } = await within(scheduler.addJob("recognize", image, {}, { text: false, blocks: true }), READ_MS, "a reading").catch(
-          async (err: unknown) => {
-            // A reading that never ends holds its thread: every worker goes, and the next reading starts afresh.
-            if (err instanceof Error && err.message.startsWith("OCR: a reading took longer")) await close();
+        // A reading waits for a free worker here, not in tesseract's queue, so that its time limit counts the reading
+        // alone (a runner takes one job more than there are workers: services/ocr.server.ts).
+        const { data } = await turn(async () => {
+          const { scheduler } = await (pool ??= start().catch((err: unknown) => {
+            pool = null;
             throw err;
-          },
-        );
+          }));
+          return within(scheduler.addJob("recognize", image, {}, { text: false, blocks: true }), READ_MS, "a reading");
+        }).catch(async (err: unknown) => {
+          // A reading that never ends holds its thread: every worker goes, and the next reading starts afresh.
+          if (err instanceof Error && err.message.startsWith("OCR: a reading took longer")) await close();
+          throw err;
+        });
         return (data.blocks ?? []).flatMap((b) =>
           b.paragraphs.flatMap((p) =>
             p.lines.map((l) => ({
