@@ -83,6 +83,14 @@ export interface OcrPool {
   close(): Promise<void>;
 }
 
+/** A started pool: `closed` rejects, failing the readings still on it, when it is let go. */
+interface Started {
+  scheduler: Scheduler;
+  remove(): void;
+  closed: Promise<never>;
+  shut(reason: Error): void;
+}
+
 /** `work`, or an error naming `what` once `ms` have passed (the work itself is left to the caller to stop). */
 function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -93,7 +101,7 @@ function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 export function createOcrPool(opts: { concurrency: number; languages: string[] }): OcrPool {
-  let pool: Promise<{ scheduler: Scheduler; remove(): void }> | null = null;
+  let pool: Promise<Started> | null = null;
   let idle: NodeJS.Timeout | undefined;
   let busy = 0;
   const turn = limiter(opts.concurrency);
@@ -137,15 +145,24 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
       scheduler.addWorker(w);
     }
     log.info("OCR workers started", { workers: workers.length, languages: opts.languages.join("+") });
-    return { scheduler, remove: data.remove };
+    let shut: (reason: Error) => void = () => {};
+    const closed = new Promise<never>((_, reject) => (shut = reject));
+    closed.catch(() => {});
+    return { scheduler, remove: data.remove, closed, shut };
   };
 
-  const close = async () => {
+  /**
+   * Lets the workers go (`only`: if that pool is still the current one). tesseract.js never settles a reading on a
+   * worker it terminates, so readings still on them are failed here at once.
+   */
+  const close = async (only?: Promise<Started>) => {
+    if (only && only !== pool) return;
     clearTimeout(idle);
     const current = pool;
     pool = null;
     const started = await current?.catch(() => null);
     if (!started) return;
+    started.shut(new Error("OCR: the workers were let go during the reading"));
     await started.scheduler.terminate().catch(() => {});
     started.remove();
   };
@@ -158,15 +175,23 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
         // A reading waits for a free worker here, not in tesseract's queue, so that its time limit counts the reading
         // alone (a runner takes one job more than there are workers: services/ocr.server.ts).
         const { data } = await turn(async () => {
-          const { scheduler } = await (pool ??= start().catch((err: unknown) => {
+          const current = (pool ??= start().catch((err: unknown) => {
             pool = null;
             throw err;
           }));
-          return within(scheduler.addJob("recognize", image, {}, { text: false, blocks: true }), READ_MS, "a reading");
-        }).catch(async (err: unknown) => {
-          // A reading that never ends holds its thread: every worker goes, and the next reading starts afresh.
-          if (err instanceof Error && err.message.startsWith("OCR: a reading took longer")) await close();
-          throw err;
+          const { scheduler, closed } = await current;
+          try {
+            return await within(
+              Promise.race([scheduler.addJob("recognize", image, {}, { text: false, blocks: true }), closed]),
+              READ_MS,
+              "a reading",
+            );
+          } catch (err) {
+            // A reading that never ends holds its thread: this pool's workers go, before the next reading's turn, so
+            // that it starts a pool afresh.
+            if (err instanceof Error && err.message.startsWith("OCR: a reading took longer")) await close(current);
+            throw err;
+          }
         });
         return (data.blocks ?? []).flatMap((b) =>
           b.paragraphs.flatMap((p) =>
@@ -182,6 +207,6 @@ export function createOcrPool(opts: { concurrency: number; languages: string[] }
         if (busy === 0 && pool) idle = setTimeout(() => void close(), IDLE_MS).unref();
       }
     },
-    close,
+    close: () => close(),
   };
 }

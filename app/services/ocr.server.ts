@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { config } from "~/config.server";
 import { LIMITS } from "~/lib/schemas";
 import { machineMayWrite, ocrTarget, saveMachineText, type OcrPayload } from "~/models/image-ocr.server";
@@ -101,9 +102,14 @@ function withinField(text: string, line: string): string {
 }
 
 /**
- * OCR jobs run in slots of their own, so the other kinds of job keep theirs: one more than the pool's threads, so
- * that the next picture is read from the store and decoded while tesseract reads the current one (on a 2-core machine
- * the decode then takes the other core instead of idling the reading thread). At most OCR_CONCURRENCY readings still
- * run at once: the extra job waits for a free worker in the pool's queue.
+ * OCR jobs run in slots of their own, so the other kinds of job keep theirs: as many as the pool has threads, and
+ * one more where a core is left over, so that the next picture is read from the store and decoded on it while
+ * tesseract reads the current one (on one core the decode would only take time from the reading). At most
+ * OCR_CONCURRENCY readings still run at once: the extra job waits for a free worker in the pool's queue.
  */
-export const ocrJob = defineJob(readImageText, { slots: () => (config().ocr?.concurrency ?? 1) + 1 });
+export const ocrJob = defineJob(readImageText, { slots: ocrSlots });
+
+export function ocrSlots(): number {
+  const threads = config().ocr?.concurrency ?? 1;
+  return threads + (availableParallelism() > threads ? 1 : 0);
+}
