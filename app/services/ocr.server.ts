@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { config } from "~/config.server";
+import { release } from "~/lib/buffers.server";
 import { LIMITS } from "~/lib/schemas";
 import { machineMayWrite, ocrTarget, saveMachineText, type OcrPayload } from "~/models/image-ocr.server";
 import { defineJob, JobCannotSucceed } from "./jobs.server";
@@ -38,7 +39,11 @@ export async function readImageText({ imageId }: OcrPayload): Promise<OcrResult>
 
 /** The text in a picture (an image's preview), as the OCR field keeps it. */
 export async function readPictureText(picture: Buffer): Promise<string> {
-  return cleanOcrText(await ocrPool().read(await forOcr(picture)));
+  const grey = await forOcr(picture);
+  const lines = await ocrPool().read(grey);
+  // Read and done with (a reading that failed may still be queued in tesseract.js: its picture is left to the collector).
+  release(grey);
+  return cleanOcrText(lines);
 }
 
 /**
@@ -60,6 +65,7 @@ export async function forOcr(picture: Buffer): Promise<Buffer> {
   let o = header.length;
   if (channels < 3) for (let i = 0; i < data.length; i += channels) out[o++] = data[i]!;
   else for (let i = 0; i < data.length; i += channels) out[o++] = (data[i]! * 77 + data[i + 1]! * 150 + data[i + 2]! * 29 + 128) >> 8;
+  release(data);
   return out;
 }
 
