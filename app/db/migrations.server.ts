@@ -27,6 +27,7 @@ import { captureData } from "./migrations/025-capture-data.server";
 import { nearDuplicates } from "./migrations/026-near-duplicates.server";
 import { coveringQuarters } from "./migrations/027-covering-quarters.server";
 import { positionsOutOfOriginals } from "./migrations/028-positions-out-of-originals.server";
+import { ocrReadKey } from "./migrations/029-ocr-read-key.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -57,6 +58,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "026-near-duplicates": nearDuplicates(),
     "027-covering-quarters": coveringQuarters(),
     "028-positions-out-of-originals": positionsOutOfOriginals(),
+    "029-ocr-read-key": ocrReadKey(),
   };
 }
 

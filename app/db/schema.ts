@@ -180,6 +180,8 @@ export interface ImagesTable {
   ocr_text: string;
   /** 1: the OCR text was read from the picture by Koala (the OCR job); 0: a person wrote it, or there is none. */
   ocr_by_machine: Generated<Flag>;
+  /** The preview key of the picture the machine last read (the OCR job); null: not known to have been read. */
+  ocr_read_key: Generated<string | null>;
   /** When the photo was taken (EXIF), its wall clock in seconds as if UTC; 0: unknown. */
   taken_at: Generated<number>;
   /** The camera (EXIF Make and Model); "" when unknown. */

@@ -48,6 +48,25 @@ export async function queueOcr(trx: Trx, imageId: number) {
 }
 
 /**
+ * Inside a files re-import's write: the image's picture is read if the machine has not read it as it now is (stored
+ * before Koala read text, or read in another turn) and the field is the machine's to fill. A reading already queued
+ * for it (an upload's, moments ago) may make this a second one, which writes nothing: looking for it would scan the
+ * queue once per image, and a re-import queues one per image.
+ */
+export async function queueOcrIfUnread(trx: Trx, imageId: number, previewKey: string) {
+  if (!config().ocr) return;
+  const unread = await trx
+    .selectFrom("images")
+    .select("id")
+    .where("id", "=", imageId)
+    .where("preview_key", "=", previewKey)
+    .where((eb) => eb.or([eb("ocr_read_key", "is", null), eb("ocr_read_key", "!=", previewKey)]))
+    .where((eb) => eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)]))
+    .executeTakeFirst();
+  if (unread) await queueOcr(trx, imageId);
+}
+
+/**
  * "Read text again" (an editor, in the panel): queued when the field is empty or the machine's. A person's text
  * stays; they clear it first.
  */
@@ -78,14 +97,21 @@ async function readingPending(trx: Trx, imageId: number) {
 /**
  * Saves the text read from `target`'s picture as a new version, if the image is still as the reading found it: the
  * same text, still the machine's or empty (no person wrote or cleared it meanwhile), the same picture (not turned
- * since); and the text differs. Returns the new version, or null when nothing was written.
+ * since); and the text differs. Returns the new version, or null when nothing was written. Either way the picture,
+ * if still the image's, is marked as read (`ocr_read_key`), so that a re-import does not read it again.
  */
 export async function saveMachineText(target: OcrTarget, text: string): Promise<number | null> {
   const at = Date.now();
   return write(async (trx, touched) => {
     const image = await trx
       .updateTable("images")
-      .set({ ocr_text: text, ocr_by_machine: 1, version: (eb) => eb("version", "+", 1), updated_at: at })
+      .set({
+        ocr_text: text,
+        ocr_by_machine: 1,
+        ocr_read_key: target.preview_key,
+        version: (eb) => eb("version", "+", 1),
+        updated_at: at,
+      })
       .where("id", "=", target.id)
       .where("preview_key", "=", target.preview_key)
       .where("ocr_text", "=", target.ocr_text)
@@ -94,7 +120,16 @@ export async function saveMachineText(target: OcrTarget, text: string): Promise<
       .where("ocr_text", "!=", text)
       .returningAll()
       .executeTakeFirst();
-    if (!image) return null;
+    if (!image) {
+      // Nothing to show (the same text, or none, or a person's meanwhile): a mark no page shows, so no version moves.
+      await trx
+        .updateTable("images")
+        .set({ ocr_read_key: target.preview_key })
+        .where("id", "=", target.id)
+        .where("preview_key", "=", target.preview_key)
+        .execute();
+      return null;
+    }
     await trx
       .insertInto("image_versions")
       .values({

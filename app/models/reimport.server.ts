@@ -7,6 +7,7 @@ import { enqueueJob } from "./jobs.server";
 import type { CaptureData } from "~/lib/capture";
 import type { Similarity } from "~/lib/similarity";
 import { hashColumns, lookAlikes } from "./duplicates.server";
+import { queueOcrIfUnread } from "./image-ocr.server";
 import { lockProjectForImages } from "./images.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
 import { requireManage, type ProjectScope } from "./scope.server";
@@ -65,7 +66,8 @@ export async function imagesToRefresh(scope: ProjectScope, afterId: number, limi
  * After an image's derivatives were made again: the file facts read from the original (they may have been wrong),
  * the derivative keys, checked as stored under the object lock like every write that refers to objects, and what the
  * file says of itself (its capture data and perceptual hashes: images stored before Koala read them get them here;
- * one that looks like an older image of the project becomes a possible duplicate of it, unless a person decided).
+ * one that looks like an older image of the project becomes a possible duplicate of it, unless a person decided),
+ * and the text in its picture, queued for reading if the machine has not read it (image-ocr.server.ts).
  */
 export async function refreshImageFiles(
   scope: ProjectScope,
@@ -121,6 +123,7 @@ export async function refreshImageFiles(
       touched.project(scope.project.id);
       await touched.boardsHolding([image.id]);
     }
+    await queueOcrIfUnread(trx, image.id, facts.previewKey);
   });
 }
 

@@ -2,6 +2,8 @@ import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { migrateToLatest } from "~/db/migrations.server";
+import { positionsOutOfOriginals } from "~/db/migrations/028-positions-out-of-originals.server";
+import { ocrReadKey } from "~/db/migrations/029-ocr-read-key.server";
 import { POSITIONS_JOB } from "~/lib/job-types";
 import { projectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -48,9 +50,33 @@ describe.each(dialects)("migration 028: positions out of originals stored before
     for (const id of [keepsNone, keeps]) await insertManyImages(await scopeOf(id), 2, { first: id * 10, title: (i) => `Image ${i}` });
 
     // As on a database from before the migration: run it (and only it) again.
-    await sql`delete from kysely_migration where name = '028-positions-out-of-originals'`.execute(db());
-    expect(await migrateToLatest(db(), dialect)).toEqual(["028-positions-out-of-originals"]);
+    await positionsOutOfOriginals().up(db());
     const jobs = await db().selectFrom("jobs").select(["type", "payload", "status"]).where("type", "=", POSITIONS_JOB).execute();
     expect(jobs).toEqual([{ type: POSITIONS_JOB, payload: JSON.stringify({ projectId: keepsNone, after: 0 }), status: "queued" }]);
+  });
+});
+
+describe.each(dialects)("migration 029: which picture OCR read (%s)", (dialect) => {
+  let t: TestDatabase;
+  afterEach(() => t.drop());
+
+  it("marks the images whose text the machine read as read in their picture, and no other", async () => {
+    t = await freshDatabase(dialect);
+    const owner = await makeUser();
+    const id = (await makeProject([{ actor: owner.actor, role: "manager" }])).id;
+    await insertManyImages(await projectScope(owner.actor, id), 3, { first: 1, title: (i) => `Image ${i}` });
+    const [machine, person, none] = (await db().selectFrom("images").select("id").orderBy("id").execute()).map((r) => r.id);
+    await db().updateTable("images").set({ ocr_text: "Read", ocr_by_machine: 1 }).where("id", "=", machine!).execute();
+    await db().updateTable("images").set({ ocr_text: "Typed" }).where("id", "=", person!).execute();
+
+    // As on a database from before the migration: the column gone, then the migration (and only it) run again.
+    await sql`alter table images drop column ocr_read_key`.execute(db());
+    await ocrReadKey().up(db());
+    const rows = await db().selectFrom("images").select(["id", "preview_key", "ocr_read_key"]).orderBy("id").execute();
+    expect(rows.map((r) => [r.id, r.ocr_read_key])).toEqual([
+      [machine, rows[0]!.preview_key],
+      [person, null],
+      [none, null],
+    ]);
   });
 });

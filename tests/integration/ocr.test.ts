@@ -12,8 +12,10 @@ import { decodeCursor, gridPage } from "~/models/grid.server";
 import { StaleEdit, updateImage } from "~/models/image-edits.server";
 import { hasPendingJob } from "~/models/jobs.server";
 import { MACHINE_READ, ocrTarget, requestOcr, saveMachineText } from "~/models/image-ocr.server";
-import { parseImage } from "~/models/images.server";
+import { insertImageRows, parseImage } from "~/models/images.server";
+import { queueReimport } from "~/models/reimport.server";
 import { projectScope, withFilter } from "~/models/scope.server";
+import { storeImageFile } from "~/services/image-files.server";
 import { addImageFile, saveImageEdit } from "~/services/ingest.server";
 import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce, startRunner } from "~/services/jobs.server";
@@ -37,6 +39,7 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
   let t: TestDatabase;
   let editor: Awaited<ReturnType<typeof makeUser>>;
   let viewer: Awaited<ReturnType<typeof makeUser>>;
+  let manager: Awaited<ReturnType<typeof makeUser>>;
   let projectId: number;
   const scope = () => projectScope(editor.actor, projectId);
 
@@ -44,10 +47,12 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
     t = await freshDatabase(dialect, { OCR: "on" });
     editor = await makeUser();
     viewer = await makeUser();
+    manager = await makeUser();
     projectId = (
       await makeProject([
         { actor: editor.actor, role: "editor" },
         { actor: viewer.actor, role: "viewer" },
+        { actor: manager.actor, role: "manager" },
       ])
     ).id;
   });
@@ -222,6 +227,64 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
     expect(job).toMatchObject({ status: "failed", attempts: 1 });
     expect(job.last_error).toContain("could not be decoded");
     expect(await image(damaged)).toMatchObject({ ocr_text: "", ocr_by_machine: 0, version: 1 });
+  });
+
+  it("gives up on a reading after its three attempts, the image unchanged and its field still the machine's to fill", async () => {
+    const id = await addImageFile(await scope(), picture("clean-14.jpg"), meta("Preview gone for good"));
+    await storage().delete((await image(id)).preview_key);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await db().updateTable("jobs").set({ run_at: Date.now() }).where("type", "=", OCR_JOB).where("status", "=", "queued").execute();
+      await drain();
+      expect((await ocrJobs()).at(-1)).toMatchObject({ attempts: attempt, status: attempt < 3 ? "queued" : "failed" });
+    }
+    expect(await image(id)).toMatchObject({ ocr_text: "", ocr_by_machine: 0, ocr_read_key: null, version: 1 });
+  });
+
+  it("a files re-import reads the pictures the machine has not read (images stored before OCR), never a person's text, and none twice", async () => {
+    const s = await projectScope(manager.actor, projectId);
+    // Read on upload: marked as read in its picture.
+    const read = await addImageFile(s, picture("clean-15.jpg"), meta("Read on upload"));
+    await drain();
+    expect((await image(read)).ocr_read_key).toBe((await image(read)).preview_key);
+    // Stored as before OCR: rows only, no reading queued; one with a person's text, one with no words to read.
+    const blank = await sharp({ create: { width: 400, height: 300, channels: 3, background: "#8a9" } })
+      .jpeg()
+      .toBuffer();
+    const stored = await Promise.all(
+      [picture(RECEIPT), picture("clean-16.jpg"), blank].map(async (file) => {
+        const { capture: _capture, similarity: _similarity, ...stored } = await storeImageFile(file);
+        return stored;
+      }),
+    );
+    const titles = ["Stored before OCR", "Typed by a person", "No words"];
+    await insertImageRows(s, [
+      { file: stored[0]!, meta: meta(titles[0]!), at: 1_600_000_000_000 },
+      { file: stored[1]!, meta: { ...meta(titles[1]!), ocrText: "A person's words" }, at: 1_600_000_000_001 },
+      { file: stored[2]!, meta: meta(titles[2]!), at: 1_600_000_000_002 },
+    ]);
+    const [unread, typed, wordless] = (
+      await db().selectFrom("images").select("id").where("title", "in", titles).orderBy("id").execute()
+    ).map((r) => r.id);
+    // The image each reading was for: a done job's payload is dropped, its result names it.
+    const readings = async () =>
+      (await ocrJobs())
+        .map((j) => ((JSON.parse(j.payload) ?? JSON.parse(j.result ?? "null")) as { imageId: number } | null)?.imageId)
+        .filter((i) => i !== undefined && [read, unread, typed, wordless].includes(i));
+    expect(await readings()).toEqual([read]);
+
+    await queueReimport(s, "files");
+    while (await runOnce(jobRegistry, "ocr-test"));
+    expect(await readings()).toEqual([read, unread, wordless]);
+    expect(await image(unread!)).toMatchObject({ ocr_by_machine: 1, ocr_read_key: (await image(unread!)).preview_key });
+    expect((await image(unread!)).ocr_text).toContain("Urban Roast");
+    expect(await image(typed!)).toMatchObject({ ocr_text: "A person's words", ocr_by_machine: 0, ocr_read_key: null });
+    // Read and found nothing: still marked as read, and no version for it.
+    expect(await image(wordless!)).toMatchObject({ ocr_text: "", ocr_read_key: (await image(wordless!)).preview_key, version: 1 });
+
+    // Again: everything the machine may read has been read in its picture.
+    await queueReimport(s, "files");
+    while (await runOnce(jobRegistry, "ocr-test"));
+    expect(await readings()).toEqual([read, unread, wordless]);
   });
 
   it("'Read text again' is an editor's: queued once however often it is asked, for an empty or machine-read field; refused to a viewer", async () => {
