@@ -14,10 +14,12 @@ type Transferable = ArrayBuffer & { transfer?: (length?: number) => ArrayBuffer 
 
 /**
  * Gives a buffer's memory back now: its ArrayBuffer is detached (ES2024 `transfer`), so the buffer is empty from here
- * on, and nothing may still read it. A buffer that shares its ArrayBuffer is left alone, and so is every buffer where
- * `transfer` does not exist (Node.js 20): there the memory waits for the collector, as before.
+ * on, and nothing may still read it. Node's own memory is freed there and then; a native addon's (sharp's output) is
+ * handed to the addon's finaliser, which runs on the event loop's next turn. A buffer that shares its ArrayBuffer is
+ * left alone, and so is every buffer where `transfer` does not exist (Node.js 20): there the memory waits for the
+ * collector, as before. Releasing one already released (or empty) does nothing.
  */
 export function release(buf: Uint8Array): void {
   const whole = ownArrayBuffer(buf) as Transferable | null;
-  whole?.transfer?.(0);
+  if (whole && whole.byteLength > 0) whole.transfer?.(0);
 }

@@ -48,10 +48,12 @@ export async function queueOcr(trx: Trx, imageId: number) {
 }
 
 /**
- * Inside a files re-import's write: the image's picture is read if the machine has not read it as it now is (stored
- * before Koala read text, or read in another turn) and the field is the machine's to fill. A reading already queued
- * for it (an upload's, moments ago) may make this a second one, which writes nothing: looking for it would scan the
- * queue once per image, and a re-import queues one per image.
+ * Inside a files re-import's write: the image's picture is read if the machine has not read it as it now is and the
+ * field is the machine's to fill: an empty field never marked as read (stored before Koala read text, or its reading
+ * failed), or a picture other than the one last read (turned since, and that reading failed). Machine text with no
+ * mark was read before the mark existed (migration 029), in this picture. A reading already queued for it (an
+ * upload's, moments ago) may make this a second one, which writes nothing: looking for it would scan the queue once
+ * per image, and a re-import queues one per image.
  */
 export async function queueOcrIfUnread(trx: Trx, imageId: number, previewKey: string) {
   if (!config().ocr) return;
@@ -60,8 +62,12 @@ export async function queueOcrIfUnread(trx: Trx, imageId: number, previewKey: st
     .select("id")
     .where("id", "=", imageId)
     .where("preview_key", "=", previewKey)
-    .where((eb) => eb.or([eb("ocr_read_key", "is", null), eb("ocr_read_key", "!=", previewKey)]))
-    .where((eb) => eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)]))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("ocr_read_key", "is", null), eb("ocr_text", "=", "")]),
+        eb.and([eb("ocr_read_key", "!=", previewKey), eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)])]),
+      ]),
+    )
     .executeTakeFirst();
   if (unread) await queueOcr(trx, imageId);
 }
@@ -98,7 +104,8 @@ async function readingPending(trx: Trx, imageId: number) {
  * Saves the text read from `target`'s picture as a new version, if the image is still as the reading found it: the
  * same text, still the machine's or empty (no person wrote or cleared it meanwhile), the same picture (not turned
  * since); and the text differs. Returns the new version, or null when nothing was written. Either way the picture,
- * if still the image's, is marked as read (`ocr_read_key`), so that a re-import does not read it again.
+ * if still the image's and its field still the machine's or empty, is marked as read (`ocr_read_key`), so that a
+ * re-import does not read it again.
  */
 export async function saveMachineText(target: OcrTarget, text: string): Promise<number | null> {
   const at = Date.now();
@@ -121,12 +128,14 @@ export async function saveMachineText(target: OcrTarget, text: string): Promise<
       .returningAll()
       .executeTakeFirst();
     if (!image) {
-      // Nothing to show (the same text, or none, or a person's meanwhile): a mark no page shows, so no version moves.
+      // Nothing new (the same text, or none): marked as read, which no page shows, so no version moves. Not when a
+      // person wrote text meanwhile: the reading was not theirs to keep, and if they clear it, a re-import reads it.
       await trx
         .updateTable("images")
         .set({ ocr_read_key: target.preview_key })
         .where("id", "=", target.id)
         .where("preview_key", "=", target.preview_key)
+        .where((eb) => eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)]))
         .execute();
       return null;
     }

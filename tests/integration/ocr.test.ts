@@ -251,30 +251,42 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
       .jpeg()
       .toBuffer();
     const stored = await Promise.all(
-      [picture(RECEIPT), picture("clean-16.jpg"), blank].map(async (file) => {
+      [picture(RECEIPT), picture("clean-16.jpg"), blank, picture("clean-01.jpg"), picture("clean-05.jpg")].map(async (file) => {
         const { capture: _capture, similarity: _similarity, ...stored } = await storeImageFile(file);
         return stored;
       }),
     );
-    const titles = ["Stored before OCR", "Typed by a person", "No words"];
+    const titles = ["Stored before OCR", "Typed by a person", "No words", "Read before the mark", "Read in another turn"];
     await insertImageRows(s, [
       { file: stored[0]!, meta: meta(titles[0]!), at: 1_600_000_000_000 },
       { file: stored[1]!, meta: { ...meta(titles[1]!), ocrText: "A person's words" }, at: 1_600_000_000_001 },
       { file: stored[2]!, meta: meta(titles[2]!), at: 1_600_000_000_002 },
+      { file: stored[3]!, meta: meta(titles[3]!), at: 1_600_000_000_003 },
+      { file: stored[4]!, meta: meta(titles[4]!), at: 1_600_000_000_004 },
     ]);
-    const [unread, typed, wordless] = (
+    const [unread, typed, wordless, legacy, turned] = (
       await db().selectFrom("images").select("id").where("title", "in", titles).orderBy("id").execute()
     ).map((r) => r.id);
+    // Machine text from before migration 029 (no mark): read in this picture. Machine text marked as read in another
+    // picture (a turn whose own reading failed): read again.
+    await db().updateTable("images").set({ ocr_text: "Crisp & Co", ocr_by_machine: 1 }).where("id", "=", legacy!).execute();
+    await db()
+      .updateTable("images")
+      .set({ ocr_text: "Fresh Fields", ocr_by_machine: 1, ocr_read_key: "previews/another-turn.webp" })
+      .where("id", "=", turned!)
+      .execute();
     // The image each reading was for: a done job's payload is dropped, its result names it.
     const readings = async () =>
       (await ocrJobs())
         .map((j) => ((JSON.parse(j.payload) ?? JSON.parse(j.result ?? "null")) as { imageId: number } | null)?.imageId)
-        .filter((i) => i !== undefined && [read, unread, typed, wordless].includes(i));
+        .filter((i) => i !== undefined && [read, unread, typed, wordless, legacy, turned].includes(i));
     expect(await readings()).toEqual([read]);
 
     await queueReimport(s, "files");
     while (await runOnce(jobRegistry, "ocr-test"));
-    expect(await readings()).toEqual([read, unread, wordless]);
+    expect(await readings()).toEqual([read, unread, wordless, turned]);
+    expect((await image(turned!)).ocr_read_key).toBe((await image(turned!)).preview_key);
+    expect(await image(legacy!)).toMatchObject({ ocr_text: "Crisp & Co", ocr_read_key: null });
     expect(await image(unread!)).toMatchObject({ ocr_by_machine: 1, ocr_read_key: (await image(unread!)).preview_key });
     expect((await image(unread!)).ocr_text).toContain("Urban Roast");
     expect(await image(typed!)).toMatchObject({ ocr_text: "A person's words", ocr_by_machine: 0, ocr_read_key: null });
@@ -284,7 +296,7 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
     // Again: everything the machine may read has been read in its picture.
     await queueReimport(s, "files");
     while (await runOnce(jobRegistry, "ocr-test"));
-    expect(await readings()).toEqual([read, unread, wordless]);
+    expect(await readings()).toEqual([read, unread, wordless, turned]);
   });
 
   it("'Read text again' is an editor's: queued once however often it is asked, for an empty or machine-read field; refused to a viewer", async () => {
