@@ -28,6 +28,7 @@ import { nearDuplicates } from "./migrations/026-near-duplicates.server";
 import { coveringQuarters } from "./migrations/027-covering-quarters.server";
 import { positionsOutOfOriginals } from "./migrations/028-positions-out-of-originals.server";
 import { ocrReadKey } from "./migrations/029-ocr-read-key.server";
+import { duplicateGroups } from "./migrations/030-duplicate-groups.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -59,6 +60,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "027-covering-quarters": coveringQuarters(),
     "028-positions-out-of-originals": positionsOutOfOriginals(),
     "029-ocr-read-key": ocrReadKey(),
+    "030-duplicate-groups": duplicateGroups(),
   };
 }
 

@@ -8,6 +8,7 @@ import { idRanges } from "~/lib/ids";
 import { recordedAs } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
 import { boardOfProject, refreshCover } from "./boards.server";
+import { regroupCopiesOf } from "./duplicates.server";
 import { idsInScope, pickedImages, selectedImageIds, type ImagesQuery, type Picked } from "./grid.server";
 import type { PurgePayload } from "./image-edits.server";
 import { enqueueJob } from "./jobs.server";
@@ -223,6 +224,11 @@ export async function deleteImagesBulk(scope: ProjectScope, picked: Picked, rang
     touched.project(scope.project.id);
     await touched.boardsHoldingAny(ids);
     const deleted = await trx.deleteFrom("images").where("id", "in", ids).executeTakeFirst();
+    await regroupCopiesOf(
+      trx,
+      scope.project.id,
+      images.map((i) => i.id),
+    );
     const items: PurgePayload[] = [...byChecksum].map(([checksum, keys]) => ({ checksum, keys: [...keys] }));
     for (let i = 0; i < items.length; i += 200)
       await enqueueJob(PURGE_MANY_JOB, { items: items.slice(i, i + 200) }, { maxAttempts: 20 }, trx);

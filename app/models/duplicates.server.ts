@@ -24,6 +24,8 @@ export interface LookAlike {
   title: string;
   thumbKey: string;
   distance: number;
+  /** The first image of its group of possible duplicates: itself, or the image it is a possible copy of. */
+  group: number;
 }
 
 /** The hash columns of a new image's row (all null when the file was not hashed). */
@@ -96,7 +98,7 @@ export async function lookAlikes(
   for (const ids of chunksOf([...close], 1000)) {
     const rows = await q
       .selectFrom("images")
-      .select(["id", "title", "thumb_key", "phash", "dhash"])
+      .select(["id", "title", "thumb_key", "phash", "dhash", "dup_of"])
       .where("project_id", "=", projectId)
       .where("id", "in", ids)
       .execute();
@@ -106,48 +108,97 @@ export async function lookAlikes(
       const apart = [distance(similarity, image), ...similarity.turned.map((t) => distance(t, image, MAX_TURNED_PHASH_DISTANCE))].filter(
         (d): d is number => d !== null,
       );
-      if (apart.length) found.push({ id: r.id, title: r.title, thumbKey: r.thumb_key, distance: Math.min(...apart) });
+      if (apart.length)
+        found.push({ id: r.id, title: r.title, thumbKey: r.thumb_key, distance: Math.min(...apart), group: r.dup_of ?? r.id });
     }
   }
   return found.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, opts.limit ?? 5);
 }
 
-/** A possible duplicate of the project: an image, and the one it looked like when it came in. */
-export interface DuplicatePair {
-  copy: { id: number; title: string; thumbKey: string; createdAt: number };
-  original: { id: number; title: string; thumbKey: string; createdAt: number };
+/** An image as the Possible duplicates page shows it. */
+export interface DuplicateImage {
+  id: number;
+  title: string;
+  thumbKey: string;
+  createdAt: number;
+}
+
+/** A group of possible duplicates: the first of them in the project, and the uploads that looked like it since. */
+export interface DuplicateGroup {
+  first: DuplicateImage;
+  /** Newest first, at most COPIES_SHOWN of them. */
+  copies: DuplicateImage[];
+  /** How many copies the group has in all. */
+  count: number;
+}
+
+/** Copies shown per group: a shelf photographed every day may have thousands waiting; the newest are shown. */
+export const COPIES_SHOWN = 12;
+
+const shownImage = (r: { id: number; title: string; thumb_key: string; created_at: number | string }): DuplicateImage => ({
+  id: r.id,
+  title: r.title,
+  thumbKey: r.thumb_key,
+  createdAt: Number(r.created_at),
+});
+
+/**
+ * The project's groups of possible duplicates nobody has decided on: each the first image of its kind and the uploads
+ * that looked like it (each copy names its group's first image, so a group is one level deep), the group with the
+ * newest copy first; keyset-paged by that copy's id (`after`: the newest copy of the page's last group).
+ */
+export async function possibleDuplicates(scope: ProjectScope, opts: { after?: number | null; limit?: number } = {}) {
+  const limit = Math.min(Math.max(opts.limit ?? 20, 1), 100);
+  const groups = await db()
+    .selectFrom("images as c")
+    .innerJoin("images as o", (join) => join.onRef("o.id", "=", "c.dup_of").onRef("o.project_id", "=", "c.project_id"))
+    .select((eb) => ["o.id", "o.title", "o.thumb_key", "o.created_at", eb.fn.max("c.id").as("newest"), eb.fn.countAll<number>().as("n")])
+    .where("c.project_id", "=", scope.project.id)
+    .where("c.dup_of", "is not", null)
+    .groupBy(["o.id", "o.title", "o.thumb_key", "o.created_at"])
+    .$if(Boolean(opts.after), (s) => s.having((eb) => eb(eb.fn.max("c.id"), "<", opts.after!)))
+    .orderBy("newest", "desc")
+    .limit(limit + 1)
+    .execute();
+  const page: DuplicateGroup[] = [];
+  for (const g of groups.slice(0, limit)) {
+    const copies = await db()
+      .selectFrom("images")
+      .select(["id", "title", "thumb_key", "created_at"])
+      .where("dup_of", "=", g.id)
+      .where("project_id", "=", scope.project.id)
+      .orderBy("id", "desc")
+      .limit(COPIES_SHOWN)
+      .execute();
+    page.push({ first: shownImage(g), copies: copies.map(shownImage), count: Number(g.n) });
+  }
+  return { groups: page, next: groups.length > limit ? Number(groups[limit - 1]!.newest) : null };
 }
 
 /**
- * The project's possible duplicates nobody has decided on, newest copy first, keyset-paged by the copy's id (`after`:
- * the last copy's id of the page before). An image whose look-alike was deleted since is no longer one.
+ * After images were deleted, inside the write that deleted them: a deleted image that was the first of a group leaves
+ * its copies grouped, under the oldest of them (now the group's first: it came in first of those left). Without it
+ * the copies would each have pointed at nothing, and left Possible duplicates though still alike.
  */
-export async function possibleDuplicates(scope: ProjectScope, opts: { after?: number | null; limit?: number } = {}) {
-  const limit = Math.min(Math.max(opts.limit ?? 30, 1), 100);
-  const rows = await db()
-    .selectFrom("images as c")
-    .innerJoin("images as o", (join) => join.onRef("o.id", "=", "c.dup_of").onRef("o.project_id", "=", "c.project_id"))
-    .select([
-      "c.id as c_id",
-      "c.title as c_title",
-      "c.thumb_key as c_thumb",
-      "c.created_at as c_at",
-      "o.id as o_id",
-      "o.title as o_title",
-      "o.thumb_key as o_thumb",
-      "o.created_at as o_at",
-    ])
-    .where("c.project_id", "=", scope.project.id)
-    .where("c.dup_of", "is not", null)
-    .$if(Boolean(opts.after), (s) => s.where("c.id", "<", opts.after!))
-    .orderBy("c.id", "desc")
-    .limit(limit + 1)
-    .execute();
-  const pairs: DuplicatePair[] = rows.slice(0, limit).map((r) => ({
-    copy: { id: r.c_id, title: r.c_title, thumbKey: r.c_thumb, createdAt: Number(r.c_at) },
-    original: { id: r.o_id, title: r.o_title, thumbKey: r.o_thumb, createdAt: Number(r.o_at) },
-  }));
-  return { pairs, next: rows.length > limit ? pairs[pairs.length - 1]!.copy.id : null };
+export async function regroupCopiesOf(trx: Trx, projectId: number, deletedIds: readonly number[]) {
+  for (const ids of chunksOf([...deletedIds], 1000)) {
+    const heads = await trx
+      .selectFrom("images")
+      .select((eb) => ["dup_of", eb.fn.min("id").as("head")])
+      .where("project_id", "=", projectId)
+      .where("dup_of", "in", ids)
+      .groupBy("dup_of")
+      .execute();
+    for (const { dup_of: gone, head } of heads) {
+      await trx.updateTable("images").set({ dup_of: null }).where("id", "=", Number(head)).execute();
+      await trx
+        .updateTable("images")
+        .set({ dup_of: Number(head) })
+        .where("project_id", "=", projectId)
+        .where("dup_of", "=", gone!)
+        .execute();
+    }
+  }
 }
 
 /** The same for an image already read (its `dup_of`): one primary-key look-up, none when it has no look-alike. */

@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError } from "~/lib/errors";
 import { PURGE_JOB } from "~/lib/job-types";
 import { recordedAs } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
+import { regroupCopiesOf } from "./duplicates.server";
 import { parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
 import { machineMayWrite, queueOcr, rebaseOverMachineReads } from "./image-ocr.server";
 import { enqueueJob } from "./jobs.server";
@@ -142,6 +143,7 @@ export async function deleteImage(scope: ProjectScope, image: ImageLike, expecte
         throw new StaleEdit();
       throw new NotFoundError("Image not found");
     }
+    await regroupCopiesOf(trx, image.project_id, [image.id]);
     for (const board of touched.boards) await refreshCover(trx, board);
     const payload: PurgePayload = { checksum: image.checksum, keys: [...new Set(keys)] };
     await enqueueJob(PURGE_JOB, payload, { maxAttempts: 20 }, trx);

@@ -159,7 +159,7 @@ export async function insertImage(
       const [like] = file.similarity ? await lookAlikes(trx, project.id, file.similarity, { limit: 1 }) : [];
       const row = await trx
         .insertInto("images")
-        .values(newImageRow(actor, project.id, file, meta, at, keepGps, like?.id ?? null))
+        .values(newImageRow(actor, project.id, file, meta, at, keepGps, like?.group ?? null))
         .returning("id")
         .executeTakeFirstOrThrow();
       await trx

@@ -97,7 +97,7 @@ export async function refreshImageFiles(
         camera_model: read.capture.cameraModel,
         ...(keepGps && read.capture.gps ? { gps_lat: read.capture.gps.lat, gps_lon: read.capture.gps.lon } : {}),
         ...(read.similarity ? hashColumns(read.similarity) : {}),
-        ...(like ? { dup_of: like.id } : {}),
+        ...(like ? { dup_of: like.group } : {}),
       })
       .where("id", "=", image.id)
       .where("project_id", "=", scope.project.id)

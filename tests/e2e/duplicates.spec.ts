@@ -66,12 +66,13 @@ test(
     await page.goto(`/client/${projectId}`);
     await page.getByRole("link", { name: "Possible duplicates" }).click();
     await expect(page.getByRole("heading", { name: "Possible duplicates" })).toBeVisible();
-    const pair = page.locator(".duplicate-pairs li");
-    await expect(pair).toHaveCount(1);
-    await expect(pair).toContainText("Uploaded: copy-later");
-    await expect(pair).toContainText("Looks like: Seeded image");
+    const group = page.locator(".duplicate-groups > li");
+    await expect(group).toHaveCount(1);
+    await expect(group.getByRole("heading", { name: `Seeded image #${seeded.id}: 1 possible copy` })).toBeVisible();
+    await expect(group).toContainText("First in the project: Seeded image");
+    await expect(group).toContainText("Looks like it: copy-later");
     await expectAccessible(page, info);
-    await pair.getByRole("button", { name: /Keep both/ }).click();
+    await group.getByRole("button", { name: /Keep both/ }).click();
     await expect(toast(page)).toContainText("Both images kept");
     await expect(page.getByText("No possible duplicates in this project.")).toBeVisible();
 

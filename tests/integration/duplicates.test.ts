@@ -2,6 +2,7 @@ import sharp, { type Sharp } from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { bandsOf, distance, type Similarity } from "~/lib/similarity";
+import { deleteImagesBulk } from "~/models/bulk.server";
 import { keepBoth, lookAlikes, lookedLike, lookupSettings, possibleDuplicates } from "~/models/duplicates.server";
 import { insertImageRows } from "~/models/images.server";
 import { queueReimport } from "~/models/reimport.server";
@@ -122,7 +123,7 @@ describe.each(dialects)("near-duplicates (%s)", (dialect) => {
     expect(found.map((f) => f.title).sort()).toEqual(["1+1+1", "3 in one quarter"]);
   });
 
-  it("finds an exact copy past the lookup's bound, and the oldest of a chain of copies; two near-copies uploaded at once find each other", async () => {
+  it("finds an exact copy past the lookup's bound, and puts a copy of a copy in its group; two near-copies uploaded at once find each other", async () => {
     const crowd = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
     const s = await projectScope(manager.actor, crowd);
     const picture = await drawDemoImage(31, 480, 360);
@@ -145,9 +146,10 @@ describe.each(dialects)("near-duplicates (%s)", (dialect) => {
         })),
       );
       const third = await addImageFile(s, await jpegOf(picture, (x) => x.resize(300)), meta("Third"));
-      // Second and third are the same file: distance 0 to each other, yet the oldest of equals is named.
+      // Second and third are the same file: the third's closest look-alike is the second, a possible copy of the
+      // first; the third joins that group, named by its first image (groups are one level deep).
       expect((await row(second)).dup_of).toBe(first);
-      expect((await row(third)).dup_of).toBe(second);
+      expect((await row(third)).dup_of).toBe(first);
       const exact = await lookAlikes(db(), crowd, { phash, dhash: (await row(first)).dhash!, turned: [] }, { limit: 1 });
       expect(exact.map((l) => l.id)).toEqual([first]);
     } finally {
@@ -194,7 +196,7 @@ describe.each(dialects)("near-duplicates (%s)", (dialect) => {
     expect((await storeImageFile(await clear("#0000ff"))).similarity).toBeUndefined();
   });
 
-  it("lists possible duplicates newest first by pages, and loses a pair when someone keeps both or deletes the look-alike", async () => {
+  it("lists possible duplicates in groups, the newest upload's first, by pages; keeping both takes an upload out, and deleting a group's first leaves the rest grouped", async () => {
     const listProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
     const s = await projectScope(manager.actor, listProject);
     const originals = await Promise.all([11, 12, 13].map((n) => drawDemoImage(n, 480, 360)));
@@ -203,23 +205,60 @@ describe.each(dialects)("near-duplicates (%s)", (dialect) => {
     const copies: number[] = [];
     for (const [i, buf] of originals.entries())
       copies.push(await addImageFile(s, await jpegOf(buf, (x) => x.modulate({ brightness: 1.1 })), meta(`Copy ${i}`)));
+    // A second copy of the first original, smaller: the newest upload, so its group comes first.
+    const again = await addImageFile(s, await jpegOf(originals[0]!, (x) => x.resize(320)), meta("Copy 0 again"));
+    const listed = (page: Awaited<ReturnType<typeof possibleDuplicates>>) =>
+      page.groups.map((g) => [g.first.id, g.copies.map((c) => c.id), g.count]);
+
     const page1 = await possibleDuplicates(s, { limit: 2 });
-    expect(page1.pairs.map((p) => [p.copy.id, p.original.id])).toEqual([
-      [copies[2], first[2]],
-      [copies[1], first[1]],
+    expect(listed(page1)).toEqual([
+      [first[0], [again, copies[0]], 2],
+      [first[2], [copies[2]], 1],
     ]);
     const page2 = await possibleDuplicates(s, { after: page1.next, limit: 2 });
-    expect(page2).toEqual({ pairs: [expect.objectContaining({ copy: expect.objectContaining({ id: copies[0] }) })], next: null });
+    expect(listed(page2)).toEqual([[first[1], [copies[1]], 1]]);
+    expect(page2.next).toBeNull();
 
     expect(await keepBoth(s, copies[2]!)).toBe(true);
     expect(await keepBoth(s, copies[2]!)).toBe(false);
     // An image of another project is not this project's to keep.
-    expect(await keepBoth(s, (await possibleDuplicates(await scope())).pairs[0]?.copy.id ?? first[0]!)).toBe(false);
+    expect(await keepBoth(s, (await possibleDuplicates(await scope())).groups[0]?.copies[0]?.id ?? first[0]!)).toBe(false);
+    expect(listed(await possibleDuplicates(s))).toEqual([
+      [first[0], [again, copies[0]], 2],
+      [first[1], [copies[1]], 1],
+    ]);
+
+    // The first of a group deleted: the oldest copy left is the group's first now, and the others its copies.
+    await removeImage(s, await row(first[0]!));
+    // A group's only copy left alone is a group no more.
     await removeImage(s, await row(first[1]!));
-    expect((await possibleDuplicates(s)).pairs.map((p) => p.copy.id)).toEqual([copies[0]]);
+    expect(listed(await possibleDuplicates(s))).toEqual([[copies[0], [again], 1]]);
+    expect(await lookedLike(s, again)).toMatchObject({ id: copies[0] });
     expect(await lookedLike(s, copies[1]!)).toBeNull();
+    expect((await row(copies[1]!)).dup_of).toBeNull();
     // Another project's possible duplicates are its own.
-    expect((await possibleDuplicates(await scope())).pairs.every((p) => ![...copies, ...first].includes(p.copy.id))).toBe(true);
+    const others = (await possibleDuplicates(await scope())).groups.flatMap((g) => [g.first.id, ...g.copies.map((c) => c.id)]);
+    expect(others.some((id) => [...copies, ...first, again].includes(id))).toBe(false);
+  });
+
+  it("deleting a selection regroups every group whose first was in it, and a group deleted whole leaves nothing behind", async () => {
+    const bulkProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const s = await projectScope(manager.actor, bulkProject);
+    const pictures = await Promise.all([51, 52].map((n) => drawDemoImage(n, 480, 360)));
+    const heads: number[] = [];
+    const copyIds: number[][] = [];
+    for (const [i, buf] of pictures.entries()) {
+      heads.push(await addImageFile(s, buf, meta(`Head ${i}`)));
+      copyIds.push([
+        await addImageFile(s, await jpegOf(buf, (x) => x.modulate({ brightness: 1.1 })), meta(`Copy ${i} a`)),
+        await addImageFile(s, await jpegOf(buf, (x) => x.resize(320)), meta(`Copy ${i} b`)),
+      ]);
+    }
+    // The first group's head alone; the second group whole.
+    expect(await deleteImagesBulk(s, { all: false, ids: [heads[0]!, heads[1]!, ...copyIds[1]!] })).toEqual({ affected: 4, skipped: 0 });
+    const page = await possibleDuplicates(s);
+    expect(page.groups.map((g) => [g.first.id, g.copies.map((c) => c.id)])).toEqual([[copyIds[0]![0], [copyIds[0]![1]]]]);
+    expect((await row(copyIds[0]![0]!)).dup_of).toBeNull();
   });
 
   it("re-import gives images stored before Koala read them their capture data, upright size and hashes, and marks a look-alike of an older one", async () => {

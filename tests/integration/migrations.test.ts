@@ -4,6 +4,7 @@ import { db } from "~/db/connection.server";
 import { migrateToLatest } from "~/db/migrations.server";
 import { positionsOutOfOriginals } from "~/db/migrations/028-positions-out-of-originals.server";
 import { ocrReadKey } from "~/db/migrations/029-ocr-read-key.server";
+import { duplicateGroups } from "~/db/migrations/030-duplicate-groups.server";
 import { POSITIONS_JOB } from "~/lib/job-types";
 import { projectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -60,23 +61,52 @@ describe.each(dialects)("migration 029: which picture OCR read (%s)", (dialect) 
   let t: TestDatabase;
   afterEach(() => t.drop());
 
-  it("marks the images whose text the machine read as read in their picture, and no other", async () => {
+  it("adds the column and writes no row: no image is marked, whoever wrote its text", async () => {
     t = await freshDatabase(dialect);
     const owner = await makeUser();
     const id = (await makeProject([{ actor: owner.actor, role: "manager" }])).id;
-    await insertManyImages(await projectScope(owner.actor, id), 3, { first: 1, title: (i) => `Image ${i}` });
-    const [machine, person, none] = (await db().selectFrom("images").select("id").orderBy("id").execute()).map((r) => r.id);
+    await insertManyImages(await projectScope(owner.actor, id), 2, { first: 1, title: (i) => `Image ${i}` });
+    const [machine] = (await db().selectFrom("images").select("id").orderBy("id").execute()).map((r) => r.id);
     await db().updateTable("images").set({ ocr_text: "Read", ocr_by_machine: 1 }).where("id", "=", machine!).execute();
-    await db().updateTable("images").set({ ocr_text: "Typed" }).where("id", "=", person!).execute();
 
     // As on a database from before the migration: the column gone, then the migration (and only it) run again.
     await sql`alter table images drop column ocr_read_key`.execute(db());
     await ocrReadKey().up(db());
-    const rows = await db().selectFrom("images").select(["id", "preview_key", "ocr_read_key"]).orderBy("id").execute();
-    expect(rows.map((r) => [r.id, r.ocr_read_key])).toEqual([
-      [machine, rows[0]!.preview_key],
-      [person, null],
-      [none, null],
+    const rows = await db().selectFrom("images").select("ocr_read_key").execute();
+    expect(rows).toEqual([{ ocr_read_key: null }, { ocr_read_key: null }]);
+  });
+});
+
+describe.each(dialects)("migration 030: possible duplicates in groups (%s)", (dialect) => {
+  let t: TestDatabase;
+  afterEach(() => t.drop());
+
+  it("folds chains of copies onto their first image and regroups the copies of a deleted one under the oldest", async () => {
+    t = await freshDatabase(dialect);
+    const owner = await makeUser();
+    const id = (await makeProject([{ actor: owner.actor, role: "manager" }])).id;
+    await insertManyImages(await projectScope(owner.actor, id), 6, { first: 1, title: (i) => `Image ${i}` });
+    const [a, b, c, d, e, f] = (await db().selectFrom("images").select("id").orderBy("id").execute()).map((r) => r.id);
+    // As the code before it left them: c a copy of b, a copy of a (a chain three deep with d); e and f copies of an
+    // image deleted since.
+    const point = (copy: number, of: number) => db().updateTable("images").set({ dup_of: of }).where("id", "=", copy).execute();
+    await point(b!, a!);
+    await point(c!, b!);
+    await point(d!, c!);
+    await point(e!, 999_999);
+    await point(f!, 999_999);
+
+    // As on a database from before the migration: its index gone, then the migration (and only it) run again.
+    await sql`drop index images_dup_groups`.execute(db());
+    await duplicateGroups().up(db());
+    const rows = await db().selectFrom("images").select(["id", "dup_of"]).orderBy("id").execute();
+    expect(rows.map((r) => [r.id, r.dup_of])).toEqual([
+      [a, null],
+      [b, a],
+      [c, a],
+      [d, a],
+      [e, null],
+      [f, e],
     ]);
   });
 });

@@ -27,19 +27,20 @@ const Query = z.object({
 const KeepBoth = z.object({ intent: z.literal("keep-both"), image: formId });
 
 /**
- * /client/:id/duplicates: the project's possible duplicates, each upload beside the image it looked like when it came
- * in, newest first, until someone decides: Keep both (editors) takes the pair off the list; deleting either image
- * does too. Pages of 30, keyset by the copy's id.
+ * /client/:id/duplicates: the project's possible duplicates in groups, each the first image of its kind in the project
+ * and the uploads that looked like it, the group with the newest upload first, until someone decides: Keep both
+ * (editors) takes an upload out of its group; deleting it does too, and deleting the first leaves the rest grouped.
+ * Pages of 20 groups, keyset by a group's newest upload.
  */
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
   const scope = await projectScopeOf({ request, context }, params.id);
   const query = Query.catch({ after: null }).parse(Object.fromEntries(new URL(request.url).searchParams));
-  const { pairs, next } = await possibleDuplicates(scope, { after: query.after });
+  const { groups, next } = await possibleDuplicates(scope, { after: query.after });
   const shown = (i: { id: number; title: string; thumbKey: string }) => ({ id: i.id, title: i.title, thumb: thumbUrl(i.id, i.thumbKey) });
   return {
     project: { id: scope.project.id, name: scope.project.name },
     canEdit: scope.can.edit,
-    pairs: pairs.map((p) => ({ copy: shown(p.copy), original: shown(p.original) })),
+    groups: groups.map((g) => ({ first: shown(g.first), copies: g.copies.map(shown), count: g.count })),
     next,
     paged: query.after !== null,
     header: headerOf(scope),
@@ -56,7 +57,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
 });
 
 export default function PossibleDuplicates() {
-  const { project, pairs, next, paged, canEdit } = useLoaderData<typeof loader>();
+  const { project, groups, next, paged, canEdit } = useLoaderData<typeof loader>();
   return (
     <section aria-labelledby="duplicates-heading" className="duplicates-page">
       <p>
@@ -64,26 +65,40 @@ export default function PossibleDuplicates() {
       </p>
       <h1 id="duplicates-heading">Possible duplicates</h1>
       <p className="muted">
-        Each upload that looked like an image already in the project, beside it, until someone keeps both or deletes one.
+        Uploads that looked like an image already in the project, grouped with the first of their kind, until someone keeps both or deletes
+        one.
       </p>
-      {pairs.length === 0 ? (
+      {groups.length === 0 ? (
         <p>{paged ? "No more possible duplicates." : "No possible duplicates in this project."}</p>
       ) : (
-        <ul className="duplicate-pairs">
-          {pairs.map(({ copy, original }) => (
-            <li key={copy.id}>
-              <DuplicateImage image={copy} label="Uploaded" />
-              <DuplicateImage image={original} label="Looks like" />
-              {canEdit ? (
-                <div className="form-actions">
-                  <IntentButton intent="keep-both" fields={{ image: String(copy.id) }}>
-                    Keep both<span className="sr-only"> ({copy.title || `image ${copy.id}`})</span>
-                  </IntentButton>
-                  <Link to={`/image/${copy.id}/delete`} className="btn btn-danger">
-                    Delete the upload<span className="sr-only"> ({copy.title || `image ${copy.id}`})</span>
-                  </Link>
-                </div>
-              ) : null}
+        <ul className="duplicate-groups">
+          {groups.map(({ first, copies, count }) => (
+            <li key={first.id}>
+              <h2 className="duplicate-group-heading">
+                {first.title || "Untitled"} <span className="muted">#{first.id}</span>:{" "}
+                {count === 1 ? "1 possible copy" : `${count} possible copies`}
+                {count > copies.length ? <span className="muted"> (the newest {copies.length} shown)</span> : null}
+              </h2>
+              <ul className="duplicate-copies">
+                <li>
+                  <DuplicateImage image={first} label="First in the project" />
+                </li>
+                {copies.map((copy) => (
+                  <li key={copy.id}>
+                    <DuplicateImage image={copy} label="Looks like it" />
+                    {canEdit ? (
+                      <div className="form-actions">
+                        <IntentButton intent="keep-both" fields={{ image: String(copy.id) }}>
+                          Keep both<span className="sr-only"> ({copy.title || `image ${copy.id}`})</span>
+                        </IntentButton>
+                        <Link to={`/image/${copy.id}/delete`} className="btn btn-danger">
+                          Delete the upload<span className="sr-only"> ({copy.title || `image ${copy.id}`})</span>
+                        </Link>
+                      </div>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
             </li>
           ))}
         </ul>
