@@ -74,7 +74,7 @@ describe.each(dialects)("possible duplicates over HTTP (%s)", (dialect) => {
     await t.drop();
   });
 
-  it("lists the pair for the project's people (Keep both for editors only) and is the project's 404 for anyone else", async () => {
+  it("lists the group for the project's people (Keep both for editors only) and is the project's 404 for anyone else", async () => {
     expect(await dupOf(copyId)).toBe(originalId);
     expect(await dupOf(foreignCopyId)).not.toBeNull();
     const page = await pageText(await get(`/client/${projectId}/duplicates`));
@@ -114,7 +114,7 @@ describe.each(dialects)("possible duplicates over HTTP (%s)", (dialect) => {
     expect(await dupOf(foreignCopyId)).not.toBeNull();
   });
 
-  it("Keep both takes the pair off the list with a toast, once: the pair decided is then a 404", async () => {
+  it("Keep both takes the upload out of its group with a toast, once: the upload decided is then a 404", async () => {
     const kept = await post({ intent: "keep-both", image: String(copyId) });
     expect(kept.status).toBe(302);
     expect(kept.headers.get("location")).toBe(`/client/${projectId}/duplicates`);
