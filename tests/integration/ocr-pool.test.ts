@@ -36,4 +36,19 @@ describe("the OCR pool", () => {
       await pool.close();
     }
   }, 60_000);
+
+  it("with two threads reads two pictures at once, each its own text (OCR_CONCURRENCY=2)", async () => {
+    const pool = createOcrPool({ concurrency: 2, languages: ["eng"] });
+    // clean-01.jpg says "Crisp & Co / Whole wheat bread 5.01 / Price per kg" (truth.json).
+    const pictures = await Promise.all([RECEIPT, path.join(__dirname, "../fixtures/ocr/clean-01.jpg")].map((f) => forOcr(readFileSync(f))));
+    try {
+      const [receipt, bread] = await Promise.all(pictures.map(async (p) => (await pool.read(p)).map((l) => l.text).join("\n")));
+      expect(receipt).toContain("Urban Roast");
+      expect(receipt).not.toContain("Crisp");
+      expect(bread).toContain("Crisp & Co");
+      expect(bread).not.toContain("Urban");
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 });
