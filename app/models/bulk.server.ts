@@ -9,6 +9,7 @@ import { recordedAs } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
 import { boardOfProject, refreshCover } from "./boards.server";
 import { regroupCopiesOf } from "./duplicates.server";
+import { lockProjectForImages } from "./images.server";
 import { idsInScope, pickedImages, selectedImageIds, type ImagesQuery, type Picked } from "./grid.server";
 import type { PurgePayload } from "./image-edits.server";
 import { enqueueJob } from "./jobs.server";
@@ -201,6 +202,9 @@ export async function removeFromBoardBulk(scope: BoardScope, picked: Picked, ran
 export async function deleteImagesBulk(scope: ProjectScope, picked: Picked, range?: IdRange): Promise<BulkOutcome> {
   requireEdit(scope);
   return write(async (trx, touched) => {
+    // The project's lock, as uploads take it: one joining a group of possible duplicates, or a delete regrouping one,
+    // waits for this one and sees it done (regroupCopiesOf below).
+    await lockProjectForImages(trx, scope.project.id);
     const ids = inRange(selectedImageIds(scope, picked), range);
     const images = await trx
       .selectFrom("images")

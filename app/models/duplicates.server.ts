@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import { chunksOf } from "~/lib/chunks";
 import { log } from "~/lib/log.server";
@@ -176,28 +177,32 @@ export async function possibleDuplicates(scope: ProjectScope, opts: { after?: nu
 }
 
 /**
- * After images were deleted, inside the write that deleted them: a deleted image that was the first of a group leaves
- * its copies grouped, under the oldest of them (now the group's first: it came in first of those left). Without it
- * the copies would each have pointed at nothing, and left Possible duplicates though still alike.
+ * After images were deleted, inside the write that deleted them (which holds the project's lock, as uploads take it):
+ * a deleted image that was the first of a group leaves its copies grouped, under the oldest of them (now the group's
+ * first: it came in first of those left). Without it the copies would each have pointed at nothing, and left Possible
+ * duplicates though still alike. Three statements per thousand deleted images, whatever the groups.
  */
 export async function regroupCopiesOf(trx: Trx, projectId: number, deletedIds: readonly number[]) {
   for (const ids of chunksOf([...deletedIds], 1000)) {
-    const heads = await trx
-      .selectFrom("images")
-      .select((eb) => ["dup_of", eb.fn.min("id").as("head")])
+    const heads = (
+      await trx
+        .selectFrom("images")
+        .select((eb) => eb.fn.min<number>("id").as("head"))
+        .where("project_id", "=", projectId)
+        .where("dup_of", "in", ids)
+        .groupBy("dup_of")
+        .execute()
+    ).map((r) => Number(r.head));
+    if (!heads.length) continue;
+    // The others first, while each head still names the deleted image (so the oldest is still found among them).
+    await trx
+      .updateTable("images")
+      .set({ dup_of: sql<number>`(select min(x.id) from images x where x.project_id = images.project_id and x.dup_of = images.dup_of)` })
       .where("project_id", "=", projectId)
       .where("dup_of", "in", ids)
-      .groupBy("dup_of")
+      .where("id", "not in", heads)
       .execute();
-    for (const { dup_of: gone, head } of heads) {
-      await trx.updateTable("images").set({ dup_of: null }).where("id", "=", Number(head)).execute();
-      await trx
-        .updateTable("images")
-        .set({ dup_of: Number(head) })
-        .where("project_id", "=", projectId)
-        .where("dup_of", "=", gone!)
-        .execute();
-    }
+    await trx.updateTable("images").set({ dup_of: null }).where("id", "in", heads).execute();
   }
 }
 

@@ -3,7 +3,7 @@ import { PURGE_JOB } from "~/lib/job-types";
 import { recordedAs } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
 import { regroupCopiesOf } from "./duplicates.server";
-import { parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
+import { lockProjectForImages, parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
 import { machineMayWrite, queueOcr, rebaseOverMachineReads } from "./image-ocr.server";
 import { enqueueJob } from "./jobs.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
@@ -126,6 +126,9 @@ export async function deleteImage(scope: ProjectScope, image: ImageLike, expecte
   await write(async (trx, touched) => {
     // Under the lock, so a rotation committing meanwhile cannot add a version whose objects this list misses.
     await lockObjects(trx, image.checksum);
+    // And the project's, as uploads take it (in this order): an upload joining this image's group of possible
+    // duplicates, or another delete regrouping it, waits for this one and sees it done (regroupCopiesOf below).
+    await lockProjectForImages(trx, image.project_id);
     const versions = await trx
       .selectFrom("image_versions")
       .select(["storage_key", "thumb_key", "preview_key"])

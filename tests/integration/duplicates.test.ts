@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { bandsOf, distance, type Similarity } from "~/lib/similarity";
 import { deleteImagesBulk } from "~/models/bulk.server";
-import { keepBoth, lookAlikes, lookedLike, lookupSettings, possibleDuplicates } from "~/models/duplicates.server";
+import { COPIES_SHOWN, keepBoth, lookAlikes, lookedLike, lookupSettings, possibleDuplicates } from "~/models/duplicates.server";
 import { insertImageRows } from "~/models/images.server";
 import { queueReimport } from "~/models/reimport.server";
 import { projectScope } from "~/models/scope.server";
@@ -13,7 +13,7 @@ import { addImageFile, removeImage, saveImageEdit } from "~/services/ingest.serv
 import { jobRegistry } from "~/services/job-registry.server";
 import { runOnce } from "~/services/jobs.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
-import { fakeFile, makeProject, makeUser, meta } from "../helpers/fixtures";
+import { fakeFile, insertManyImages, makeProject, makeUser, meta } from "../helpers/fixtures";
 import { photo } from "../helpers/images";
 
 /**
@@ -267,9 +267,11 @@ describe.each(dialects)("near-duplicates (%s)", (dialect) => {
     const sideways = await photo({ taken: "2021:04:05 06:07:08", make: "Canon", model: "Canon EOS R6", orientation: 6 }, 640, 480);
     const picture = await drawDemoImage(21, 640, 480);
     const copy = await jpegOf(picture, (x) => x.resize(400));
+    // A copy of the copy: its closest look-alike is the copy (the same picture resized again), whose group it joins.
+    const copyOfCopy = await jpegOf(copy, (x) => x.resize(380));
     // As stored before: no capture data, no hashes, the file's own (sideways) size.
     const stored = await Promise.all(
-      [sideways, picture, copy].map(async (buf) => {
+      [sideways, picture, copy, copyOfCopy].map(async (buf) => {
         const { capture: _capture, similarity: _similarity, ...file } = await storeImageFile(buf);
         return file;
       }),
@@ -295,5 +297,20 @@ describe.each(dialects)("near-duplicates (%s)", (dialect) => {
     expect((await row(ids[1]!)).phash).toMatch(/^[0-9a-f]{16}$/);
     expect((await row(ids[1]!)).dup_of).toBeNull();
     expect((await row(ids[2]!)).dup_of).toBe(ids[1]);
+    expect((await row(ids[3]!)).dup_of).toBe(ids[1]);
+  });
+
+  it("shows a group's newest copies, at most twelve, with how many it has in all", async () => {
+    const bigProject = (await makeProject([{ actor: manager.actor, role: "manager" }])).id;
+    const s = await projectScope(manager.actor, bigProject);
+    await insertManyImages(s, 14, { first: 70_000, title: (i) => `Daily shelf ${i}` });
+    const [head, ...rest] = (await db().selectFrom("images").select("id").where("project_id", "=", bigProject).orderBy("id").execute()).map(
+      (r) => r.id,
+    );
+    await db().updateTable("images").set({ dup_of: head! }).where("id", "in", rest).execute();
+    const [group] = (await possibleDuplicates(s)).groups;
+    expect(group!.count).toBe(13);
+    expect(group!.copies.map((c) => c.id)).toEqual(rest.reverse().slice(0, COPIES_SHOWN));
+    expect(COPIES_SHOWN).toBe(12);
   });
 });

@@ -85,8 +85,8 @@ describe.each(dialects)("migration 030: possible duplicates in groups (%s)", (di
     t = await freshDatabase(dialect);
     const owner = await makeUser();
     const id = (await makeProject([{ actor: owner.actor, role: "manager" }])).id;
-    await insertManyImages(await projectScope(owner.actor, id), 6, { first: 1, title: (i) => `Image ${i}` });
-    const [a, b, c, d, e, f] = (await db().selectFrom("images").select("id").orderBy("id").execute()).map((r) => r.id);
+    await insertManyImages(await projectScope(owner.actor, id), 8, { first: 1, title: (i) => `Image ${i}` });
+    const [a, b, c, d, e, f, g, h] = (await db().selectFrom("images").select("id").orderBy("id").execute()).map((r) => r.id);
     // As the code before it left them: c a copy of b, a copy of a (a chain three deep with d); e and f copies of an
     // image deleted since.
     const point = (copy: number, of: number) => db().updateTable("images").set({ dup_of: of }).where("id", "=", copy).execute();
@@ -95,6 +95,9 @@ describe.each(dialects)("migration 030: possible duplicates in groups (%s)", (di
     await point(d!, c!);
     await point(e!, 999_999);
     await point(f!, 999_999);
+    // A chain whose first was deleted: h a copy of g, g of a deleted image.
+    await point(g!, 888_888);
+    await point(h!, g!);
 
     // As on a database from before the migration: its index gone, then the migration (and only it) run again.
     await sql`drop index images_dup_groups`.execute(db());
@@ -107,6 +110,8 @@ describe.each(dialects)("migration 030: possible duplicates in groups (%s)", (di
       [d, a],
       [e, null],
       [f, e],
+      [g, null],
+      [h, g],
     ]);
   });
 });
