@@ -2,7 +2,7 @@ import type { Page } from "@playwright/test";
 import sharp from "sharp";
 import { drawDemoImage } from "~/services/demo.server";
 import { expect, test } from "./fixtures";
-import { expectAccessible, ownProject, toast } from "./support";
+import { expectAccessible, ownProject, tabTo, toast } from "./support";
 import type { DB } from "~/db/connection.server";
 
 /**
@@ -30,7 +30,7 @@ const imagesNamed = (db: DB, projectId: number, name: string) =>
   db.selectFrom("images").select(["id", "dup_of"]).where("project_id", "=", projectId).where("original_name", "=", name).execute();
 
 test(
-  "a second upload of an edited copy: 'This looks like image #N' with View, Skip, Keep both, and Possible duplicates until someone decides",
+  "a second upload of an edited copy: 'This looks like image #N' with View, Skip, Keep both, and Possible duplicates in a group until someone decides there (by keyboard)",
   { tag: "@core" },
   async ({ page, signIn, db }, info) => {
     await signIn("duplicates");
@@ -72,7 +72,9 @@ test(
     await expect(group).toContainText("First in the project: Seeded image");
     await expect(group).toContainText("Looks like it: copy-later");
     await expectAccessible(page, info);
-    await group.getByRole("button", { name: /Keep both/ }).click();
+    // By keyboard alone: Tab to the group's Keep both, then Enter.
+    await tabTo(page, group.getByRole("button", { name: /Keep both/ }));
+    await page.keyboard.press("Enter");
     await expect(toast(page)).toContainText("Both images kept");
     await expect(page.getByText("No possible duplicates in this project.")).toBeVisible();
 
