@@ -1,5 +1,7 @@
+import type { ExpressionBuilder } from "kysely";
 import { config } from "~/config.server";
 import { db } from "~/db/connection.server";
+import type { Database } from "~/db/schema";
 import { ConflictError } from "~/lib/errors";
 import { OCR_JOB } from "~/lib/job-types";
 import { enqueueJob } from "./jobs.server";
@@ -30,6 +32,9 @@ export interface OcrTarget {
 /** The machine may fill the field: it is empty, or the machine's own. */
 export const machineMayWrite = (image: Pick<OcrTarget, "ocr_text" | "ocr_by_machine">) =>
   image.ocr_text === "" || image.ocr_by_machine === 1;
+
+/** The same rule in a statement on `images`. */
+const machineMayWriteRow = (eb: ExpressionBuilder<Database, "images">) => eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)]);
 
 export async function ocrTarget(imageId: number): Promise<OcrTarget | undefined> {
   return db()
@@ -65,7 +70,7 @@ export async function queueOcrIfUnread(trx: Trx, imageId: number, previewKey: st
     .where((eb) =>
       eb.or([
         eb.and([eb("ocr_read_key", "is", null), eb("ocr_text", "=", "")]),
-        eb.and([eb("ocr_read_key", "!=", previewKey), eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)])]),
+        eb.and([eb("ocr_read_key", "!=", previewKey), machineMayWriteRow(eb)]),
       ]),
     )
     .executeTakeFirst();
@@ -123,7 +128,7 @@ export async function saveMachineText(target: OcrTarget, text: string): Promise<
       .where("preview_key", "=", target.preview_key)
       .where("ocr_text", "=", target.ocr_text)
       .where("ocr_by_machine", "=", target.ocr_by_machine)
-      .where((eb) => eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)]))
+      .where(machineMayWriteRow)
       .where("ocr_text", "!=", text)
       .returningAll()
       .executeTakeFirst();
@@ -135,7 +140,7 @@ export async function saveMachineText(target: OcrTarget, text: string): Promise<
         .set({ ocr_read_key: target.preview_key })
         .where("id", "=", target.id)
         .where("preview_key", "=", target.preview_key)
-        .where((eb) => eb.or([eb("ocr_text", "=", ""), eb("ocr_by_machine", "=", 1)]))
+        .where(machineMayWriteRow)
         .execute();
       return null;
     }
