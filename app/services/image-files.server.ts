@@ -58,9 +58,42 @@ export function sniffImageType(buf: Buffer): SniffedType | null {
 
 // Markup a browser could be tricked into running. A polyglot (a valid image that is also an HTML page) holds it on
 // purpose; compressed image data holds one of these long patterns by chance about once in 10^6 large files or less
-// (shorter tags such as <a or <svg would match by chance far too often to be refused).
-const MARKUP = /<(?:script|html|body|iframe|object|embed)[\s>/]|<!doctype|javascript:/i;
-export const hasMarkup = (buf: Buffer) => MARKUP.test(buf.toString("latin1"));
+// (shorter tags such as <a or <svg would match by chance far too often to be refused). What is looked for, in any
+// case: `<script`, `<html`, `<body`, `<iframe`, `<object` or `<embed` followed by a space, `>` or `/`; `<!doctype`;
+// `javascript:`.
+const TAGS = ["script", "html", "body", "iframe", "object", "embed"].map((t) => Buffer.from(t, "latin1"));
+const DOCTYPE = Buffer.from("!doctype", "latin1");
+const JAVASCRIPT = Buffer.from("javascript", "latin1");
+/** After a tag's name: what the regular expression \s matches in Latin-1 (tab, LF, VT, FF, CR, space, NBSP), > or /. */
+const TAG_END = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x3e, 0x2f]);
+
+/** Whether `buf` holds the lower-case ASCII `word` at `at`, in any case. */
+function wordAt(buf: Buffer, at: number, word: Buffer): boolean {
+  if (at < 0 || at + word.length > buf.length) return false;
+  for (let i = 0; i < word.length; i++) {
+    const b = buf[at + i]!;
+    if ((b >= 0x41 && b <= 0x5a ? b | 0x20 : b) !== word[i]) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether the file holds such markup. A scan of the bytes for `<` and `:` (memchr-fast) with the words checked beside
+ * each: the same answer as a case-insensitive regular expression over the file as Latin-1 text, without making that
+ * text (a 4 MB photo's check took 16 ms of the server's thread that way, 3 ms this way; bench P6).
+ */
+export function hasMarkup(buf: Buffer): boolean {
+  for (let at = buf.indexOf(0x3c); at !== -1; at = buf.indexOf(0x3c, at + 1)) {
+    if (wordAt(buf, at + 1, DOCTYPE)) return true;
+    for (const tag of TAGS) {
+      const end = at + 1 + tag.length;
+      if (end < buf.length && TAG_END.has(buf[end]!) && wordAt(buf, at + 1, tag)) return true;
+    }
+  }
+  for (let at = buf.indexOf(0x3a); at !== -1; at = buf.indexOf(0x3a, at + 1))
+    if (wordAt(buf, at - JAVASCRIPT.length, JAVASCRIPT)) return true;
+  return false;
+}
 
 export const THUMB_WIDTH = 480;
 export const PREVIEW_WIDTH = 1600;
