@@ -13,6 +13,12 @@ export interface Storage {
   putStream(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<void>;
   /** `etag` names the version read (S3's ETag), for a copy conditional on it; the file driver has none. */
   get(key: string): Promise<{ stream: Readable; size: number; etag?: string } | null>;
+  /**
+   * Where a driver reads a whole object better than through `get`'s stream (the file driver: into one buffer):
+   * `readObject` (storage.server.ts) uses it, with the same answers (null when there is none, ObjectTooLarge past
+   * maxBytes).
+   */
+  read?(key: string, maxBytes: number): Promise<{ bytes: Buffer; etag?: string } | null>;
   /** The object's size in bytes, or null when there is none. */
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -31,6 +31,7 @@ export const isUploadKey = (key: string) => isValidKey(key) && key.startsWith("u
  * where the store has versions (S3), for a copy conditional on it (Storage.copy).
  */
 export async function readObject(store: Storage, key: string, maxBytes: number): Promise<{ bytes: Buffer; etag?: string } | null> {
+  if (store.read) return store.read(key, maxBytes);
   const found = await store.get(key);
   if (!found) return null;
   if (found.size > maxBytes) {
@@ -89,6 +90,35 @@ export class FileStorage implements Storage {
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
+    }
+  }
+
+  /**
+   * The whole file read straight into one buffer of its size: no stream's chunks copied together after (a 4 MB
+   * original cost the server's thread 3–11 ms that way, under 1 ms this way; bench P6). An object is never rewritten
+   * in place (put renames), so the size read first is the object's.
+   */
+  async read(key: string, maxBytes: number) {
+    const file = this.file(key);
+    let handle: FileHandle;
+    try {
+      handle = await open(file, "r");
+    } catch {
+      return null;
+    }
+    try {
+      const { size } = await handle.stat();
+      if (size > maxBytes) throw new ObjectTooLarge(maxBytes);
+      const bytes = Buffer.allocUnsafeSlow(size);
+      let filled = 0;
+      while (filled < size) {
+        const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+        if (!bytesRead) break;
+        filled += bytesRead;
+      }
+      return { bytes: filled === size ? bytes : bytes.subarray(0, filled) };
+    } finally {
+      await handle.close();
     }
   }
 

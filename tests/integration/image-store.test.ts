@@ -3,7 +3,9 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { ImageRejected, storeImageFile } from "~/services/image-files.server";
-import { storage } from "~/services/storage.server";
+import { sha256 } from "~/lib/crypto.server";
+import { ObjectTooLarge } from "~/services/storage-contract";
+import { objectKey, readObject, storage } from "~/services/storage.server";
 import { freshDatabase, type TestDatabase } from "../helpers/db";
 import { gif, jpeg, png, pngBomb, tiff, webp } from "../helpers/images";
 
@@ -84,5 +86,16 @@ describe("image store", () => {
     expect(error).toBeInstanceOf(ImageRejected);
     expect((error as Error).message).toMatch(message);
     expect(objects()).toBe(before);
+  });
+
+  it("reads a whole object through the file driver: its bytes, null when there is none, refused past the limit", async () => {
+    const body = await jpeg(1200, 900);
+    const key = objectKey("originals", sha256(body), "jpg");
+    await storage().put(key, body);
+    const read = await readObject(storage(), key, body.length);
+    expect(read!.bytes.equals(body)).toBe(true);
+    expect(await readObject(storage(), objectKey("originals", "0".repeat(64), "jpg"), body.length)).toBeNull();
+    await expect(readObject(storage(), key, body.length - 1)).rejects.toBeInstanceOf(ObjectTooLarge);
+    await expect(readObject(storage(), "../../etc/passwd", body.length)).rejects.toThrow(/Invalid storage key/);
   });
 });
