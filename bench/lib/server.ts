@@ -31,11 +31,14 @@ export async function startApp(ctx: Context, ds: Dataset, port: number, extraEnv
     RATE_LIMIT_PER_ADDRESS: "1000000",
     ...extraEnv,
   };
-  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ctx.cache, "profiles")}`] : [];
-  const proc = start(ctx.cores.server, process.execPath, [...profile, "build/server.js"], { cwd: ctx.appDir, env });
+  const proc = start(ctx.cores.server, process.execPath, [...profileArgs(ctx), "build/server.js"], { cwd: ctx.appDir, env });
   await waitForHttp(`${url}/healthz`, proc);
   return { url, proc, stop: () => proc.stop() };
 }
+
+/** Node's flags for an app server: with BENCH_CPU_PROF=1 a V8 CPU profile in bench/.cache/profiles when it stops. */
+export const profileArgs = (ctx: Context) =>
+  process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(ctx.cache, "profiles")}`] : [];
 
 /** node:http serving one file's bytes from memory (the P2 baseline), pinned to the server core. */
 export async function startStatic(ctx: Context, file: string, port: number, contentType: string): Promise<Server> {

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { interleave } from "../lib/interleave";
 import { assertPortFree, run, start, waitForHttp } from "../lib/proc";
+import { profileArgs } from "../lib/server";
 import { median } from "../lib/stats";
 import type { Context, Metric, MetricResult } from "../lib/types";
 
@@ -46,7 +47,7 @@ export async function appRound(ctx: Context, files: string[], extraEnv: Record<s
     };
     await assertPortFree(PORT);
     const url = `http://127.0.0.1:${PORT}`;
-    const server = start(ctx.cores.server, process.execPath, ["build/server.js"], {
+    const server = start(ctx.cores.server, process.execPath, [...profileArgs(ctx), "build/server.js"], {
       cwd: ctx.appDir,
       env: { ...env, NODE_ENV: "production", PORT: String(PORT), HOST: "127.0.0.1", APP_URL: url, JOB_RUNNER: "false" },
     });
