@@ -1,4 +1,6 @@
 import http from "node:http";
+import { gunzipSync } from "node:zlib";
+import compression from "compression";
 import type { AddressInfo } from "node:net";
 import { afterEach, expect, test } from "vitest";
 import { writeBody } from "../../server/requests";
@@ -98,4 +100,78 @@ test("a client that goes away while the next chunk is still being read cancels t
   await wait(200); // the server has heard the close by now
   next!();
   await expect.poll(() => state.cancelled, { timeout: 5_000, interval: 20 }).toBe(true);
+});
+
+/** A server with the app's compression middleware in front of writeBody, answering with `body()`. */
+async function compressingServer(body: () => ReadableStream<Uint8Array>) {
+  const compress = compression();
+  const server = http.createServer((req, res) => {
+    compress(req as never, res as never, () => {
+      res.setHeader("Content-Type", "application/json");
+      void writeBody(body(), res).catch(() => {});
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+/** The raw answer to a GET that accepts gzip (fetch would unpack it and drop the header). */
+function rawGet(url: string): Promise<{ encoding: string | undefined; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { "Accept-Encoding": "gzip" } }, (res) => {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => resolve({ encoding: res.headers["content-encoding"], bytes: Buffer.concat(parts) }));
+      })
+      .on("error", reject);
+  });
+}
+
+const oneChunk = (text: string) => () => new Response(text).body!;
+
+test("a body of one chunk under the compression threshold goes out as it is; a larger one is compressed", async () => {
+  const small = JSON.stringify({ ok: true, key: "uploads/ab/cd/x" });
+  const smallAnswer = await rawGet(await compressingServer(oneChunk(small)));
+  expect(smallAnswer.encoding).toBeUndefined();
+  expect(smallAnswer.bytes.toString()).toBe(small);
+  const large = JSON.stringify({ cards: Array.from({ length: 200 }, (_, i) => ({ id: i, title: `Image ${i}` })) });
+  const largeAnswer = await rawGet(await compressingServer(oneChunk(large)));
+  expect(largeAnswer.encoding).toBe("gzip");
+  expect(gunzipSync(largeAnswer.bytes).toString()).toBe(large);
+});
+
+test("a streamed body still goes out chunk by chunk: the first arrives before the source makes the second", async () => {
+  let release: (() => void) | null = null;
+  const url = await compressingServer(() => {
+    let step = 0;
+    return new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          step += 1;
+          if (step === 1) return controller.enqueue(new TextEncoder().encode("first "));
+          if (step === 2) {
+            await new Promise<void>((resolve) => (release = resolve));
+            return controller.enqueue(new TextEncoder().encode("second"));
+          }
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  });
+  const seen: string[] = [];
+  const done = new Promise<void>((resolve) => {
+    http.get(url, (res) => {
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => seen.push(c));
+      res.on("end", resolve);
+    });
+  });
+  await expect.poll(() => seen.join(""), { timeout: 10_000, interval: 10 }).toBe("first ");
+  expect(release).not.toBeNull();
+  release!();
+  await done;
+  expect(seen.join("")).toBe("first second");
 });
