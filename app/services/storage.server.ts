@@ -1,9 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { config } from "~/config.server";
 import { hmac, randomToken, safeEqual } from "~/lib/crypto.server";
 import { S3Storage } from "./storage-s3.server";
@@ -199,17 +197,47 @@ export class FileStorage implements Storage {
     return { key, maxBytes: max };
   }
 
+  /**
+   * The body's chunks are written a mebibyte at a time, gathered (writev, no copy): a request's body comes in
+   * chunks of 64 KiB, and a write per chunk cost the server's thread ~15 ms per 4 MB upload (bench P6).
+   */
   async putStream(key: string, body: AsyncIterable<Uint8Array>, maxBytes: number) {
     await this.write(key, async (tmp) => {
-      let total = 0;
-      const limit = new Transform({
-        transform(chunk: Buffer, _enc, done) {
+      const handle = await open(tmp, "wx");
+      try {
+        let total = 0;
+        let batch: Uint8Array[] = [];
+        let batched = 0;
+        const flush = async () => {
+          await writeAll(handle, batch, batched);
+          batch = [];
+          batched = 0;
+        };
+        for await (const chunk of body) {
           total += chunk.length;
-          done(total > maxBytes ? new ObjectTooLarge(maxBytes) : null, chunk);
-        },
-      });
-      await pipeline(Readable.from(body), limit, createWriteStream(tmp, { flush: true }));
+          if (total > maxBytes) throw new ObjectTooLarge(maxBytes);
+          batch.push(chunk);
+          batched += chunk.length;
+          if (batched >= WRITE_BATCH) await flush();
+        }
+        await flush();
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
     });
+  }
+}
+
+const WRITE_BATCH = 1024 * 1024;
+
+/** Chunks written in one gathered write, and what a short write left written after it. */
+async function writeAll(handle: FileHandle, chunks: Uint8Array[], length: number) {
+  if (!length) return;
+  const { bytesWritten } = await handle.writev(chunks);
+  if (bytesWritten < length) {
+    const rest = Buffer.concat(chunks).subarray(bytesWritten);
+    for (let at = 0; at < rest.length;) at += (await handle.write(rest, at)).bytesWritten;
   }
 }
 

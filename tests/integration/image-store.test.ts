@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
@@ -97,5 +98,19 @@ describe("image store", () => {
     expect(await readObject(storage(), objectKey("originals", "0".repeat(64), "jpg"), body.length)).toBeNull();
     await expect(readObject(storage(), key, body.length - 1)).rejects.toBeInstanceOf(ObjectTooLarge);
     await expect(readObject(storage(), "../../etc/passwd", body.length)).rejects.toThrow(/Invalid storage key/);
+  });
+
+  it("streams a body of many chunks to the file driver whole, and keeps nothing of one past its limit", async () => {
+    const body = randomBytes(3.5 * 1024 * 1024);
+    const chunks = async function* () {
+      for (let at = 0; at < body.length; at += 64 * 1024) yield body.subarray(at, at + 64 * 1024);
+    };
+    const key = objectKey("uploads", sha256(body), "upload");
+    await storage().putStream(key, chunks(), body.length);
+    expect((await readObject(storage(), key, body.length))!.bytes.equals(body)).toBe(true);
+    const refused = objectKey("uploads", sha256(Buffer.from("refused")), "upload");
+    await expect(storage().putStream(refused, chunks(), body.length - 1)).rejects.toBeInstanceOf(ObjectTooLarge);
+    expect(await storage().size(refused)).toBeNull();
+    expect(readdirSync(path.join(t.dataDir, "objects", ".tmp"))).toEqual([]);
   });
 });
