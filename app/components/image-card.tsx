@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { mediaUrl } from "~/lib/media";
 import { CardMenu, type CardContext } from "./card-menu";
 
@@ -27,8 +28,10 @@ export interface CardsIn {
 /**
  * An image card: thumbnail, title, first five keywords, a selection checkbox (not on shared boards) and the side
  * menu (pin, delete or remove, set as cover, view). The full-info overlay shows on hover and on keyboard focus.
+ * Memoized: the virtual grid re-renders as rows scroll in and as pages arrive, and a card already on screen whose
+ * props are the same need not render again (bench P8b).
  */
-export function ImageCard({
+export const ImageCard = memo(function ImageCard({
   card,
   from,
   selectable,
@@ -119,4 +122,4 @@ export function ImageCard({
       ) : null}
     </article>
   );
-}
+});
