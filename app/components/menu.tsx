@@ -1,4 +1,4 @@
-import { useEffect, useState, type RefCallback } from "react";
+import { useCallback, useEffect, useRef, type RefCallback } from "react";
 
 /** The spec's bulk menu hides 2 seconds after the mouse leaves it. */
 export const HIDE_AFTER_MS = 2000;
@@ -21,12 +21,22 @@ export function useMenu({
   /** A value whose change closes the menu (the header's: the location, so a followed link leaves it closed). */
   closeOn?: unknown;
 } = {}): RefCallback<HTMLDetailsElement> {
-  const [menu, setMenu] = useState<HTMLDetailsElement | null>(null);
-  useEffect(() => (menu ? wireMenu(menu, hideAfterLeaveMs) : undefined), [menu, hideAfterLeaveMs]);
+  // Wired in the ref callback itself, not through state: a state set there rendered every menu twice as it mounted
+  // (sixty card menus as a grid's rows scroll in, bench P8b).
+  const menu = useRef<HTMLDetailsElement | null>(null);
+  const unwire = useRef<(() => void) | null>(null);
+  const ref = useCallback(
+    (element: HTMLDetailsElement | null) => {
+      unwire.current?.();
+      unwire.current = element ? wireMenu(element, hideAfterLeaveMs) : null;
+      menu.current = element;
+    },
+    [hideAfterLeaveMs],
+  );
   useEffect(() => {
-    if (menu && closeOn !== undefined) menu.open = false;
-  }, [menu, closeOn]);
-  return setMenu;
+    if (menu.current && closeOn !== undefined) menu.current.open = false;
+  }, [closeOn]);
+  return ref;
 }
 
 function wireMenu(menu: HTMLDetailsElement, hideAfterLeaveMs: number | undefined) {
