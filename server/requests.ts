@@ -50,16 +50,29 @@ async function send(res: Response, response: globalThis.Response) {
  */
 export async function writeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
   const reader = body.getReader();
+  // The read ahead is awaited only once the socket has room: a source that fails meanwhile is answered then (the
+  // catch here only keeps that failure from being an unhandled rejection while nobody waits on it).
+  const readAhead = () => {
+    const read = reader.read();
+    read.catch(() => {});
+    return read;
+  };
   try {
+    if (res.destroyed) return await reader.cancel();
     const first = await reader.read();
     if (first.done) return void res.end();
     // A body of one chunk (a JSON answer, a page rendered whole) ends the response with it: the compression
     // middleware then knows its length, and leaves one under its threshold (1 KB) as it is, rather than start a gzip
     // stream for a few bytes (~5 ms of the server's thread per upload's three answers, bench P6). A body whose next
     // chunk is not there by the next turn of the event loop (a streamed page) goes out as it comes.
-    let next = reader.read();
+    let next = readAhead();
     const turn = new Promise<false>((resolve) => setImmediate(() => resolve(false)));
-    if (await Promise.race([next.then((r) => r.done), turn])) return void res.end(first.value);
+    // A source that fails on its second chunk fails below, after its first chunk went out, as it always did.
+    const ended = next.then(
+      (r) => r.done,
+      () => false,
+    );
+    if (await Promise.race([ended, turn])) return void res.end(first.value);
     for (let chunk: Uint8Array = first.value; ;) {
       if (res.destroyed) return await reader.cancel();
       const room = res.write(chunk);
@@ -69,7 +82,7 @@ export async function writeBody(body: ReadableStream<Uint8Array>, res: ServerRes
       const { done, value } = await next;
       if (done) return void res.end();
       chunk = value;
-      next = reader.read();
+      next = readAhead();
     }
   } catch (error) {
     res.destroy(error as Error);

@@ -101,8 +101,10 @@ export class FileStorage implements Storage {
     let handle: FileHandle;
     try {
       handle = await open(file, "r");
-    } catch {
-      return null;
+    } catch (err) {
+      // Only a file that is not there is none; running out of descriptors, say, is an error.
+      if (["ENOENT", "ENOTDIR"].includes((err as NodeJS.ErrnoException).code ?? "")) return null;
+      throw err;
     }
     try {
       const { size } = await handle.stat();

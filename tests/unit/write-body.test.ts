@@ -175,3 +175,45 @@ test("a streamed body still goes out chunk by chunk: the first arrives before th
   await done;
   expect(seen.join("")).toBe("first second");
 });
+
+test("a source that fails while the socket is full fails the response once, with no unhandled rejection", async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    let outcome: Promise<unknown> = Promise.resolve();
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/octet-stream" });
+      let reads = 0;
+      const body = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            reads += 1;
+            if (reads === 1) return controller.enqueue(new Uint8Array(16));
+            if (reads === 2) return controller.enqueue(new Uint8Array(32 * 1024 * 1024)); // fills the socket
+            controller.error(new Error("source failed while the socket was full"));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      outcome = writeBody(body, res).then(
+        () => "ended",
+        (err: Error) => err.message,
+      );
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const req = http.get({ port: (server.address() as AddressInfo).port, host: "127.0.0.1" });
+    req.on("error", () => {});
+    const res = await new Promise<http.IncomingMessage>((resolve) => req.on("response", resolve));
+    res.on("error", () => {});
+    res.pause(); // the socket fills; the failure comes while writeBody waits for room
+    await wait(300);
+    res.resume(); // room again: writeBody reads the failure and ends the response with it
+    expect(await outcome).toBe("source failed while the socket was full");
+    await wait(50);
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+});
