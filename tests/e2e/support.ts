@@ -88,31 +88,43 @@ export async function fillPasswordForm(page: Page, email: string, password: stri
 
 /**
  * axe-core on the current page: no serious or critical violations (nor any of the rules in `also`, whatever their
- * impact: heading-order is "moderate"). axe runs as script, so for a page without JavaScript the same HTML is loaded
- * into a scripting page whose own scripts are blocked.
+ * impact: heading-order is "moderate"). axe runs as script and never finishes in a page without it, so for a page
+ * without JavaScript the same HTML, its scripts taken out, is written into a scripting page of the same origin, URL
+ * and window size (one such page per browser, reused: a new context and page for each check cost more than axe).
  */
 export async function expectAccessible(page: Page, info: TestInfo, also: string[] = []) {
   // A page still arriving (a form's answer streamed in) would be checked half-parsed: a landmark whose heading has
   // not come yet reads as a violation.
   await page.waitForLoadState("load");
-  let target = page;
-  const html = hasJs(info) ? null : await page.content();
-  if (html !== null) {
-    const context = await page.context().browser()!.newContext({ javaScriptEnabled: true });
-    target = await context.newPage();
-    await target.route("**/*", (route) =>
-      route.request().resourceType() === "script"
-        ? route.abort()
-        : route.request().isNavigationRequest()
-          ? route.fulfill({ body: html, contentType: "text/html" })
-          : route.continue(),
-    );
-    await target.goto(page.url());
-  }
+  const target = hasJs(info) ? page : await scriptingCopy(page);
   const results = await new AxeBuilder({ page: target }).analyze();
-  if (target !== page) await target.context().close();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical" || also.includes(v.id));
   expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+}
+
+const scriptingPages = new WeakMap<Browser, Promise<Page>>();
+
+async function scriptingCopy(page: Page): Promise<Page> {
+  const browser = page.context().browser()!;
+  if (!scriptingPages.has(browser))
+    scriptingPages.set(
+      browser,
+      browser.newContext({ javaScriptEnabled: true }).then((context) => context.newPage()),
+    );
+  const target = await scriptingPages.get(browser)!;
+  const url = new URL(page.url());
+  if (new URL(target.url()).origin !== url.origin) {
+    // An empty page of the app's origin to write into: relative addresses and the stylesheets resolve as on the page.
+    const blank = `${url.origin}/__axe-blank`;
+    await target.route(blank, (route) => route.fulfill({ body: "<!doctype html><title>-</title>", contentType: "text/html" }));
+    await target.goto(blank);
+    await target.unroute(blank);
+  }
+  const html = (await page.content()).replace(/<script\b[\s\S]*?<\/script\s*>/gi, "");
+  await target.setViewportSize(page.viewportSize() ?? { width: 1280, height: 720 });
+  await target.evaluate((href) => history.replaceState(null, "", href), url.href);
+  await target.setContent(html, { waitUntil: "load" });
+  return target;
 }
 
 /**
