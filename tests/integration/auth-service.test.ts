@@ -35,7 +35,9 @@ describe.each(dialects)("sign-in service (%s)", (dialect) => {
       expect((err as SignInError).message).toBe(INVALID_CREDENTIALS);
     }
     const log = await auditEntries(10);
-    expect(log.filter((e) => e.action === "sign_in.failure" && e.actor_user_id === user.id)).toHaveLength(2);
+    const failures = log.filter((e) => e.action === "sign_in.failure" && e.actor_user_id === user.id);
+    // Newest first: the wrong password, then the replay, refused for its code.
+    expect(failures.map((e) => JSON.parse(String(e.detail)).reason)).toEqual(["bad_password_or_account", "bad_or_replayed_code"]);
     expect(JSON.stringify(log)).not.toContain("pw-1");
   });
 
