@@ -4,6 +4,14 @@ import { E2E_PORT, PG_URL, targetFor } from "./tests/e2e/targets";
 
 export { E2E_PORT };
 
+const TRACE_MODES = ["off", "on", "retain-on-failure", "on-first-retry", "retain-on-first-failure", "on-all-retries"] as const;
+function traceMode(asked: string | undefined): (typeof TRACE_MODES)[number] {
+  if (asked === undefined || asked === "") return "off";
+  const mode = TRACE_MODES.find((m) => m === asked);
+  if (!mode) throw new Error(`E2E_TRACE=${asked}: use one of ${TRACE_MODES.join(", ")}`);
+  return mode;
+}
+
 const sqlite = targetFor("sqlite");
 
 /**
@@ -28,7 +36,7 @@ export default defineConfig<E2eOptions>({
     target: "sqlite",
     // Off unless asked for (E2E_TRACE=retain-on-failure npm run test:e2e): recording every test's trace made the
     // suite about a fifth slower, for files only someone at this machine can open.
-    trace: (process.env.E2E_TRACE as "off" | "on" | "retain-on-failure" | undefined) ?? "off",
+    trace: traceMode(process.env.E2E_TRACE),
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       args: [

@@ -106,21 +106,32 @@ const scriptingPages = new WeakMap<Browser, Promise<Page>>();
 
 async function scriptingCopy(page: Page): Promise<Page> {
   const browser = page.context().browser()!;
-  if (!scriptingPages.has(browser))
-    scriptingPages.set(
-      browser,
-      browser.newContext({ javaScriptEnabled: true }).then((context) => context.newPage()),
-    );
-  const target = await scriptingPages.get(browser)!;
+  let made = scriptingPages.get(browser);
+  if (!made || (await made.then((p) => p.isClosed()).catch(() => true))) {
+    made = browser.newContext({ javaScriptEnabled: true }).then((context) => context.newPage());
+    scriptingPages.set(browser, made);
+  }
+  const target = await made;
   const url = new URL(page.url());
   if (new URL(target.url()).origin !== url.origin) {
     // An empty page of the app's origin to write into: relative addresses and the stylesheets resolve as on the page.
     const blank = `${url.origin}/__axe-blank`;
     await target.route(blank, (route) => route.fulfill({ body: "<!doctype html><title>-</title>", contentType: "text/html" }));
-    await target.goto(blank);
-    await target.unroute(blank);
+    try {
+      await target.goto(blank);
+    } finally {
+      await target.unroute(blank);
+    }
   }
-  const html = (await page.content()).replace(/<script\b[\s\S]*?<\/script\s*>/gi, "");
+  // The page as it stands, without what would run in a scripting page: taken from the DOM (evaluate works without
+  // JavaScript), not by pattern from its text.
+  const html = await page.evaluate(() => {
+    const copy = document.documentElement.cloneNode(true) as HTMLElement;
+    for (const script of copy.querySelectorAll("script")) script.remove();
+    for (const el of copy.querySelectorAll("*"))
+      for (const { name } of [...el.attributes]) if (name.toLowerCase().startsWith("on")) el.removeAttribute(name);
+    return `<!DOCTYPE html>${copy.outerHTML}`;
+  });
   await target.setViewportSize(page.viewportSize() ?? { width: 1280, height: 720 });
   await target.evaluate((href) => history.replaceState(null, "", href), url.href);
   await target.setContent(html, { waitUntil: "load" });
