@@ -46,6 +46,30 @@ test("terms dialog: No signs out, Yes is remembered on the account", async ({ pa
   await expect(dialog).toHaveCount(0);
 });
 
+test("terms dialog by keyboard: Yes, reached by Tab before the page's script has run, keeps the focus; Enter accepts", async ({
+  page,
+  signIn,
+}, info) => {
+  await signIn("termsKeys");
+  // With JavaScript, the scripts are held back until Yes has the focus, as on a slow connection, then let through.
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  if (hasJs(info)) await page.route("**/assets/**/*.js", async (route) => (await released, route.continue()));
+  await page.goto("/dashboard", { waitUntil: "commit" });
+  const dialog = page.getByRole("dialog", { name: "Terms and Conditions" });
+  const yes = dialog.getByRole("button", { name: "Yes" });
+  await expect(yes).toBeVisible();
+  await tabTo(page, yes);
+  release();
+  // Upgraded to a modal once the script runs (without JavaScript it stays as the server sent it).
+  if (hasJs(info)) await expect(page.locator("dialog.terms-dialog:modal")).toHaveCount(1);
+  await expect(yes).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
+  await expect(dialog).toHaveCount(0);
+});
+
 test("all boards: 12 first, then 4 more per step until all 21 are shown", async ({ page, signIn }, info) => {
   await signIn("boards");
   // A window tall enough for the first 12 and the 'Show more' link below them to be in view at once.

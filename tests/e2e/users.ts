@@ -88,11 +88,12 @@ export const SCENARIOS = {
   look: { totp: false },
   lookAdmin: { totp: false },
   lookTerms: { totp: false },
+  termsKeys: { totp: false },
 } as const;
 /** Scenarios whose user has the global admin role (the admin console). */
 export const ADMINS: Scenario[] = ["admin", "lookAdmin"];
 /** Scenarios whose user has not yet accepted the terms (everyone else has). */
-export const TERMS_PENDING: Scenario[] = ["terms", "lookTerms"];
+export const TERMS_PENDING: Scenario[] = ["terms", "lookTerms", "termsKeys"];
 /** Scenarios whose user is not a member of the e2e project. */
 export const OUTSIDERS: Scenario[] = ["outsider"];
 /** Scenarios that get a project of their own (named by uploadProject), holding one seeded image, so uploads and deletes never disturb other tests. */
