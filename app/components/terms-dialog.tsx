@@ -10,12 +10,12 @@ export function TermsDialog({ redirectTo }: { redirectTo: string }) {
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    // Reopened as a modal, the dialog would move focus to its first control: someone who had already tabbed to Yes
-    // before the page's script ran would press Enter on the PDF link instead (seen in an e2e run on a loaded machine).
+    // Reopened as a modal, the dialog moves focus to its first control (the PDF or its link): someone who had already
+    // tabbed to Yes before the page's script ran pressed Enter there instead (seen in an e2e run on a loaded machine).
     const focused = document.activeElement;
     dialog.close();
     dialog.showModal();
-    if (focused instanceof HTMLElement && focused !== document.body && dialog.contains(focused)) focused.focus();
+    if (focused instanceof HTMLElement && dialog.contains(focused)) focused.focus();
     // Escape must not dismiss it: the person has to answer.
     const onCancel = (e: Event) => e.preventDefault();
     dialog.addEventListener("cancel", onCancel);
