@@ -126,11 +126,13 @@ async function scriptingCopy(page: Page): Promise<Page> {
   // The page as it stands, without what would run in a scripting page: taken from the DOM (evaluate works without
   // JavaScript), not by pattern from its text.
   const html = await page.evaluate(() => {
-    const copy = document.documentElement.cloneNode(true) as HTMLElement;
+    // Imported into a document of its own, the copy loads nothing (its images would be fetched again in this one).
+    const copy = document.implementation.createHTMLDocument("").importNode(document.documentElement, true);
     for (const script of copy.querySelectorAll("script")) script.remove();
     for (const el of copy.querySelectorAll("*"))
       for (const { name } of [...el.attributes]) if (name.toLowerCase().startsWith("on")) el.removeAttribute(name);
-    return `<!DOCTYPE html>${copy.outerHTML}`;
+    const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
+    return `${doctype}${copy.outerHTML}`;
   });
   await target.setViewportSize(page.viewportSize() ?? { width: 1280, height: 720 });
   await target.evaluate((href) => history.replaceState(null, "", href), url.href);
