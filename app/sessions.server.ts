@@ -47,13 +47,20 @@ export async function userFromCookie(cookieHeader: string | null): Promise<User 
   return id ? sessionUser(id, policy()) : null;
 }
 
-/** Memoised per request, so a loader and its layout share one lookup. */
-const userCache = new WeakMap<Request, Promise<User | null>>();
-export function getUser(request: Request): Promise<User | null> {
-  let pending = userCache.get(request);
+/** What the session helpers need of Remix's load context: one object per request, and the client's address. */
+export type RequestContext = { clientIp?: string };
+
+/**
+ * Memoised per request, so the layout's loader and the page's share one lookup. Keyed by the load context, the one
+ * object all of a request's loaders get: each loader is handed a copy of the Request (Remix strips its own query
+ * parameters into a new one), so a memo keyed by the Request looked the session up once per loader (bench P2).
+ */
+const userCache = new WeakMap<RequestContext, Promise<User | null>>();
+export function getUser(request: Request, context: RequestContext): Promise<User | null> {
+  let pending = userCache.get(context);
   if (!pending) {
     pending = sessionId(request).then((id) => (id ? sessionUser(id, policy()) : null));
-    userCache.set(request, pending);
+    userCache.set(context, pending);
   }
   return pending;
 }
@@ -75,8 +82,8 @@ function toLogin(request: Request) {
  * The signed-in user, or a redirect to /login. Until the person has accepted the Terms and Conditions every
  * signed-in page (and every post) leads to /terms first; only the terms page itself passes `pendingTerms`.
  */
-export async function requireUser(request: Request, opts: { pendingTerms?: boolean } = {}): Promise<User> {
-  const user = await getUser(request);
+export async function requireUser(request: Request, context: RequestContext, opts: { pendingTerms?: boolean } = {}): Promise<User> {
+  const user = await getUser(request, context);
   if (!user) throw toLogin(request);
   if (user.terms_acknowledged_at === null && !opts.pendingTerms) {
     const url = new URL(request.url);
@@ -86,9 +93,9 @@ export async function requireUser(request: Request, opts: { pendingTerms?: boole
   return user;
 }
 
-/** The signed-in person as the models see them; with the load context, their address too (what the audit log records). */
-export async function requireActor(request: Request, context?: { clientIp?: string }): Promise<Actor> {
-  return actorOf(await requireUser(request), context?.clientIp || null);
+/** The signed-in person as the models see them, with their address (what the audit log records). */
+export async function requireActor(request: Request, context: RequestContext): Promise<Actor> {
+  return actorOf(await requireUser(request, context), context.clientIp || null);
 }
 
 /**
@@ -117,9 +124,10 @@ export async function signIn(
  * Ends the session. One that came from a company provider with a logout endpoint goes on there (`providerLogout`
  * gives its address), so that the provider's session ends too; the provider sends the person back to /login.
  */
-export async function signOut(request: Request, meta: RequestMeta, providerLogout?: (provider: string) => Promise<string | null>) {
+export async function signOut(request: Request, context: RequestContext, providerLogout?: (provider: string) => Promise<string | null>) {
+  const meta = requestMeta(request, context);
   const id = await sessionId(request);
-  const user = await getUser(request);
+  const user = await getUser(request, context);
   const provider = id ? await sessionProvider(sha256(id)) : null;
   if (id) await revokeSession(id);
   if (user) await recordAudit({ action: "sign_out", actorUserId: user.id, ip: meta.ip });

@@ -56,9 +56,9 @@ const FILES: Record<string, (actor: Awaited<ReturnType<typeof requireActor>>) =>
   },
 };
 
-export const loader = api(async ({ request, params }: LoaderFunctionArgs) => {
+export const loader = api(async ({ request, params, context }: LoaderFunctionArgs) => {
   const make = Object.hasOwn(FILES, params.file ?? "") ? FILES[params.file!] : undefined;
   if (!make) throw new NotFoundError("Not found");
-  const body = await make(await requireActor(request));
+  const body = await make(await requireActor(request, context));
   return Response.json(body, { headers: { "Cache-Control": "private, no-store" } });
 });

@@ -7,7 +7,7 @@ import { page, readForm } from "~/web/http.server";
 import { safeRedirect } from "~/lib/redirect";
 import { acknowledgeTerms } from "~/models/users.server";
 import { actorOf } from "~/models/actor";
-import { requestMeta, requireUser, signOut } from "~/sessions.server";
+import { requireUser, signOut } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Terms and Conditions | Koala" }];
 
@@ -15,8 +15,8 @@ export const meta: MetaFunction = () => [{ title: "Terms and Conditions | Koala"
  * The first-visit Terms and Conditions (spec: Yes stores the acknowledgement, No signs out). Every signed-in
  * page leads here until the person has answered Yes (requireUser), then back to where they were going.
  */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const user = await requireUser(request, { pendingTerms: true });
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const user = await requireUser(request, context, { pendingTerms: true });
   const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"));
   if (user.terms_acknowledged_at !== null) throw redirect(redirectTo);
   return { redirectTo };
@@ -25,10 +25,10 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
 const TermsAnswer = z.object({ value: z.enum(["yes", "no"]), redirectTo: z.string().max(2000).optional() });
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
-  const user = await requireUser(request, { pendingTerms: true });
+  const user = await requireUser(request, context, { pendingTerms: true });
   const parsed = TermsAnswer.safeParse(Object.fromEntries(await readForm(request)));
   if (!parsed.success) throw redirect("/terms");
-  if (parsed.data.value === "no") return signOut(request, requestMeta(request, context));
+  if (parsed.data.value === "no") return signOut(request, context);
   await acknowledgeTerms(actorOf(user));
   return redirect(safeRedirect(parsed.data.redirectTo));
 });

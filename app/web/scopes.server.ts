@@ -1,7 +1,7 @@
 import type { NotFoundError } from "~/lib/errors";
 import { boardScope, projectScope, requireEdit, requireManage, withFilter, type MemberScope } from "~/models/scope.server";
 import { withSmartTags } from "~/services/smart-search.server";
-import { requireActor } from "~/sessions.server";
+import { requireActor, type RequestContext } from "~/sessions.server";
 
 /**
  * The project or board a page's URL names, for the signed-in actor, in one call shared by every page: an unknown or
@@ -10,7 +10,7 @@ import { requireActor } from "~/sessions.server";
  */
 export interface ScopeRequest {
   request: Request;
-  context?: { clientIp?: string };
+  context: RequestContext;
 }
 
 /** view: any member; write: editors and managers; manage: managers (admins may do all three). */

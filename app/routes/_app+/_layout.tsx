@@ -9,8 +9,8 @@ import { requireUser } from "~/sessions.server";
 import { getTheme } from "~/web/theme.server";
 
 /** Layout of every signed-in page: the guard, the header and the session check. */
-export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireUser(request, context);
   return { user: toPublicUser(user), theme: getTheme(request) };
 }
 

@@ -18,10 +18,10 @@ import { safeRedirect } from "~/lib/redirect";
 
 export const meta: MetaFunction = () => [{ title: "Login | Koala" }];
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const redirectTo = url.searchParams.get("redirectTo");
-  if (await getUser(request)) throw redirect(safeRedirect(redirectTo));
+  if (await getUser(request, context)) throw redirect(safeRedirect(redirectTo));
   return {
     method: url.searchParams.get("method") === "password" ? ("password" as const) : ("link" as const),
     redirectTo: redirectTo ? safeRedirect(redirectTo) : "",

@@ -22,9 +22,9 @@ type Values = Partial<Record<(typeof REGISTRATION_FIELDS)[number], string>>;
  * Registration (spec 2): the form, a confirm step (a dialog with JavaScript, a page of its own without), then the
  * success view, which /pending/submitted opens directly. Public; a signed-in person goes to the dashboard.
  */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
   if (params.submitted !== undefined && params.submitted !== "submitted") throw new NotFoundError("Page not found");
-  if (await getUser(request)) throw redirect("/dashboard");
+  if (await getUser(request, context)) throw redirect("/dashboard");
   // A company sign-in that sends new people here fills in what the provider said (name, surname, address).
   const url = new URL(request.url);
   const prefill = Object.fromEntries(

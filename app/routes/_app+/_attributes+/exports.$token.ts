@@ -14,8 +14,8 @@ import { requireActor } from "~/sessions.server";
  * signed in (else to the sign-in page and back) and still a member of the project, only until it expires; anything
  * else is the same 404. Streamed from storage, holding a download place (429 past the limits).
  */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const actor = await requireActor(request);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request, context);
   const found = await exportFor(actor.id, params.token ?? "");
   // Removed from the project since: the file is no longer theirs to read (projectScope answers 404).
   if (found) await projectScope(actor, found.project_id);

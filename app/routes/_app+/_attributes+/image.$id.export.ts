@@ -8,8 +8,8 @@ import { requireActor } from "~/sessions.server";
 export const loader = ({ params }: { params: { id?: string } }) => redirect(`/image/${encodeURIComponent(params.id ?? "")}`);
 
 /** The image panel's 'export attributes by email': queued at once, the CSV follows by e-mail (any member may). */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const { scope, image } = await imageScope(await requireActor(request), params.id);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const { scope, image } = await imageScope(await requireActor(request, context), params.id);
   await readForm(request);
   await requestAttributeExport(scope, { all: false, ids: [image.id] });
   return redirectWithToast(request, `/image/${image.id}`, { kind: "success", title: EXPORT_QUEUED });

@@ -16,8 +16,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 /** /upload/:clientID/attributes — Manage Attributes (spec 2: the upload page's tile; `wscEdit` for WSC projects). */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await uploadScope({ request, context }, params.clientID);
   return {
     project: { id: scope.project.id, name: scope.project.name, wsc: scope.project.wsc },
     attributes: await attributesOf(scope),
@@ -28,7 +28,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 
 /** Create Attribute (`intent=create`) and Save (`intent=save`); managers only. */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID, { context });
+  const scope = await uploadScope({ request, context }, params.clientID);
   const form = await readForm(request);
   const intent = form.get("intent");
   if (intent === "create") return createFromForm(request, scope, form);

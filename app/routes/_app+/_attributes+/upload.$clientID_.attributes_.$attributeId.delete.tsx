@@ -12,28 +12,29 @@ import { DELETE_WORD, typedConfirmation } from "~/lib/schemas";
 import { uploadScope } from "~/routes/_app+/_upload+/upload-form.server";
 import { attributesOf, deleteAttribute } from "~/models/attributes.server";
 import { parseId } from "~/models/scope.server";
+import type { ScopeRequest } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete attribute | Koala" }];
 
 const Schema = typedConfirmation(DELETE_WORD, ATTRIBUTE_MESSAGES.deleteConfirm);
 
 /** The attribute of the URL, for a manager of its project; anything else is not found. */
-async function target(request: Request, params: { clientID?: string; attributeId?: string }, context?: { clientIp?: string }) {
-  const scope = await uploadScope(request, params.clientID, { need: "manage", context });
+async function target(req: ScopeRequest, params: { clientID?: string; attributeId?: string }) {
+  const scope = await uploadScope(req, params.clientID, { need: "manage" });
   const id = parseId(params.attributeId);
   const attribute = id ? (await attributesOf(scope)).find((a) => a.id === id) : undefined;
   if (!attribute) throw new NotFoundError("Attribute not found");
   return { scope, attribute };
 }
 
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const { scope, attribute } = await target(request, params);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const { scope, attribute } = await target({ request, context }, params);
   return { projectId: scope.project.id, attribute, deletable: attribute.type === 3 };
 });
 
 /** Deletes a user attribute and all its values (one transaction); types 1 and 2 answer 'Cannot delete this attribute'. */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const { scope, attribute } = await target(request, params, context);
+  const { scope, attribute } = await target({ request, context }, params);
   const submission = parseWithZod(await readForm(request), { schema: Schema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   if (attribute.type !== 3) return data({ result: submission.reply({ formErrors: [ATTRIBUTE_MESSAGES.cannotDelete] }) }, { status: 400 });

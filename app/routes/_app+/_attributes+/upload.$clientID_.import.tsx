@@ -16,8 +16,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 /** /upload/:clientID/import — Import Attributes CSV (spec 2: the upload page's third tile); editors and managers. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await uploadScope({ request, context }, params.clientID);
   return { project: { id: scope.project.id, name: scope.project.name }, header: headerOf(scope) };
 });
 
@@ -28,7 +28,7 @@ const STATUS = { success: 200, errors: 400, "no-image-id": 406, unparseable: 400
  * applied at once when small ('success'), or left to a job when large ('success waiting': the job's page, an e-mail).
  */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID, { context });
+  const scope = await uploadScope({ request, context }, params.clientID);
   const file = await tempCsvPath();
   let name: string;
   try {

@@ -11,12 +11,12 @@ import { thumbUrl } from "~/web/media-links.server";
 import { safeRedirect } from "~/lib/redirect";
 import { boardsOfProject, pinImage } from "~/models/boards.server";
 import { imageScope, requireEdit } from "~/models/scope.server";
-import { requireActor } from "~/sessions.server";
+import { requireActor, type RequestContext } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Pin to a board | Koala" }];
 
-async function pinnable(request: Request, id: string | undefined) {
-  const { scope, image } = await imageScope(await requireActor(request), id);
+async function pinnable(request: Request, context: RequestContext, id: string | undefined) {
+  const { scope, image } = await imageScope(await requireActor(request, context), id);
   return { scope: requireEdit(scope), image };
 }
 
@@ -24,8 +24,8 @@ async function pinnable(request: Request, id: string | undefined) {
  * Pin to a board (the card menu): the project's boards, client-level boards left out (spec), each a button.
  * 'No Boards' when there is none to pin to.
  */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const { scope, image } = await pinnable(request, params.id);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const { scope, image } = await pinnable(request, context, params.id);
   const back = safeRedirect(new URL(request.url).searchParams.get("from"), `/client/${scope.project.id}`);
   return {
     image: { id: image.id, title: image.title, thumb: thumbUrl(image.id, image.thumb_key) },
@@ -38,8 +38,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 
 const PinForm = z.object({ board: z.string().min(1).max(64), back: z.string().max(2000).optional() });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const { scope, image } = await pinnable(request, params.id);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const { scope, image } = await pinnable(request, context, params.id);
   const parsed = PinForm.safeParse(Object.fromEntries(await readForm(request)));
   const back = safeRedirect(parsed.success ? parsed.data.back : null, `/client/${scope.project.id}`);
   if (!parsed.success)

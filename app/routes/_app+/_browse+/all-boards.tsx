@@ -19,8 +19,8 @@ const Query = z.object({
   count: z.coerce.number().int().min(FIRST).max(2000).optional().catch(undefined),
 });
 
-export async function loader({ request }: LoaderFunctionArgs) {
-  const actor = await requireActor(request);
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const actor = await requireActor(request, context);
   const params = Query.parse(Object.fromEntries(new URL(request.url).searchParams));
   const count = params.count ?? FIRST;
   const [projects, result] = await Promise.all([

@@ -6,8 +6,8 @@ import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "All Projects | Koala" }];
 
-export async function loader({ request }: LoaderFunctionArgs) {
-  return { projects: await listProjects(await requireActor(request)) };
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  return { projects: await listProjects(await requireActor(request, context)) };
 }
 
 export default function AllClients() {

@@ -17,8 +17,8 @@ export const LAYOUTS = ["carousel", "grid", "list"] as const;
 const selectedView = preference("selectedView", VIEWS, "clients");
 const viewLayout = preference("viewLayout", LAYOUTS, "carousel");
 
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await requireActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request, context);
   const view = selectedView.read(request);
   const layout = viewLayout.read(request);
   const [projects, boards] = await Promise.all([
@@ -33,8 +33,8 @@ const DashboardAction = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("layout"), value: z.enum(LAYOUTS) }),
 ]);
 
-export const action = page(async ({ request }: ActionFunctionArgs) => {
-  await requireActor(request);
+export const action = page(async ({ request, context }: ActionFunctionArgs) => {
+  await requireActor(request, context);
   const parsed = DashboardAction.safeParse(Object.fromEntries(await readForm(request)));
   if (!parsed.success) throw redirect("/dashboard");
   const { intent, value } = parsed.data;

@@ -10,8 +10,8 @@ import { requireActor } from "~/sessions.server";
  * Upload step 3 (the spec's image creation call): `{ clientID, newImage: { imgURL: key, imgTags, imgOrgName,
  * imgType, imgORC, imgDesc, imgTitle } }` → `{ insertID }`. Registering the same key again answers with the same id.
  */
-export const action = api(async ({ request }: ActionFunctionArgs) => {
-  const actor = await requireActor(request);
+export const action = api(async ({ request, context }: ActionFunctionArgs) => {
+  const actor = await requireActor(request, context);
   if (request.method !== "POST") return Response.json({ error: "Method not allowed" }, { status: 405, headers: { Allow: "POST" } });
   const parsed = NewImageSchema.safeParse(await readJson(request));
   if (!parsed.success) throw new InvalidError(parsed.error.issues[0]?.message);

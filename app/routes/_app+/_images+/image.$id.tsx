@@ -36,8 +36,8 @@ async function boardOf(scope: ProjectScope, boardId: string, imageId: number) {
   return board && (await isOnBoard(board, imageId)) ? board : null;
 }
 
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const { scope, image } = await imageScope(await requireActor(request), params.id);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const { scope, image } = await imageScope(await requireActor(request, context), params.id);
   const query = Query.parse(Object.fromEntries(new URL(request.url).searchParams));
   const detail = await getImageDetail(scope, image);
   const canEdit = scope.can.edit;
@@ -61,8 +61,8 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
  * Edit mode's Save (a new version) and, without JavaScript, Rotate: the form comes back with the turn added
  * and the typed values kept, nothing saved yet.
  */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const { scope, image } = await imageScope(await requireActor(request), params.id);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const { scope, image } = await imageScope(await requireActor(request, context), params.id);
   requireEdit(scope);
   const formData = await readForm(request);
   const submission = parseWithZod(formData, { schema: ImageEditSchema });

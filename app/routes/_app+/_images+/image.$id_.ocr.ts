@@ -12,8 +12,8 @@ export const loader = ({ params }: { params: { id?: string } }) => redirect(`/im
  * The panel's "Read text again" (editors): the picture's text is read in the background and fills the OCR field,
  * which must be empty or the machine's; a person's text stays (the toast says why).
  */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const { scope, image } = await imageScope(await requireActor(request), params.id);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const { scope, image } = await imageScope(await requireActor(request, context), params.id);
   await readForm(request);
   try {
     await requestOcr(scope, image);

@@ -58,8 +58,8 @@ const LABELS: Record<string, string> = {
  * A long action's progress, for the person who started it (anyone else: 404). Without JavaScript the page
  * refreshes itself every two seconds while the job runs; with it, the data is reloaded in place.
  */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const actor = await requireActor(request);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request, context);
   const id = parseId(params.id);
   const job = id ? await jobOf(actor.id, id) : null;
   if (!job) throw new NotFoundError("Job not found");

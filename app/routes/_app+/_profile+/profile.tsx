@@ -22,8 +22,8 @@ import { DataTable } from "~/components/data-table";
 export const meta: MetaFunction = () => [{ title: "Profile Settings | Koala" }];
 
 /** Profile settings (spec 2): the person's details, then Security: password, TOTP, sessions. */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await requireActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request, context);
   const [profile, options, sessions] = await Promise.all([
     profileOf(actor),
     choiceOptions(),
@@ -35,7 +35,7 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
 type Intent = "profile" | "password" | "totp-remove" | "sessions";
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
-  const actor = await requireActor(request);
+  const actor = await requireActor(request, context);
   const form = await readForm(request);
   const intent = String(form.get("intent") ?? "") as Intent;
   const { ip } = requestMeta(request, context);

@@ -19,8 +19,8 @@ export const meta: MetaFunction = () => [{ title: "Set up two-factor authenticat
  * TOTP enrolment: the secret as a QR code drawn on the server (an SVG in the page: no image service sees it) and as
  * text, confirmed by a first code. The secret waits in the database until then; nothing changes for sign-in before.
  */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await requireActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request, context);
   const secret = await pendingTotpSecret(actor);
   if (!secret) throw redirect("/profile");
   const { email } = await profileOf(actor);
@@ -29,7 +29,7 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
 });
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
-  const actor = await requireActor(request);
+  const actor = await requireActor(request, context);
   const submission = parseWithZod(await readForm(request), { schema: TotpCodeSchema });
   if (submission.status !== "success") return data({ result: submission.reply(CODE_REPLY) }, { status: 400 });
   if (!(await confirmTotp(actor, submission.value.code, requestMeta(request, context).ip)))

@@ -31,8 +31,8 @@ const Query = z
  * (sequential scrolling). Answers carry an ETag built from the scope's version, so an unchanged page costs a 304.
  * A project or board outside the actor's reach answers 404 with the spec's message, as JSON.
  */
-export const loader = api(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await requireActor(request);
+export const loader = api(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request, context);
   const url = new URL(request.url);
   const parsed = Query.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success) throw new InvalidError("Data format error");

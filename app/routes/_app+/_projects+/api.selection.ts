@@ -6,8 +6,8 @@ import { boardScope, projectScope, withFilter } from "~/models/scope.server";
 import { requireActor } from "~/sessions.server";
 
 /** POST /api/selection?project=1 (or ?board=abc, with the grid's filter, `q` and `review`, if any): the grid's background ticks; answers the new selection. */
-export const action = api(async ({ request }: ActionFunctionArgs) => {
-  const actor = await requireActor(request);
+export const action = api(async ({ request, context }: ActionFunctionArgs) => {
+  const actor = await requireActor(request, context);
   const query = new URL(request.url).searchParams;
   const board = query.get("board");
   const project = query.get("project");

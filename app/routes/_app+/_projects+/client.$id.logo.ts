@@ -8,9 +8,9 @@ import { storage } from "~/services/storage.server";
 import { requireActor } from "~/sessions.server";
 
 /** A project's logo, for its members (the header's circle, the cards). Its address changes with it: cached for good. */
-export const loader = api(async ({ request, params }: LoaderFunctionArgs) => {
+export const loader = api(async ({ request, params, context }: LoaderFunctionArgs) => {
   const id = parseId(params.id);
-  const key = id === null ? null : await projectLogoKey(await requireActor(request), id);
+  const key = id === null ? null : await projectLogoKey(await requireActor(request, context), id);
   const found = key ? await storage().get(key) : null;
   if (!found) throw new NotFoundError("Not found");
   return new Response(Readable.toWeb(found.stream) as ReadableStream, {

@@ -24,8 +24,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data
  * bulk actions work. Keyword: ranked title and keywords first, then newest. Smart: the phrase's tags (`?tags=` once
  * edited) across the projects' vocabulary, most tags held first, with the description as the koala's speech.
  */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const actor = await requireActor(request);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const actor = await requireActor(request, context);
   if (!isSearchType(params.searchType)) throw new NotFoundError("Page not found");
   const type = params.searchType;
   const words = params.searchTags ?? "";

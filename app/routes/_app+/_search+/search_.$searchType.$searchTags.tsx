@@ -11,8 +11,8 @@ import { requireActor } from "~/sessions.server";
  * and while the result loads in the browser the layout shows the progress screen (search-progress.tsx). Without
  * JavaScript the browser follows the redirect and gets the result page directly.
  */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  await requireActor(request);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  await requireActor(request, context);
   if (!isSearchType(params.searchType)) throw new NotFoundError("Page not found");
   throw redirect(resultPath(params.searchType, params.searchTags ?? ""));
 });

@@ -18,8 +18,8 @@ const SmartSearchSchema = z.object({
  * becomes over a board's, a project's or (neither given) every project's vocabulary. The pages ask the same service
  * through their URLs; this is the call for scripts and other clients.
  */
-export const action = api(async ({ request }: ActionFunctionArgs) => {
-  const actor = await requireActor(request);
+export const action = api(async ({ request, context }: ActionFunctionArgs) => {
+  const actor = await requireActor(request, context);
   if (request.method !== "POST") return Response.json({ error: "Method not allowed" }, { status: 405, headers: { Allow: "POST" } });
   const parsed = SmartSearchSchema.safeParse(await readJson(request));
   if (!parsed.success) throw new InvalidError(parsed.error.issues[0]?.message);

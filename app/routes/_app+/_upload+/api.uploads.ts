@@ -7,8 +7,8 @@ import { signUpload } from "~/services/ingest.server";
 import { requireActor } from "~/sessions.server";
 
 /** Upload step 1 (the spec's signed-URL call): `{ clientID, fileName }` → `{ uploadUrl, key }`. */
-export const action = api(async ({ request }: ActionFunctionArgs) => {
-  const actor = await requireActor(request);
+export const action = api(async ({ request, context }: ActionFunctionArgs) => {
+  const actor = await requireActor(request, context);
   if (request.method !== "POST") return Response.json({ error: "Method not allowed" }, { status: 405, headers: { Allow: "POST" } });
   const parsed = SignUploadSchema.safeParse(await readJson(request));
   if (!parsed.success) throw new InvalidError(parsed.error.issues[0]?.message);

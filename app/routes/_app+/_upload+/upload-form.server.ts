@@ -7,7 +7,7 @@ import { ImageRejected } from "~/services/image-files.server";
 import { registerUpload, signUpload } from "~/services/ingest.server";
 import { ObjectTooLarge } from "~/services/storage-contract";
 import { storage } from "~/services/storage.server";
-import { projectScopeOf } from "~/web/scopes.server";
+import { projectScopeOf, type ScopeRequest } from "~/web/scopes.server";
 import { cleanFileName, titleFromFileName } from "../../../lib/schemas";
 import { openMultipart } from "../../../lib/multipart.server";
 import { UPLOAD_ERRORS } from "../../../lib/uploads";
@@ -15,15 +15,11 @@ import { UPLOAD_ERRORS } from "../../../lib/uploads";
 /**
  * The project of /upload/:clientID and its pages, when the actor may upload to it (or, with `manage`, manage it): an
  * unknown or foreign id gets the spec's 'Client not found', a member whose role does not allow it a 403 saying so.
- * `context` gives the actor their address (the audit log's, for the writes it records).
+ * The load context gives the actor their address (the audit log's, for the writes it records).
  */
-export function uploadScope(
-  request: Request,
-  clientID: string | undefined,
-  opts: { need?: "edit" | "manage"; context?: { clientIp?: string } } = {},
-) {
+export function uploadScope(req: ScopeRequest, clientID: string | undefined, opts: { need?: "edit" | "manage" } = {}) {
   const need = opts.need === "manage" ? "manage" : "write";
-  return projectScopeOf({ request, context: opts.context }, clientID, { need, notFound: clientNotFound });
+  return projectScopeOf(req, clientID, { need, notFound: clientNotFound });
 }
 
 /** Files one form post may carry (the JavaScript uploader queues any number). */

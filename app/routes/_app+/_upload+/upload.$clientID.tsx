@@ -44,8 +44,8 @@ const Query = z.object({
 });
 
 /** /upload/:clientID — upload, Edit Image and Multiple Uploaded Images (spec 2 §2). */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await uploadScope({ request, context }, params.clientID);
   const { project } = scope;
   const query = Query.parse(Object.fromEntries(new URL(request.url).searchParams));
   const pending = query.view === "upload" ? [] : await imagesByIds(scope, query.ids);
@@ -70,8 +70,8 @@ const SaveFields = z.object({ image: z.coerce.number().int().positive().max(MAX_
  * editing: the images stay as uploaded, and the dashboard says how many were added. (Files arrive at
  * /upload/:clientID/files.)
  */
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await uploadScope({ request, context }, params.clientID);
   const { project } = scope;
   const formData = await readForm(request);
   if (formData.get("intent") === "submit-all") {

@@ -16,13 +16,13 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Upload
  * server refuses as a whole (a file over the size limit, a malformed or interrupted body) comes back with its status
  * and the reason above the form.
  */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await uploadScope({ request, context }, params.clientID);
   return { project: { id: scope.project.id, name: scope.project.name, canManage: scope.can.manage }, maxBytes: config().maxImageBytes };
 });
 
-export const action = page(async ({ request, params }: ActionFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID);
+export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
+  const scope = await uploadScope({ request, context }, params.clientID);
   let results;
   try {
     results = await receiveFormUploads(request, scope);

@@ -16,7 +16,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Re-imp
 
 /** /upload/:clientID/reimport — the upload page's Re-import tile (spec 2); managers only, like the project's edit. */
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID, { need: "manage", context });
+  const scope = await uploadScope({ request, context }, params.clientID, { need: "manage" });
   const { id, name, wsc, wscSource } = scope.project;
   return { project: { id, name, source: wsc && wscSource ? shownUrl(wscSource) : null }, header: headerOf(scope) };
 });
@@ -27,7 +27,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
  * call become the job page's redirect, with the kind in the toast.
  */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const scope = await uploadScope(request, params.clientID, { need: "manage", context });
+  const scope = await uploadScope({ request, context }, params.clientID, { need: "manage" });
   const submission = parseWithZod(await readForm(request), {
     schema: typedConfirmation(scope.project.name, REIMPORT_MESSAGES.mismatch, REIMPORT_MESSAGES.empty),
   });

@@ -7,8 +7,8 @@ import { pendingRegistrations } from "~/models/registrations.server";
 import { DataTable } from "~/components/data-table";
 
 /** The registrations queue: applications waiting, oldest first, each opening its decision page. */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await adminActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request, context);
   const after = parseId(new URL(request.url).searchParams.get("after")) ?? 0;
   const { rows, next } = await pendingRegistrations(actor, after);
   return {

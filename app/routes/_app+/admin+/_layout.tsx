@@ -7,8 +7,8 @@ import { page } from "~/web/http.server";
 export const meta: MetaFunction = () => [{ title: "Admin | Koala" }];
 
 /** The admin console's frame: admins only (anyone else: 404), its sections as tabs of links. */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  await adminActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  await adminActor(request, context);
   return null;
 });
 

@@ -10,8 +10,8 @@ import { DataTable } from "~/components/data-table";
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The audit log: who did what and when, filtered by user, action and days (GET: bookmarkable), newest first. */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await adminActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request, context);
   const url = new URL(request.url);
   const get = (k: string) => (url.searchParams.get(k) ?? "").trim().slice(0, 200);
   const filter = {

@@ -20,8 +20,8 @@ import { replaceProjectLogo } from "~/services/image-files.server";
 import { requestMeta } from "~/sessions.server";
 
 /** One project: rename, WSC flag and source (the managers' edit form), logo, members and their roles. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const scope = await projectScope(await adminActor(request), params.id);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const scope = await projectScope(await adminActor(request, context), params.id);
   const { id, name, wsc, wscSource, keepGps, logoKey } = scope.project;
   return {
     project: { id, name, wsc, source: wscSource ?? "", keepGps, logo: logoKey ? logoUrl(id, logoKey) : null },
@@ -30,7 +30,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const actor = await adminActor(request);
+  const actor = await adminActor(request, context);
   const scope = await projectScope(actor, params.id);
   const id = scope.project.id;
   const form = await readForm(request);

@@ -13,13 +13,13 @@ import { requestMeta } from "~/sessions.server";
 import { DataTable } from "~/components/data-table";
 
 /** Projects: every project with its number of members, and Create. */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const projects = await allProjects(await adminActor(request));
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const projects = await allProjects(await adminActor(request, context));
   return { projects: projects.map((p) => ({ id: p.id, name: p.name, wsc: p.wsc === 1, members: Number(p.members) })) };
 });
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
-  const actor = await adminActor(request);
+  const actor = await adminActor(request, context);
   const submission = parseWithZod(await readForm(request), { schema: ProjectNameSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {

@@ -24,8 +24,8 @@ const registrationId = (raw: string | undefined) => {
 };
 
 /** One application: its details, Approve (a role per chosen project) and Reject (an optional reason, e-mailed). */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const actor = await adminActor(request);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request, context);
   const reg = await pendingRegistration(actor, registrationId(params.id));
   const projects = await listProjects(actor);
   const offset = reg.utc_offset === null ? "" : ` (${offsetLabel(reg.utc_offset)})`;
@@ -41,7 +41,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const actor = await adminActor(request);
+  const actor = await adminActor(request, context);
   const id = registrationId(params.id);
   const form = await readForm(request);
   const { ip } = requestMeta(request, context);

@@ -20,8 +20,8 @@ import { formError, page, readForm, redirectWithToast, refused } from "~/web/htt
  * Company sign-in: the providers (the environment's, shown only; those added here, with a link to change them; no
  * secret is ever shown), and which provider group gives which role in which project.
  */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await adminActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request, context);
   const [mappings, projects, providers] = await Promise.all([groupRoles(actor), allProjects(actor), ssoProviders()]);
   const fromEnv = new Set(config().oidc.providers.map((p) => p.id));
   return {
@@ -45,7 +45,7 @@ export const loader = page(async ({ request }: LoaderFunctionArgs) => {
 });
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
-  const admin = await adminActor(request);
+  const admin = await adminActor(request, context);
   const actor = actorOf(admin, requestMeta(request, context).ip);
   const v = parseConsoleForm(SsoGroupRoleActionSchema, await readForm(request));
   const back = (title: string) => redirectWithToast(request, "/admin/sign-in", { kind: "success", title });

@@ -29,8 +29,8 @@ export const meta: MetaFunction = () => [{ title: "Company sign-in provider | Ko
  * A company sign-in provider added in the console: new (`/admin/sign-in/providers/new`) or one to change or remove.
  * The secret field is always empty: a secret once saved is never sent back; left empty, the saved one stays.
  */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const actor = await adminActor(request);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request, context);
   if (params.id === "new") return { provider: null };
   const p = await storedProvider(actor, params.id ?? "");
   return {
@@ -50,7 +50,7 @@ export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const actor = actorOf(await adminActor(request), requestMeta(request, context).ip);
+  const actor = actorOf(await adminActor(request, context), requestMeta(request, context).ip);
   const isNew = params.id === "new";
   if (!isNew) await storedProvider(actor, params.id ?? ""); // 404 for one that is not there (or from the environment)
   const form = await readForm(request);

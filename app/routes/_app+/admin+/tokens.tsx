@@ -9,13 +9,13 @@ import { requestMeta } from "~/sessions.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 
 /** Everyone's personal access tokens (newest first), and Revoke for any that still works: for a leaver, a leak. */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await adminActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request, context);
   return { tokens: await allTokens(actor), now: Date.now() };
 });
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
-  const actor = { ...(await adminActor(request)), ip: requestMeta(request, context).ip };
+  const actor = { ...(await adminActor(request, context)), ip: requestMeta(request, context).ip };
   const form = await readForm(request);
   const id = parseId(form.get("token"));
   if (form.get("intent") !== "revoke" || !id) throw new InvalidError();

@@ -19,14 +19,14 @@ const userId = (raw: string | undefined) => {
 };
 
 /** One user: memberships and their roles, the global role, disable/enable, TOTP reset, a sign-in link. */
-export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {
-  const actor = await adminActor(request);
+export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request, context);
   const [detail, projects] = await Promise.all([userDetail(actor, userId(params.id)), listProjects(actor)]);
   return { ...detail, projects: projects.map((p) => ({ id: p.id, name: p.name })), self: actor.id === detail.user.id };
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const actor = await adminActor(request);
+  const actor = await adminActor(request, context);
   const id = userId(params.id);
   const v = parseConsoleForm(AdminUserActionSchema, await readForm(request));
   const { ip } = requestMeta(request, context);

@@ -7,8 +7,8 @@ import { searchUsers } from "~/models/admin-users.server";
 import { DataTable } from "~/components/data-table";
 
 /** Users: a search over e-mail and name (GET, so it works without JavaScript and can be bookmarked), newest first. */
-export const loader = page(async ({ request }: LoaderFunctionArgs) => {
-  const actor = await adminActor(request);
+export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
+  const actor = await adminActor(request, context);
   const url = new URL(request.url);
   const q = (url.searchParams.get("q") ?? "").slice(0, 100);
   const { rows, next } = await searchUsers(actor, q, parseId(url.searchParams.get("before")) ?? undefined);
