@@ -12,8 +12,6 @@ import { addGroupRole, groupRoles, removeGroupRole } from "~/models/sso.server";
 import { adminActor } from "~/routes/_app+/admin+/admin.server";
 import { backchannelUrl, callbackUrl, ssoProviders } from "~/services/oidc.server";
 import { config } from "~/config.server";
-import { actorOf } from "~/models/actor";
-import { requestMeta } from "~/sessions.server";
 import { formError, page, readForm, redirectWithToast, refused } from "~/web/http.server";
 
 /**
@@ -45,8 +43,7 @@ export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
 });
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
-  const admin = await adminActor(request, context);
-  const actor = actorOf(admin, requestMeta(request, context).ip);
+  const actor = await adminActor(request, context);
   const v = parseConsoleForm(SsoGroupRoleActionSchema, await readForm(request));
   const back = (title: string) => redirectWithToast(request, "/admin/sign-in", { kind: "success", title });
   if (v.intent === "group-remove") {

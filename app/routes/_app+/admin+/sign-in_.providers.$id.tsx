@@ -16,11 +16,9 @@ import {
 import { domainList } from "~/config.server";
 import { SsoProviderSchema } from "~/lib/account-schemas";
 import { resultOf } from "~/lib/form-answer";
-import { actorOf } from "~/models/actor";
 import { storedProvider } from "~/models/sso-providers.server";
 import { adminActor } from "~/routes/_app+/admin+/admin.server";
 import { deleteConsoleProvider, saveConsoleProvider } from "~/services/oidc.server";
-import { requestMeta } from "~/sessions.server";
 import { page, readForm, redirectWithToast, refused } from "~/web/http.server";
 
 export const meta: MetaFunction = () => [{ title: "Company sign-in provider | Koala" }];
@@ -50,7 +48,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const actor = actorOf(await adminActor(request, context), requestMeta(request, context).ip);
+  const actor = await adminActor(request, context);
   const isNew = params.id === "new";
   if (!isNew) await storedProvider(actor, params.id ?? ""); // 404 for one that is not there (or from the environment)
   const form = await readForm(request);

@@ -5,7 +5,6 @@ import { InvalidError } from "~/lib/errors";
 import { parseId } from "~/lib/ids";
 import { allTokens, revokeToken } from "~/models/api-tokens.server";
 import { adminActor } from "~/routes/_app+/admin+/admin.server";
-import { requestMeta } from "~/sessions.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 
 /** Everyone's personal access tokens (newest first), and Revoke for any that still works: for a leaver, a leak. */
@@ -15,7 +14,7 @@ export const loader = page(async ({ request, context }: LoaderFunctionArgs) => {
 });
 
 export const action = page(async ({ request, context }: ActionFunctionArgs) => {
-  const actor = { ...(await adminActor(request, context)), ip: requestMeta(request, context).ip };
+  const actor = await adminActor(request, context);
   const form = await readForm(request);
   const id = parseId(form.get("token"));
   if (form.get("intent") !== "revoke" || !id) throw new InvalidError();
