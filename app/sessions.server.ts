@@ -54,6 +54,9 @@ export type RequestContext = { clientIp?: string };
  * Memoised per request, so the layout's loader and the page's share one lookup. Keyed by the load context, the one
  * object all of a request's loaders get: each loader is handed a copy of the Request (Remix strips its own query
  * parameters into a new one), so a memo keyed by the Request looked the session up once per loader (bench P2).
+ * A form posted without JavaScript runs its action and then the page's loaders in one request, with one context:
+ * an action that changes who is signed in answers with a redirect (as all of ours do), and signOut forgets the
+ * lookup besides.
  */
 const userCache = new WeakMap<RequestContext, Promise<User | null>>();
 export function getUser(request: Request, context: RequestContext): Promise<User | null> {
@@ -130,6 +133,7 @@ export async function signOut(request: Request, context: RequestContext, provide
   const user = await getUser(request, context);
   const provider = id ? await sessionProvider(sha256(id)) : null;
   if (id) await revokeSession(id);
+  userCache.delete(context);
   if (user) await recordAudit({ action: "sign_out", actorUserId: user.id, ip: meta.ip });
   const headers = new Headers();
   headers.append("Set-Cookie", await sessionCookie().serialize("", { maxAge: 0 }));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeUserSessions } from "~/models/sessions.server";
-import { getUser, requireActor } from "~/sessions.server";
+import { getUser, requireActor, signOut } from "~/sessions.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { makeUser } from "../helpers/fixtures";
 import { sessionCookie } from "../helpers/server";
@@ -31,5 +31,16 @@ describe.each(dialects)("the session of a request (%s)", (dialect) => {
     expect(await requireActor(copy(), context)).toMatchObject({ id: user.id, ip: "203.0.113.7" });
     // The next request has a context of its own, and sees the session ended.
     expect(await getUser(copy(), { clientIp: "203.0.113.7" })).toBeNull();
+  });
+
+  it("is forgotten by signing out, so what runs after it in the same request sees nobody signed in", async () => {
+    const { user } = await makeUser();
+    const cookie = await sessionCookie(user.id);
+    const copy = () => new Request("http://127.0.0.1/terms", { method: "POST", headers: { Cookie: cookie } });
+    const context = { clientIp: "203.0.113.8" };
+    expect((await getUser(copy(), context))?.id).toBe(user.id);
+    const answer = await signOut(copy(), context);
+    expect([answer.status, answer.headers.get("Location")]).toEqual([302, "/login"]);
+    expect(await getUser(copy(), context)).toBeNull();
   });
 });
