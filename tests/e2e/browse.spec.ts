@@ -441,6 +441,9 @@ test("image panel opens and closes by keyboard", { tag: "@core" }, async ({ page
   await signIn("panel");
   const id = await projectId(db, e2eProject);
   await page.goto(`/client/${id}`);
+  // With JavaScript the panel is the virtual grid's: the server's cards before it are plain links to the image page
+  // (a CI run on a busy machine pressed Enter on one before hydration, and went to the page).
+  if (hasJs(info)) await page.locator(".virtual-grid").waitFor();
   const view = page.getByRole("link", { name: "View E2E image" });
   // Past the header, the sidebar's searches and filters (capture date among them) and the project's links.
   await tabTo(page, view, 40);
