@@ -3,7 +3,7 @@ import { db } from "~/db/connection.server";
 import type { MemberRole } from "~/lib/account-schemas";
 import { InvalidError, NotFoundError } from "~/lib/errors";
 import { requireAdmin, type Actor } from "./actor";
-import { recordAudit } from "./audit.server";
+import { byActor, recordAudit } from "./audit.server";
 import { revokeUserSessions } from "./sessions.server";
 import { revokeUserTokens } from "./api-tokens.server";
 import { toPublicUser } from "./users.server";
@@ -57,7 +57,7 @@ async function requireUserRow(id: number) {
 }
 
 /** Adds, changes (a role) or removes (null) a user's membership of a project. */
-export async function setMembership(actor: Actor, userId: number, projectId: number, role: MemberRole | null, ip: string | null) {
+export async function setMembership(actor: Actor, userId: number, projectId: number, role: MemberRole | null) {
   requireAdmin(actor);
   await requireUserRow(userId);
   await write(async (trx) => {
@@ -72,20 +72,20 @@ export async function setMembership(actor: Actor, userId: number, projectId: num
         .onConflict((oc) => oc.columns(["project_id", "user_id"]).doUpdateSet({ role, sso_provider: null }))
         .execute();
     await recordAudit(
-      { action: "user.membership_changed", actorUserId: actor.id, subject: `user:${userId}`, ip, detail: { project: projectId, role } },
+      { action: "user.membership_changed", ...byActor(actor), subject: `user:${userId}`, detail: { project: projectId, role } },
       trx,
     );
   });
 }
 
 /** The global role. An admin cannot take it from themselves (the console would lock its last door behind them). */
-export async function setUserRole(actor: Actor, userId: number, role: "user" | "admin", ip: string | null) {
+export async function setUserRole(actor: Actor, userId: number, role: "user" | "admin") {
   requireAdmin(actor);
   await requireUserRow(userId);
   if (userId === actor.id && role !== "admin") throw new InvalidError("You cannot take the admin role from yourself.");
   await write(async (trx) => {
     await trx.updateTable("users").set({ role, updated_at: Date.now() }).where("id", "=", userId).execute();
-    await recordAudit({ action: "user.role_changed", actorUserId: actor.id, subject: `user:${userId}`, ip, detail: { role } }, trx);
+    await recordAudit({ action: "user.role_changed", ...byActor(actor), subject: `user:${userId}`, detail: { role } }, trx);
   });
 }
 
@@ -93,7 +93,7 @@ export async function setUserRole(actor: Actor, userId: number, role: "user" | "
  * Disables (every session and API token revoked in the same transaction, so open pages and scripts stop at once;
  * enabling again brings neither back) or enables an account.
  */
-export async function setUserStatus(actor: Actor, userId: number, status: "active" | "disabled", ip: string | null) {
+export async function setUserStatus(actor: Actor, userId: number, status: "active" | "disabled") {
   requireAdmin(actor);
   await requireUserRow(userId);
   if (userId === actor.id) throw new InvalidError("You cannot disable your own account.");
@@ -105,14 +105,14 @@ export async function setUserStatus(actor: Actor, userId: number, status: "activ
       await revokeUserTokens(userId, trx, now);
     }
     await recordAudit(
-      { action: status === "disabled" ? "user.disabled" : "user.enabled", actorUserId: actor.id, subject: `user:${userId}`, ip },
+      { action: status === "disabled" ? "user.disabled" : "user.enabled", ...byActor(actor), subject: `user:${userId}` },
       trx,
     );
   });
 }
 
 /** Removes a user's TOTP (a lost phone): the next sign-in by link needs no code until they enrol again. */
-export async function resetUserTotp(actor: Actor, userId: number, ip: string | null) {
+export async function resetUserTotp(actor: Actor, userId: number) {
   requireAdmin(actor);
   await requireUserRow(userId);
   await write(async (trx) => {
@@ -121,7 +121,7 @@ export async function resetUserTotp(actor: Actor, userId: number, ip: string | n
       .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null, updated_at: Date.now() })
       .where("id", "=", userId)
       .execute();
-    await recordAudit({ action: "user.totp_reset", actorUserId: actor.id, subject: `user:${userId}`, ip }, trx);
+    await recordAudit({ action: "user.totp_reset", ...byActor(actor), subject: `user:${userId}` }, trx);
   });
 }
 

@@ -6,7 +6,7 @@ import { config } from "~/config.server";
 import { NotFoundError } from "~/lib/errors";
 import { matchTotpStep, newTotpSecret } from "~/lib/totp.server";
 import type { Actor } from "./actor";
-import { recordAudit } from "./audit.server";
+import { byActor, recordAudit } from "./audit.server";
 import { revokeUserSessions } from "./sessions.server";
 import { requireWithinLimit } from "./rate-limits.server";
 import { NotOnListError, resolveChoices } from "./reference.server";
@@ -61,7 +61,7 @@ async function throttleSecretChecks(actor: Actor) {
 }
 
 /** Saves the profile form; a choice that is not on its list changes nothing (InvalidError with the field). */
-export async function updateProfile(actor: Actor, input: ProfileInput, ip: string | null) {
+export async function updateProfile(actor: Actor, input: ProfileInput) {
   const choices = await resolveChoices(input);
   if (choices.bad) throw new NotOnListError(choices.bad);
   await write(async (trx) => {
@@ -79,7 +79,7 @@ export async function updateProfile(actor: Actor, input: ProfileInput, ip: strin
       })
       .where("id", "=", actor.id)
       .execute();
-    await recordAudit({ action: "profile.updated", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
+    await recordAudit({ action: "profile.updated", ...byActor(actor), subject: `user:${actor.id}` }, trx);
   });
 }
 
@@ -87,13 +87,7 @@ export async function updateProfile(actor: Actor, input: ProfileInput, ip: strin
  * Sets a new password. With one already set, the current one must match (checked here, so no route can skip it).
  * The person's other sessions end: whoever knew the old password is out.
  */
-export async function changePassword(
-  actor: Actor,
-  current: string | undefined,
-  next: string,
-  currentSessionId: string | null,
-  ip: string | null,
-) {
+export async function changePassword(actor: Actor, current: string | undefined, next: string, currentSessionId: string | null) {
   const row = await db().selectFrom("users").select("password_hash").where("id", "=", actor.id).executeTakeFirstOrThrow();
   if (row.password_hash !== null) await throttleSecretChecks(actor);
   if (row.password_hash !== null && !(await verifyPassword(current ?? "", row.password_hash))) return false;
@@ -102,7 +96,7 @@ export async function changePassword(
     const now = Date.now();
     await trx.updateTable("users").set({ password_hash: hash, updated_at: now }).where("id", "=", actor.id).execute();
     await revokeUserSessions(actor.id, { except: currentSessionId }, trx);
-    await recordAudit({ action: "password.changed", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
+    await recordAudit({ action: "password.changed", ...byActor(actor), subject: `user:${actor.id}` }, trx);
   });
   return true;
 }
@@ -129,7 +123,7 @@ export async function pendingTotpSecret(actor: Actor): Promise<string | null> {
 }
 
 /** Confirms enrolment with a code of the waiting secret; the step is recorded, so the same code cannot sign in after. */
-export async function confirmTotp(actor: Actor, code: string, ip: string | null): Promise<boolean> {
+export async function confirmTotp(actor: Actor, code: string): Promise<boolean> {
   const row = await db()
     .selectFrom("users")
     .select(["totp_secret", "totp_pending_secret"])
@@ -148,13 +142,13 @@ export async function confirmTotp(actor: Actor, code: string, ip: string | null)
       .where("totp_pending_secret", "=", row.totp_pending_secret)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
-    await recordAudit({ action: "totp.enrolled", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
+    await recordAudit({ action: "totp.enrolled", ...byActor(actor), subject: `user:${actor.id}` }, trx);
     return true;
   });
 }
 
 /** Removes one's own TOTP, proven by a current code (a lost phone is the admin's reset instead). */
-export async function removeTotp(actor: Actor, code: string, ip: string | null): Promise<boolean> {
+export async function removeTotp(actor: Actor, code: string): Promise<boolean> {
   const row = await db().selectFrom("users").select(["totp_secret", "totp_last_step"]).where("id", "=", actor.id).executeTakeFirstOrThrow();
   if (!row.totp_secret) return false;
   await throttleSecretChecks(actor);
@@ -166,17 +160,17 @@ export async function removeTotp(actor: Actor, code: string, ip: string | null):
       .set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null, updated_at: Date.now() })
       .where("id", "=", actor.id)
       .execute();
-    await recordAudit({ action: "totp.removed", actorUserId: actor.id, subject: `user:${actor.id}`, ip }, trx);
+    await recordAudit({ action: "totp.removed", ...byActor(actor), subject: `user:${actor.id}` }, trx);
     return true;
   });
 }
 
 /** "Sign out other sessions": every session of the person but this one ends at once. */
-export async function signOutOtherSessions(actor: Actor, currentSessionId: string, ip: string | null): Promise<number> {
+export async function signOutOtherSessions(actor: Actor, currentSessionId: string): Promise<number> {
   return write(async (trx) => {
     const n = await revokeUserSessions(actor.id, { except: currentSessionId }, trx);
     await recordAudit(
-      { action: "sessions.signed_out_others", actorUserId: actor.id, subject: `user:${actor.id}`, ip, detail: { sessions: n } },
+      { action: "sessions.signed_out_others", ...byActor(actor), subject: `user:${actor.id}`, detail: { sessions: n } },
       trx,
     );
     return n;

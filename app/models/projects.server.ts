@@ -2,8 +2,8 @@ import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Project } from "~/db/schema";
 import { ConflictError, NotFoundError } from "~/lib/errors";
-import { recordedAs, requireAdmin, type Actor } from "./actor";
-import { recordAudit } from "./audit.server";
+import { requireAdmin, type Actor } from "./actor";
+import { byActor, recordAudit } from "./audit.server";
 import { queuePositionRemoval } from "./image-positions.server";
 import { requireManage, visibleProjectIds, type ProjectScope } from "./scope.server";
 import { isUniqueViolation, write } from "./write.server";
@@ -59,12 +59,7 @@ export async function addMember(projectId: number, userId: number, role: "viewer
  * keep their GPS positions (`keepGps` undefined: left as it is). Turning positions off forgets every one the project's
  * images hold, in the same write, and queues their removal from the originals' files.
  */
-export async function editProject(
-  scope: ProjectScope,
-  name: string,
-  settings?: { wsc: boolean; source: string; keepGps?: boolean },
-  ip: string | null = null,
-) {
+export async function editProject(scope: ProjectScope, name: string, settings?: { wsc: boolean; source: string; keepGps?: boolean }) {
   requireManage(scope);
   const trimmed = name.trim();
   try {
@@ -110,9 +105,8 @@ export async function editProject(
       await recordAudit(
         {
           action: "project.edited",
-          actorUserId: recordedAs(scope.actor),
+          ...byActor(scope.actor),
           subject: `project:${scope.project.id}`,
-          ip,
           detail: {
             name: trimmed,
             ...(settings ? { wsc: settings.wsc, source: settings.source || null, keepGps: settings.keepGps } : {}),
@@ -140,7 +134,7 @@ export async function allProjects(actor: Actor) {
 }
 
 /** Creates a project from the admin console (a name as a project edit takes it, unique in any case). */
-export async function adminCreateProject(actor: Actor, name: string, ip: string | null): Promise<number> {
+export async function adminCreateProject(actor: Actor, name: string): Promise<number> {
   requireAdmin(actor);
   const trimmed = name.trim();
   try {
@@ -157,10 +151,7 @@ export async function adminCreateProject(actor: Actor, name: string, ip: string 
         .values({ name: trimmed, wsc: 0, wsc_source: null, logo_key: null, created_at: now, updated_at: now })
         .returning("id")
         .executeTakeFirstOrThrow();
-      await recordAudit(
-        { action: "project.created", actorUserId: actor.id, subject: `project:${row.id}`, ip, detail: { name: trimmed } },
-        trx,
-      );
+      await recordAudit({ action: "project.created", ...byActor(actor), subject: `project:${row.id}`, detail: { name: trimmed } }, trx);
       return row.id;
     });
   } catch (err) {
@@ -185,7 +176,7 @@ export async function projectMembers(scope: ProjectScope) {
  * Points the project at a stored logo (or none) and returns the key it had, which the caller deletes when no
  * project uses it any more (keys are content hashes, so two projects may share one).
  */
-export async function setProjectLogo(actor: Actor, projectId: number, key: string | null, ip: string | null) {
+export async function setProjectLogo(actor: Actor, projectId: number, key: string | null) {
   requireAdmin(actor);
   return write(async (trx, touched) => {
     const before = await trx.selectFrom("projects").select("logo_key").where("id", "=", projectId).executeTakeFirst();
@@ -193,7 +184,7 @@ export async function setProjectLogo(actor: Actor, projectId: number, key: strin
     await trx.updateTable("projects").set({ logo_key: key }).where("id", "=", projectId).execute();
     touched.project(projectId);
     await recordAudit(
-      { action: "project.logo_changed", actorUserId: actor.id, subject: `project:${projectId}`, ip, detail: { removed: key === null } },
+      { action: "project.logo_changed", ...byActor(actor), subject: `project:${projectId}`, detail: { removed: key === null } },
       trx,
     );
     const stillUsed =

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError } from "~/lib/errors";
 import type { MemberRole, RegistrationInput } from "~/lib/account-schemas";
 import { mobileDigits } from "~/lib/account-schemas";
 import { requireAdmin, type Actor } from "./actor";
-import { recordAudit } from "./audit.server";
+import { byActor, recordAudit } from "./audit.server";
 import { resolveChoices } from "./reference.server";
 import { normaliseEmail } from "./users.server";
 import { isUniqueViolation, write } from "./write.server";
@@ -98,12 +98,7 @@ export async function pendingRegistration(actor: Actor, id: number): Promise<Reg
  * role per chosen project, marks the application, and records it, all in one transaction. A second approval of the
  * same application, or an address that got an account meanwhile, changes nothing.
  */
-export async function approveRegistration(
-  actor: Actor,
-  id: number,
-  memberships: { projectId: number; role: MemberRole }[],
-  ip: string | null,
-) {
+export async function approveRegistration(actor: Actor, id: number, memberships: { projectId: number; role: MemberRole }[]) {
   requireAdmin(actor);
   try {
     return await write(async (trx) => {
@@ -152,9 +147,8 @@ export async function approveRegistration(
       await recordAudit(
         {
           action: "registration.approved",
-          actorUserId: actor.id,
+          ...byActor(actor),
           subject: `user:${user.id}`,
-          ip,
           detail: { registration: id, projects: projectIds.join(",") },
         },
         trx,
@@ -168,7 +162,7 @@ export async function approveRegistration(
 }
 
 /** Rejects an application with an optional reason (e-mailed by the caller), recorded in the audit log. */
-export async function rejectRegistration(actor: Actor, id: number, reason: string | null, ip: string | null) {
+export async function rejectRegistration(actor: Actor, id: number, reason: string | null) {
   requireAdmin(actor);
   return write(async (trx) => {
     const reg = await trx
@@ -180,7 +174,7 @@ export async function rejectRegistration(actor: Actor, id: number, reason: strin
       .executeTakeFirst();
     if (!reg) throw new NotFoundError("Application not found");
     await recordAudit(
-      { action: "registration.rejected", actorUserId: actor.id, subject: `registration:${id}`, ip, detail: { reason: Boolean(reason) } },
+      { action: "registration.rejected", ...byActor(actor), subject: `registration:${id}`, detail: { reason: Boolean(reason) } },
       trx,
     );
     return reg;

@@ -5,7 +5,7 @@ import { escapeHtml } from "~/lib/html";
 import { log } from "~/lib/log.server";
 import type { Actor } from "~/models/actor";
 import { activeAdmins, linkRecipient } from "~/models/admin-users.server";
-import { recordAudit } from "~/models/audit.server";
+import { byActor, recordAudit } from "~/models/audit.server";
 import { hitRateLimit, requireWithinLimit } from "~/models/rate-limits.server";
 import { approveRegistration, countPendingRegistrations, rejectRegistration, submitRegistration } from "~/models/registrations.server";
 import { issueMagicLink, WELCOME_LINK_TTL_MS } from "~/models/sign-in-tokens.server";
@@ -65,15 +65,15 @@ export async function register(input: RegistrationInput, meta: RequestMeta): Pro
 }
 
 /** Approves, then e-mails the new user a sign-in link (valid 72 hours). */
-export async function approve(actor: Actor, id: number, memberships: { projectId: number; role: MemberRole }[], ip: string | null) {
-  const user = await approveRegistration(actor, id, memberships, ip);
+export async function approve(actor: Actor, id: number, memberships: { projectId: number; role: MemberRole }[]) {
+  const user = await approveRegistration(actor, id, memberships);
   await sendSignInLink(user, "Your Koala account is ready", "Your application was approved.");
   return user;
 }
 
 /** Rejects, then tells the applicant (with the reason, when one was given). */
-export async function reject(actor: Actor, id: number, reason: string | null, ip: string | null) {
-  const reg = await rejectRegistration(actor, id, reason, ip);
+export async function reject(actor: Actor, id: number, reason: string | null) {
+  const reg = await rejectRegistration(actor, id, reason);
   await sendMail({
     to: reg.email,
     subject: "Your Koala application",
@@ -82,10 +82,10 @@ export async function reject(actor: Actor, id: number, reason: string | null, ip
 }
 
 /** An admin's "Send sign-in link". */
-export async function adminSendLink(actor: Actor, userId: number, ip: string | null) {
+export async function adminSendLink(actor: Actor, userId: number) {
   const user = await linkRecipient(actor, userId);
   await sendSignInLink(user, "Your Koala sign-in link", "An administrator sent you a link to sign in.");
-  await recordAudit({ action: "user.link_sent", actorUserId: actor.id, subject: `user:${userId}`, ip });
+  await recordAudit({ action: "user.link_sent", ...byActor(actor), subject: `user:${userId}` });
 }
 
 async function sendSignInLink(user: { id: number; email: string; name: string }, subject: string, why: string) {

@@ -281,9 +281,9 @@ async function storeOriginal(key: string, buf: Buffer, hash: string, source?: { 
  * Gives a project a new logo (or none): stores it, points the project at it, and deletes the old file when no
  * project uses it any more (keys are content hashes, so two projects may share one).
  */
-export async function replaceProjectLogo(actor: Actor, projectId: number, file: Buffer | null, ip: string | null) {
+export async function replaceProjectLogo(actor: Actor, projectId: number, file: Buffer | null) {
   const key = file ? await storeLogo(file) : null;
-  const unused = await setProjectLogo(actor, projectId, key, ip);
+  const unused = await setProjectLogo(actor, projectId, key);
   if (unused && unused !== key) await storage().delete(unused);
 }
 

@@ -197,7 +197,10 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
     ]);
     expect((await stored("approve@example.com"))[0]).toMatchObject({ status: "approved", user_id: user.id, decided_by: admin.user.id });
     const audit = await db().selectFrom("audit_log").selectAll().where("action", "=", "registration.approved").execute();
-    expect(audit).toEqual([expect.objectContaining({ actor_user_id: admin.user.id, subject: `user:${user.id}` })]);
+    // The admin's address comes with their actor (the load context's), not as a separate argument a route could forget.
+    expect(audit).toEqual([
+      expect.objectContaining({ actor_user_id: admin.user.id, subject: `user:${user.id}`, ip: expect.stringMatching(/127\.0\.0\.1$/) }),
+    ]);
     const welcome = (await mailsTo("approve@example.com")).find((m) => m.subject === "Your Koala account is ready");
     const link = /\/auth\/[\w-]{20,}/.exec(welcome?.text ?? "")?.[0];
     expect(link).toBeTruthy();
@@ -370,6 +373,13 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
       status: "active",
       email: user.email,
     });
+    const audit = await db()
+      .selectFrom("audit_log")
+      .select(["subject", "ip"])
+      .where("action", "=", "profile.updated")
+      .where("actor_user_id", "=", user.id)
+      .execute();
+    expect(audit).toEqual([{ subject: `user:${user.id}`, ip: expect.stringMatching(/127\.0\.0\.1$/) }]);
   });
 
   it("ends a disabled user's sessions at once; enabling lets a new session in, never the old one", async () => {
@@ -556,7 +566,11 @@ describe.each(dialects)("accounts over HTTP (%s)", (dialect) => {
       ).status,
     ).toBe(302);
     const edited = await auditPage(admin.actor, { action: "project.edited" });
-    expect(edited.rows[0]).toMatchObject({ subject: `project:${projectB.id}`, email: admin.user.email });
+    expect(edited.rows[0]).toMatchObject({
+      subject: `project:${projectB.id}`,
+      email: admin.user.email,
+      ip: expect.stringMatching(/127\.0\.0\.1$/),
+    });
     expect(JSON.parse(edited.rows[0]!.detail)).toMatchObject({ wsc: true, source: "https://wsc.example/m.json" });
 
     // Ids past the 32-bit columns are no id at all: 404 on both dialects, never a database error.

@@ -618,9 +618,9 @@ describe.each(dialects)("public API /api/v1 (%s)", (dialect) => {
     const { secret } = await createToken(person.actor, { name: "Soon gone", write: false, projects: [project.id], days: 7 });
     expect((await as(secret, () => call("/projects"))).res.status).toBe(200);
     const admin = await makeUser("admin");
-    await setUserStatus(admin.actor, person.user.id, "disabled", null);
+    await setUserStatus(admin.actor, person.user.id, "disabled");
     expect((await as(secret, () => call("/projects"))).res.status).toBe(401);
-    await setUserStatus(admin.actor, person.user.id, "active", null);
+    await setUserStatus(admin.actor, person.user.id, "active");
     expect((await as(secret, () => call("/projects"))).res.status).toBe(401);
     await db().deleteFrom("project_members").where("user_id", "=", person.user.id).execute();
     const [row] = await myTokens(person.actor);

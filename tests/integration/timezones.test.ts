@@ -96,7 +96,7 @@ describe.each(dialects)("time zones by their current names (%s)", (dialect) => {
     const admin = await makeUser("admin");
     const project = await makeProject();
     const waiting = await application("sita@example.com", "Asia/Katmandu");
-    const user = await approveRegistration(admin.actor, waiting.id, [{ projectId: project.id, role: "viewer" }], null);
+    const user = await approveRegistration(admin.actor, waiting.id, [{ projectId: project.id, role: "viewer" }]);
     expect(await userZone(user.id)).toBe((await zone("Asia/Kathmandu"))!.id);
   });
 });

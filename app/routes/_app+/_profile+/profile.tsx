@@ -16,7 +16,7 @@ import { changePassword, profileOf, removeTotp, signOutOtherSessions, updateProf
 import { choiceOptions, NotOnListError } from "~/models/reference.server";
 import { liveSessions } from "~/models/sessions.server";
 import { config } from "~/config.server";
-import { currentSessionId, requestMeta, requireActor } from "~/sessions.server";
+import { currentSessionId, requireActor } from "~/sessions.server";
 import { DataTable } from "~/components/data-table";
 
 export const meta: MetaFunction = () => [{ title: "Profile Settings | Koala" }];
@@ -38,13 +38,12 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const actor = await requireActor(request, context);
   const form = await readForm(request);
   const intent = String(form.get("intent") ?? "") as Intent;
-  const { ip } = requestMeta(request, context);
 
   if (intent === "profile") {
     const submission = parseWithZod(form, { schema: ProfileSchema });
     if (submission.status !== "success") return refused(intent, submission.reply());
     try {
-      await updateProfile(actor, submission.value as ProfileInput, ip);
+      await updateProfile(actor, submission.value as ProfileInput);
     } catch (err) {
       if (!(err instanceof NotOnListError)) throw err;
       return refused(intent, submission.reply({ fieldErrors: { [err.field]: [err.message] } }));
@@ -58,7 +57,7 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
     const { current, password } = submission.value;
     if (await isCommonPassword(password))
       return refused(intent, submission.reply({ ...hide, fieldErrors: { password: [PASSWORD_MESSAGES.common] } }));
-    if (!(await changePassword(actor, current, password, await currentSessionId(request), ip)))
+    if (!(await changePassword(actor, current, password, await currentSessionId(request))))
       return refused(intent, submission.reply({ ...hide, fieldErrors: { current: [PASSWORD_MESSAGES.wrongCurrent] } }));
     return redirectWithToast(request, "/profile", {
       kind: "success",
@@ -69,14 +68,14 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   if (intent === "totp-remove") {
     const submission = parseWithZod(form, { schema: TotpCodeSchema });
     if (submission.status !== "success") return refused(intent, submission.reply(CODE_REPLY));
-    if (!(await removeTotp(actor, submission.value.code, ip)))
+    if (!(await removeTotp(actor, submission.value.code)))
       return refused(intent, submission.reply({ ...CODE_REPLY, fieldErrors: { code: ["Invalid credentials."] } }));
     return redirectWithToast(request, "/profile", { kind: "success", title: "Two-factor authentication removed" });
   }
   if (intent === "sessions") {
     const current = await currentSessionId(request);
     if (!current) throw new InvalidError("No session");
-    const n = await signOutOtherSessions(actor, current, ip);
+    const n = await signOutOtherSessions(actor, current);
     return redirectWithToast(request, "/profile", { kind: "success", title: `Signed out of ${n} other session${n === 1 ? "" : "s"}` });
   }
   throw new InvalidError("Unknown action");

@@ -11,7 +11,7 @@ import { CODE_REPLY } from "~/lib/schemas";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { otpauthUri } from "~/lib/totp.server";
 import { confirmTotp, pendingTotpSecret, profileOf } from "~/models/profile.server";
-import { requestMeta, requireActor } from "~/sessions.server";
+import { requireActor } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Set up two-factor authentication | Koala" }];
 
@@ -32,7 +32,7 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const actor = await requireActor(request, context);
   const submission = parseWithZod(await readForm(request), { schema: TotpCodeSchema });
   if (submission.status !== "success") return data({ result: submission.reply(CODE_REPLY) }, { status: 400 });
-  if (!(await confirmTotp(actor, submission.value.code, requestMeta(request, context).ip)))
+  if (!(await confirmTotp(actor, submission.value.code)))
     return data({ result: submission.reply({ ...CODE_REPLY, fieldErrors: { code: ["Invalid credentials."] } }) }, { status: 400 });
   return redirectWithToast(request, "/profile", { kind: "success", title: "Two-factor authentication is on" });
 });

@@ -9,7 +9,6 @@ import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { ProjectEditSchema } from "~/lib/schemas";
 import { editProject } from "~/models/projects.server";
 import { projectScopeOf } from "~/web/scopes.server";
-import { requestMeta } from "~/sessions.server";
 
 export const meta: MetaFunction = () => [{ title: "Edit project | Koala" }];
 
@@ -26,12 +25,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
     const { name, wsc, source, keepGps, keepGpsWas } = submission.value;
-    await editProject(
-      scope,
-      name,
-      { wsc, source, keepGps: keepGps === keepGpsWas ? undefined : keepGps },
-      requestMeta(request, context).ip,
-    );
+    await editProject(scope, name, { wsc, source, keepGps: keepGps === keepGpsWas ? undefined : keepGps });
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     return data({ result: submission.reply({ fieldErrors: { name: [err.message] } }) }, { status: 409 });

@@ -17,7 +17,6 @@ import { editProject, projectMembers } from "~/models/projects.server";
 import { projectScope } from "~/models/scope.server";
 import { findUserByEmail } from "~/models/users.server";
 import { replaceProjectLogo } from "~/services/image-files.server";
-import { requestMeta } from "~/sessions.server";
 
 /** One project: rename, WSC flag and source (the managers' edit form), logo, members and their roles. */
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
@@ -34,7 +33,6 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const scope = await projectScope(actor, params.id);
   const id = scope.project.id;
   const form = await readForm(request);
-  const { ip } = requestMeta(request, context);
   const back = (title: string) => redirectWithToast(request, `/admin/projects/${id}`, { kind: "success", title });
   if (form.get("intent") !== null) {
     const v = parseConsoleForm(AdminProjectActionSchema, form);
@@ -42,7 +40,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
       case "logo": {
         if (!v.logo || v.logo.size === 0) return refused("logo", formError("Please choose an image file."));
         try {
-          await replaceProjectLogo(actor, id, Buffer.from(await v.logo.arrayBuffer()), ip);
+          await replaceProjectLogo(actor, id, Buffer.from(await v.logo.arrayBuffer()));
         } catch (err) {
           if (err instanceof HttpError) return refused("logo", formError(err.message), err.status);
           throw err;
@@ -50,18 +48,18 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
         return back("Logo saved");
       }
       case "logo-remove":
-        await replaceProjectLogo(actor, id, null, ip);
+        await replaceProjectLogo(actor, id, null);
         return back("Logo removed");
       case "member-add": {
         const user = await findUserByEmail(v.email);
         if (!user) return refused("member-add", formError("There is no user with this e-mail address."));
-        await setMembership(actor, user.id, id, v.role, ip);
+        await setMembership(actor, user.id, id, v.role);
         return back("Member added");
       }
       case "member": {
         const userId = parseId(v.user);
         if (userId === null) throw new NotFoundError("User not found");
-        await setMembership(actor, userId, id, v.remove ? null : memberRoleOf(v.role), ip);
+        await setMembership(actor, userId, id, v.remove ? null : memberRoleOf(v.role));
         return back(v.remove ? "Member removed" : "Role saved");
       }
     }
@@ -71,7 +69,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   if (submission.status !== "success") return refused("edit", submission.reply());
   try {
     const { name, wsc, source, keepGps, keepGpsWas } = submission.value;
-    await editProject(scope, name, { wsc, source, keepGps: keepGps === keepGpsWas ? undefined : keepGps }, ip);
+    await editProject(scope, name, { wsc, source, keepGps: keepGps === keepGpsWas ? undefined : keepGps });
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;
     return refused("edit", submission.reply({ fieldErrors: { name: [err.message] } }), 409);

@@ -9,7 +9,6 @@ import { ConflictError } from "~/lib/errors";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { ProjectNameSchema } from "~/lib/schemas";
 import { adminCreateProject, allProjects } from "~/models/projects.server";
-import { requestMeta } from "~/sessions.server";
 import { DataTable } from "~/components/data-table";
 
 /** Projects: every project with its number of members, and Create. */
@@ -23,7 +22,7 @@ export const action = page(async ({ request, context }: ActionFunctionArgs) => {
   const submission = parseWithZod(await readForm(request), { schema: ProjectNameSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
-    const id = await adminCreateProject(actor, submission.value.name, requestMeta(request, context).ip);
+    const id = await adminCreateProject(actor, submission.value.name);
     return redirectWithToast(request, `/admin/projects/${id}`, { kind: "success", title: "Project created" });
   } catch (err) {
     if (!(err instanceof ConflictError)) throw err;

@@ -13,7 +13,6 @@ import { listProjects } from "~/models/projects.server";
 import { offsetLabel, referenceLists } from "~/models/reference.server";
 import { pendingRegistration } from "~/models/registrations.server";
 import { approve, reject } from "~/services/accounts.server";
-import { requestMeta } from "~/sessions.server";
 import { DataTable } from "~/components/data-table";
 import { currentZoneName } from "~/db/reference-data";
 
@@ -44,11 +43,10 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const actor = await adminActor(request, context);
   const id = registrationId(params.id);
   const form = await readForm(request);
-  const { ip } = requestMeta(request, context);
   if (form.get("intent") === "approve") {
     const memberships = membershipsOf(form);
     if (memberships.length === 0) return refused("approve", formError(APPROVE_MESSAGES.none));
-    const user = await approve(actor, id, memberships, ip);
+    const user = await approve(actor, id, memberships);
     return redirectWithToast(request, "/admin", {
       kind: "success",
       title: `${user.email} approved`,
@@ -58,7 +56,7 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   if (form.get("intent") === "reject") {
     const parsed = parseWithZod(form, { schema: RejectSchema });
     if (parsed.status !== "success") return refused("reject", formError(parsed.error?.reason?.[0] ?? "Data format error"));
-    await reject(actor, id, parsed.value.reason || null, ip);
+    await reject(actor, id, parsed.value.reason || null);
     return redirectWithToast(request, "/admin", { kind: "success", title: "Application rejected" });
   }
   throw new NotFoundError("Page not found");

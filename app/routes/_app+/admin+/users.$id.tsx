@@ -10,7 +10,6 @@ import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { resetUserTotp, setMembership, setUserRole, setUserStatus, userDetail } from "~/models/admin-users.server";
 import { listProjects } from "~/models/projects.server";
 import { adminSendLink } from "~/services/accounts.server";
-import { requestMeta } from "~/sessions.server";
 
 const userId = (raw: string | undefined) => {
   const id = parseId(raw);
@@ -29,30 +28,29 @@ export const action = page(async ({ request, params, context }: ActionFunctionAr
   const actor = await adminActor(request, context);
   const id = userId(params.id);
   const v = parseConsoleForm(AdminUserActionSchema, await readForm(request));
-  const { ip } = requestMeta(request, context);
   const back = (title: string) => redirectWithToast(request, `/admin/users/${id}`, { kind: "success", title });
   switch (v.intent) {
     case "membership": {
       const projectId = parseId(v.project);
       if (projectId === null) throw new NotFoundError("Project not found");
       const role = v.remove ? null : memberRoleOf(v.role);
-      await setMembership(actor, id, projectId, role, ip);
+      await setMembership(actor, id, projectId, role);
       return back(role ? "Membership saved" : "Membership removed");
     }
     case "role":
-      await setUserRole(actor, id, v.role, ip);
+      await setUserRole(actor, id, v.role);
       return back("Role saved");
     case "disable":
-      await setUserStatus(actor, id, "disabled", ip);
+      await setUserStatus(actor, id, "disabled");
       return back("User disabled; their sessions have ended");
     case "enable":
-      await setUserStatus(actor, id, "active", ip);
+      await setUserStatus(actor, id, "active");
       return back("User enabled");
     case "reset-totp":
-      await resetUserTotp(actor, id, ip);
+      await resetUserTotp(actor, id);
       return back("Two-factor authentication reset");
     case "send-link":
-      await adminSendLink(actor, id, ip);
+      await adminSendLink(actor, id);
       return back("Sign-in link sent");
   }
 });
