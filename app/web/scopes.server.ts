@@ -1,5 +1,5 @@
 import type { NotFoundError } from "~/lib/errors";
-import { boardScope, projectScope, requireEdit, requireManage, withFilter, type MemberScope } from "~/models/scope.server";
+import { boardScope, imageScope, projectScope, requireEdit, requireManage, withFilter, type MemberScope } from "~/models/scope.server";
 import { withSmartTags } from "~/services/smart-search.server";
 import { requireActor, type RequestContext } from "~/sessions.server";
 
@@ -44,4 +44,10 @@ export async function boardScopeOf(
   opts: ScopeOptions = {},
 ) {
   return finish(await boardScope(await requireActor(request, context), params.boardID, params.clientID), request, opts);
+}
+
+/** The image of `id` with its project's scope (a role short of `need` as above). */
+export async function imageScopeOf({ request, context }: ScopeRequest, id: string | undefined, opts: Pick<ScopeOptions, "need"> = {}) {
+  const { scope, image } = await imageScope(await requireActor(request, context), id);
+  return { scope: await finish(scope, request, opts), image };
 }

@@ -14,19 +14,12 @@ import { log } from "~/lib/log.server";
 import { thumbUrl } from "~/web/media-links.server";
 import { assignableAttribute, assignableAttributes, assignAttribute, NotAssignable } from "~/models/attributes.server";
 import { imageAttributes } from "~/models/images.server";
-import { imageScope, requireEdit } from "~/models/scope.server";
-import { requireActor, type RequestContext } from "~/sessions.server";
+import { imageScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Assign attribute | Koala" }];
 
-/** The image of the URL, for an editor of its project (viewers and strangers: the same 404). */
-async function editable(request: Request, context: RequestContext, id: string | undefined) {
-  const { scope, image } = await imageScope(await requireActor(request, context), id);
-  return { scope: requireEdit(scope), image };
-}
-
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const { scope, image } = await editable(request, context, params.id);
+  const { scope, image } = await imageScopeOf({ request, context }, params.id, { need: "write" });
   return {
     image: { id: image.id, title: image.title, thumb: thumbUrl(image.id, image.thumb_key) },
     projectId: scope.project.id,
@@ -38,7 +31,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
 
 /** Assign: a value of a user attribute on the image; one already there stays unless Replace is ticked. */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const { scope, image } = await editable(request, context, params.id);
+  const { scope, image } = await imageScopeOf({ request, context }, params.id, { need: "write" });
   const submission = parseWithZod(await readForm(request), { schema: AssignAttributeSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   const { attribute, value, replace } = submission.value;

@@ -10,17 +10,16 @@ import { log } from "~/lib/log.server";
 import { REMOVE_WORD, typedConfirmation } from "~/lib/schemas";
 import { removeAttributeValue } from "~/models/attributes.server";
 import { imageAttributes } from "~/models/images.server";
-import { imageScope, parseId, requireEdit } from "~/models/scope.server";
-import { requireActor, type RequestContext } from "~/sessions.server";
+import { parseId } from "~/models/scope.server";
+import { imageScopeOf, type ScopeRequest } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Remove attribute | Koala" }];
 
 const Schema = typedConfirmation(REMOVE_WORD, ATTRIBUTE_MESSAGES.removeConfirm);
 
 /** The image's value of a user attribute, for an editor of its project; anything else is not found. */
-async function target(request: Request, context: RequestContext, params: { id?: string; attributeId?: string }) {
-  const { scope, image } = await imageScope(await requireActor(request, context), params.id);
-  requireEdit(scope);
+async function target(req: ScopeRequest, params: { id?: string; attributeId?: string }) {
+  const { scope, image } = await imageScopeOf(req, params.id, { need: "write" });
   const attributeId = parseId(params.attributeId);
   const value = (await imageAttributes(image.id)).find((v) => v.attributeId === attributeId && v.type === 3);
   if (!value) throw new NotFoundError("Attribute not found");
@@ -28,13 +27,13 @@ async function target(request: Request, context: RequestContext, params: { id?: 
 }
 
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const { image, value } = await target(request, context, params);
+  const { image, value } = await target({ request, context }, params);
   return { image: { id: image.id, title: image.title }, value };
 });
 
 /** The typed REMOVE takes the value off the image: 'Attribute Removed', or 'Attribute could not be removed.'. */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const { scope, image, value } = await target(request, context, params);
+  const { scope, image, value } = await target({ request, context }, params);
   const submission = parseWithZod(await readForm(request), { schema: Schema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   let removed = false;

@@ -10,22 +10,16 @@ import { log } from "~/lib/log.server";
 import { thumbUrl } from "~/web/media-links.server";
 import { safeRedirect } from "~/lib/redirect";
 import { boardsOfProject, pinImage } from "~/models/boards.server";
-import { imageScope, requireEdit } from "~/models/scope.server";
-import { requireActor, type RequestContext } from "~/sessions.server";
+import { imageScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Pin to a board | Koala" }];
-
-async function pinnable(request: Request, context: RequestContext, id: string | undefined) {
-  const { scope, image } = await imageScope(await requireActor(request, context), id);
-  return { scope: requireEdit(scope), image };
-}
 
 /**
  * Pin to a board (the card menu): the project's boards, client-level boards left out (spec), each a button.
  * 'No Boards' when there is none to pin to.
  */
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const { scope, image } = await pinnable(request, context, params.id);
+  const { scope, image } = await imageScopeOf({ request, context }, params.id, { need: "write" });
   const back = safeRedirect(new URL(request.url).searchParams.get("from"), `/client/${scope.project.id}`);
   return {
     image: { id: image.id, title: image.title, thumb: thumbUrl(image.id, image.thumb_key) },
@@ -39,7 +33,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
 const PinForm = z.object({ board: z.string().min(1).max(64), back: z.string().max(2000).optional() });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const { scope, image } = await pinnable(request, context, params.id);
+  const { scope, image } = await imageScopeOf({ request, context }, params.id, { need: "write" });
   const parsed = PinForm.safeParse(Object.fromEntries(await readForm(request)));
   const back = safeRedirect(parsed.success ? parsed.data.back : null, `/client/${scope.project.id}`);
   if (!parsed.success)

@@ -15,9 +15,9 @@ import { machineMayWrite } from "~/models/image-ocr.server";
 import { getImageDetail } from "~/models/images.server";
 import { isOnBoard } from "~/models/boards.server";
 import { imageReviews } from "~/models/share-reviews.server";
-import { boardScope, imageScope, requireEdit, type ProjectScope } from "~/models/scope.server";
+import { boardScope, type ProjectScope } from "~/models/scope.server";
 import { saveImageEdit } from "~/services/ingest.server";
-import { requireActor } from "~/sessions.server";
+import { imageScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.image.title || "Image"} | Koala` }];
 
@@ -37,7 +37,7 @@ async function boardOf(scope: ProjectScope, boardId: string, imageId: number) {
 }
 
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const { scope, image } = await imageScope(await requireActor(request, context), params.id);
+  const { scope, image } = await imageScopeOf({ request, context }, params.id);
   const query = Query.parse(Object.fromEntries(new URL(request.url).searchParams));
   const detail = await getImageDetail(scope, image);
   const canEdit = scope.can.edit;
@@ -62,8 +62,7 @@ export const loader = page(async ({ request, params, context }: LoaderFunctionAr
  * and the typed values kept, nothing saved yet.
  */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const { scope, image } = await imageScope(await requireActor(request, context), params.id);
-  requireEdit(scope);
+  const { scope, image } = await imageScopeOf({ request, context }, params.id, { need: "write" });
   const formData = await readForm(request);
   const submission = parseWithZod(formData, { schema: ImageEditSchema });
   const version = Number(formData.get("version")) || undefined;

@@ -9,27 +9,20 @@ import { page, readForm, redirectWithToast } from "~/web/http.server";
 import { log } from "~/lib/log.server";
 import { thumbUrl } from "~/web/media-links.server";
 import { DeleteImageSchema } from "~/lib/schemas";
-import { imageScope, requireEdit } from "~/models/scope.server";
 import { removeImage } from "~/services/ingest.server";
-import { requireActor, type RequestContext } from "~/sessions.server";
+import { imageScopeOf } from "~/web/scopes.server";
 
 export const meta: MetaFunction = () => [{ title: "Delete image | Koala" }];
 
 /** Deleting an image from its project: two confirmations, the second typing DELETE. Forms, so no JavaScript is needed. */
-/** The image, when the actor may delete it; a viewer or a stranger gets the same 404. */
-async function deletable(request: Request, context: RequestContext, id: string | undefined) {
-  const { scope, image } = await imageScope(await requireActor(request, context), id);
-  return { scope: requireEdit(scope), image };
-}
-
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
-  const { image } = await deletable(request, context, params.id);
+  const { image } = await imageScopeOf({ request, context }, params.id, { need: "write" });
   const step = new URL(request.url).searchParams.get("step") === "2" ? 2 : 1;
   return { image: { id: image.id, title: image.title, thumb: thumbUrl(image.id, image.thumb_key) }, step };
 });
 
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const { scope, image } = await deletable(request, context, params.id);
+  const { scope, image } = await imageScopeOf({ request, context }, params.id, { need: "write" });
   const submission = parseWithZod(await readForm(request), { schema: DeleteImageSchema });
   if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {

@@ -1,9 +1,8 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { ConflictError } from "~/lib/errors";
 import { requestOcr } from "~/models/image-ocr.server";
-import { imageScope } from "~/models/scope.server";
 import { page, readForm, redirectWithToast } from "~/web/http.server";
-import { requireActor } from "~/sessions.server";
+import { imageScopeOf } from "~/web/scopes.server";
 
 /** Only a form posts here. */
 export const loader = ({ params }: { params: { id?: string } }) => redirect(`/image/${encodeURIComponent(params.id ?? "")}`);
@@ -13,7 +12,7 @@ export const loader = ({ params }: { params: { id?: string } }) => redirect(`/im
  * which must be empty or the machine's; a person's text stays (the toast says why).
  */
 export const action = page(async ({ request, params, context }: ActionFunctionArgs) => {
-  const { scope, image } = await imageScope(await requireActor(request, context), params.id);
+  const { scope, image } = await imageScopeOf({ request, context }, params.id);
   await readForm(request);
   try {
     await requestOcr(scope, image);
