@@ -1,3 +1,5 @@
+import { useState } from "react";
+import { useHydrated } from "remix-utils/use-hydrated";
 import { Icon } from "./icons";
 import { useMenu } from "./menu";
 
@@ -7,6 +9,9 @@ export type CardContext = { kind: "project" } | { kind: "board"; boardId: string
 /**
  * A card's side menu: a <details> disclosure (keyboard-operable, no JavaScript needed). Items that write post
  * through the grid's form with their own formAction (a form cannot hold another form).
+ * In the browser the items are made when the menu is first opened: a summary's click (Enter and Space are clicks
+ * too) renders them before the browser opens it. Rows of cards mount as the virtual grid scrolls, and the items were
+ * a third of each card's elements (bench P8b). The server's cards, for pages without JavaScript, hold them all.
  */
 export function CardMenu({
   id,
@@ -24,38 +29,42 @@ export function CardMenu({
   viewHref: string;
 }) {
   const menu = useMenu();
+  const hydrated = useHydrated();
+  const [opened, setOpened] = useState(false);
   return (
     <details className="card-menu" ref={menu}>
-      <summary aria-label={`Actions for ${title}`} title="Actions">
+      <summary aria-label={`Actions for ${title}`} title="Actions" onClick={opened ? undefined : () => setOpened(true)}>
         <Icon name="dots" />
       </summary>
-      <ul className="menu-panel">
-        {canEdit ? (
-          <li>
-            <a href={`/image/${id}/pin?from=${encodeURIComponent(from)}`}>Pin to a board</a>
-          </li>
-        ) : null}
-        {canEdit && context.kind === "project" ? (
-          <li>
-            <a href={`/image/${id}/delete`}>Delete</a>
-          </li>
-        ) : null}
-        {canEdit && context.kind === "board" ? (
-          <>
+      {hydrated && !opened ? null : (
+        <ul className="menu-panel">
+          {canEdit ? (
             <li>
-              <a href={`${context.path}/remove/${id}`}>Remove</a>
+              <a href={`/image/${id}/pin?from=${encodeURIComponent(from)}`}>Pin to a board</a>
             </li>
+          ) : null}
+          {canEdit && context.kind === "project" ? (
             <li>
-              <button type="submit" formAction={`${context.path}/cover`} formMethod="post" name="imageId" value={id}>
-                Set as cover
-              </button>
+              <a href={`/image/${id}/delete`}>Delete</a>
             </li>
-          </>
-        ) : null}
-        <li>
-          <a href={viewHref}>View</a>
-        </li>
-      </ul>
+          ) : null}
+          {canEdit && context.kind === "board" ? (
+            <>
+              <li>
+                <a href={`${context.path}/remove/${id}`}>Remove</a>
+              </li>
+              <li>
+                <button type="submit" formAction={`${context.path}/cover`} formMethod="post" name="imageId" value={id}>
+                  Set as cover
+                </button>
+              </li>
+            </>
+          ) : null}
+          <li>
+            <a href={viewHref}>View</a>
+          </li>
+        </ul>
+      )}
     </details>
   );
 }

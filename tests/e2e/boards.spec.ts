@@ -341,6 +341,30 @@ test("keyboard only: select, open the bulk menu and reach an action", async ({ p
   await expect(toast(page)).toContainText("Keywords added to 3 images");
 });
 
+test("a card's menu by keyboard: Enter on its summary opens it, Tab reaches Pin to a board, Enter follows it", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("look");
+  const w = await workshop(db, "look", info);
+  await page.goto(`/client/${w.id}`);
+  // With JavaScript the menu's items are made when it is first opened (card-menu.tsx): the virtual grid's cards.
+  if (hasJs(info)) await page.locator(".virtual-grid").waitFor();
+  const card = page.getByRole("article").first();
+  const summary = card.getByLabel(/^Actions for /);
+  const pin = card.getByRole("link", { name: "Pin to a board" });
+  await tabTo(page, summary, 60);
+  await expect(pin).toBeHidden();
+  if (hasJs(info)) await expect(card.locator(".menu-panel")).toHaveCount(0);
+  await page.keyboard.press("Enter");
+  await expect(pin).toBeVisible();
+  await page.keyboard.press("Tab");
+  await expect(pin).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "Pin to a board" })).toBeVisible();
+});
+
 test(
   "every menu closes with Escape and with a click elsewhere, and the bulk menu 2 s after the mouse leaves it",
   { tag: "@js-only" },
