@@ -7,6 +7,7 @@ import { StaticCards } from "./static-cards";
 import { FreshnessCheck } from "./freshness-check";
 import { IMAGES_TARGET } from "./skip-links";
 import { VirtualGrid } from "./virtual-grid";
+import { NoteFocusOnLeave, useFocusHandoff } from "./focus-handoff";
 import type { BulkItem } from "~/lib/bulk-ops";
 
 export interface SelectionData {
@@ -173,6 +174,7 @@ export function ImageGrid({
   marks?: Record<number, string | null>;
 }) {
   const hydrated = useHydrated();
+  const focusSpot = useFocusHandoff(hydrated, IMAGES_TARGET);
   const { cards, total, pos } = data;
   const live = useBackgroundSelection(data.selection, scopeQuery);
   const [virtualShown, setVirtualShown] = useState<number | null>(null);
@@ -187,24 +189,8 @@ export function ImageGrid({
   const navigation = useNavigation();
   const waiting = navigation.state === "submitting" && navigation.formAction?.split("?")[0] === basePath.split("?")[0];
 
-  // 'Skip to images' lands here, just before the first card (past the toolbar: without JavaScript its bulk
-  // actions are a row of buttons).
-  const cardsList = hydrated ? (
-    <VirtualGrid
-      key={data.version}
-      pagesUrl={pagesUrl}
-      links={links}
-      marks={marks}
-      total={total}
-      first={cards}
-      startAt={pos}
-      from={from}
-      selection={live ? { isSelected: live.isSelected, toggle: live.toggle } : null}
-      onOpen={onOpen}
-      cardsIn={cardsIn}
-      onPosition={setVirtualShown}
-    />
-  ) : links ? (
+  // The server's cards (one keyset page), until the virtual grid takes their place.
+  const serverCards = hydrated ? null : links ? (
     // A shared board's page: its own URLs and marks, and a whole-page cache of its own (shared-page-cache.server.ts).
     <ul className="image-grid" aria-label="Images">
       {cards.map((card) => (
@@ -225,9 +211,28 @@ export function ImageGrid({
   ) : (
     <StaticCards cards={cards} from={from} cardsIn={cardsIn} isSelected={live ? live.isSelected : null} />
   );
+  // 'Skip to images' lands here, just before the first card (past the toolbar: without JavaScript its bulk
+  // actions are a row of buttons).
   const grid = (
     <div id={IMAGES_TARGET} tabIndex={-1} className="skip-target">
-      {cardsList}
+      {hydrated ? (
+        <VirtualGrid
+          key={data.version}
+          pagesUrl={pagesUrl}
+          links={links}
+          marks={marks}
+          total={total}
+          first={cards}
+          startAt={pos}
+          from={from}
+          selection={live ? { isSelected: live.isSelected, toggle: live.toggle } : null}
+          onOpen={onOpen}
+          cardsIn={cardsIn}
+          onPosition={setVirtualShown}
+        />
+      ) : (
+        <NoteFocusOnLeave spot={focusSpot}>{serverCards}</NoteFocusOnLeave>
+      )}
     </div>
   );
 

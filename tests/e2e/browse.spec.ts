@@ -467,6 +467,44 @@ test("image panel opens and closes by keyboard", { tag: "@core" }, async ({ page
   }
 });
 
+test("keyboard: a card focused before the page's script ran keeps the focus when the virtual grid takes the server's cards' place", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("handoff");
+  const id = await projectId(db, e2eProject);
+  // With JavaScript, the scripts are held back until a card has the focus (a slow machine or network), then let through.
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  if (hasJs(info))
+    await page.route("**/assets/**/*.js", async (route) => {
+      await released;
+      await route.continue();
+    });
+  const view = page.getByRole("link", { name: "View E2E image" });
+  try {
+    await page.goto(`/client/${id}`, { waitUntil: "commit" });
+    await expect(view).toBeVisible();
+    await tabTo(page, view, 40);
+    // Still the server's cards.
+    await expect(page.locator(".virtual-grid")).toHaveCount(0);
+  } finally {
+    release();
+  }
+  if (hasJs(info)) {
+    await page.locator(".virtual-grid").waitFor();
+    // The same card's View link, now one of the virtual grid's (the server's was removed with its list).
+    await expect(page.locator(".virtual-grid").getByRole("link", { name: "View E2E image" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("dialog", { name: "E2E image" })).toBeVisible();
+  } else {
+    await expect(view).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("heading", { name: "E2E image" })).toBeVisible();
+  }
+});
+
 test("unknown and foreign ids answer 404 with the spec's messages", async ({ page, signIn, db }, info) => {
   await signIn("notfound");
   const board = await db.selectFrom("boards").select(["id", "project_id"]).where("title", "=", "Secret board").executeTakeFirstOrThrow();

@@ -30,6 +30,7 @@ export const SCENARIOS = {
   paging: { totp: true },
   select: { totp: true },
   panel: { totp: true },
+  handoff: { totp: false },
   notfound: { totp: true },
   fresh: { totp: true },
   outsider: { totp: true },
