@@ -10,7 +10,8 @@ export type CardContext = { kind: "project" } | { kind: "board"; boardId: string
  * A card's side menu: a <details> disclosure (keyboard-operable, no JavaScript needed). Items that write post
  * through the grid's form with their own formAction (a form cannot hold another form).
  * In the browser the items are made when the menu is first opened: a summary's click (Enter and Space are clicks
- * too) renders them before the browser opens it. Rows of cards mount as the virtual grid scrolls, and the items were
+ * too) renders them before the browser opens it; a menu opened otherwise (an assistive technology's expand) makes
+ * them as it opens. Rows of cards mount as the virtual grid scrolls, and the items were
  * a third of each card's elements (bench P8b). The server's cards, for pages without JavaScript, hold them all.
  */
 export function CardMenu({
@@ -32,7 +33,7 @@ export function CardMenu({
   const hydrated = useHydrated();
   const [opened, setOpened] = useState(false);
   return (
-    <details className="card-menu" ref={menu}>
+    <details className="card-menu" ref={menu} onToggle={opened ? undefined : (e) => e.currentTarget.open && setOpened(true)}>
       <summary aria-label={`Actions for ${title}`} title="Actions" onClick={opened ? undefined : () => setOpened(true)}>
         <Icon name="dots" />
       </summary>

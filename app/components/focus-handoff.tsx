@@ -23,12 +23,15 @@ function focusSpot(): FocusSpot | null {
   return { imageId: Number(card.dataset.imageId), control };
 }
 
+/** A layout effect in the browser; nothing to do (and React's warning avoided) on the server. */
+const useBrowserLayoutEffect = typeof document === "undefined" ? useEffect : useLayoutEffect;
+
 /**
- * Wraps the server's list of cards: as it leaves (its cleanup runs before React removes its elements), where the focus
- * was in it is noted in `spot`.
+ * Wraps the server's list of cards: as it leaves, where the focus was in it is noted in `spot`. A layout effect's
+ * cleanup: it runs before React removes the list's elements (a passive one would run after, the focus already gone).
  */
 export function NoteFocusOnLeave({ spot, children }: { spot: RefObject<FocusSpot | null>; children: ReactNode }) {
-  useLayoutEffect(
+  useBrowserLayoutEffect(
     () => () => {
       (spot as { current: FocusSpot | null }).current = focusSpot();
     },
@@ -37,12 +40,15 @@ export function NoteFocusOnLeave({ spot, children }: { spot: RefObject<FocusSpot
   return children;
 }
 
-/** Frames to wait for the virtual grid to render the card (it lays its rows out after measuring the page). */
-const FRAMES = 30;
+/**
+ * How long to wait for the virtual grid to show the card: it lays its rows out after measuring the page, and a page
+ * opened deep in the grid fetches its cards first (on the slow network this is for, a while).
+ */
+const WAIT_MS = 5_000;
 
 /**
  * Once `active` (the virtual grid is shown), focuses the noted control of the noted card in `root`, or `root` itself
- * when the card is not shown within FRAMES frames. Nothing is done if the person has put the focus somewhere meanwhile.
+ * when the card is not shown within WAIT_MS. Nothing is done if the person has put the focus somewhere meanwhile.
  */
 export function useFocusHandoff(active: boolean, rootId: string) {
   const spot = useRef<FocusSpot | null>(null);
@@ -50,17 +56,18 @@ export function useFocusHandoff(active: boolean, rootId: string) {
     const noted = spot.current;
     if (!active || !noted) return;
     spot.current = null;
-    let frame = 0;
+    const until = performance.now() + WAIT_MS;
     let request = 0;
+    // From the next frame on: the grid's first rows are laid out by then.
     const attempt = () => {
       if (document.activeElement && document.activeElement !== document.body) return;
       const root = document.getElementById(rootId);
       const target = root?.querySelector<HTMLElement>(`article[data-image-id="${noted.imageId}"] ${noted.control}`);
       if (target) target.focus();
-      else if (++frame < FRAMES) request = requestAnimationFrame(attempt);
+      else if (performance.now() < until) request = requestAnimationFrame(attempt);
       else root?.focus();
     };
-    attempt();
+    request = requestAnimationFrame(attempt);
     return () => cancelAnimationFrame(request);
   }, [active, rootId]);
   return spot;

@@ -41,7 +41,9 @@ interface Props {
  */
 export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, from, selection, onOpen, onPosition, cardsIn }: Props) {
   const container = useRef<HTMLDivElement>(null);
-  const [layout, setLayout] = useState({ columns: 4, rowHeight: 240, offset: 0 });
+  // Rendered in the browser only: the columns are right from the first render, so no card moves to another row (and
+  // loses the focus the grid's hand-over gave it, focus-handoff.tsx) when the layout is measured.
+  const [layout, setLayout] = useState(() => ({ columns: columnsFor(window.innerWidth), rowHeight: 240, offset: 0 }));
   const pages = useRef(new Map<number, { cards: CardData[]; next: string | null }>());
   const pending = useRef(new Set<number>());
   const [, setVersion] = useState(0);

@@ -341,13 +341,21 @@ test("keyboard only: select, open the bulk menu and reach an action", async ({ p
   await expect(toast(page)).toContainText("Keywords added to 3 images");
 });
 
-test("a card's menu by keyboard: Enter on its summary opens it, Tab reaches Pin to a board, Enter follows it", async ({
+test("a card's menu by keyboard: Space opens a board card's, with Remove and Set as cover; Enter opens a project card's, Tab reaches Pin to a board, Enter follows it", async ({
   page,
   signIn,
   db,
 }, info) => {
   await signIn("look");
   const w = await workshop(db, "look", info);
+  await page.goto(w.path("Alpha"));
+  if (hasJs(info)) await page.locator(".virtual-grid").waitFor();
+  const onBoard = page.getByRole("article").first();
+  await tabTo(page, onBoard.getByLabel(/^Actions for /), 60);
+  await page.keyboard.press("Space");
+  await expect(onBoard.getByRole("link", { name: "Remove" })).toBeVisible();
+  await expect(onBoard.getByRole("button", { name: "Set as cover" })).toBeVisible();
+
   await page.goto(`/client/${w.id}`);
   // With JavaScript the menu's items are made when it is first opened (card-menu.tsx): the virtual grid's cards.
   if (hasJs(info)) await page.locator(".virtual-grid").waitFor();

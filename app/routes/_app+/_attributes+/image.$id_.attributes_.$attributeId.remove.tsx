@@ -17,7 +17,7 @@ export const meta: MetaFunction = () => [{ title: "Remove attribute | Koala" }];
 
 const Schema = typedConfirmation(REMOVE_WORD, ATTRIBUTE_MESSAGES.removeConfirm);
 
-/** The image's value of a user attribute, for an editor of its project; anything else is not found. */
+/** The image's value of a user attribute, for an editor of its project (a viewer: 403); any other image or value: 404. */
 async function target(req: ScopeRequest, params: { id?: string; attributeId?: string }) {
   const { scope, image } = await imageScopeOf(req, params.id, { need: "write" });
   const attributeId = parseId(params.attributeId);
