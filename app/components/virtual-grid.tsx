@@ -50,7 +50,9 @@ export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, fro
   const [base, setBase] = useState(() => Math.floor(startAt / SEGMENT) * SEGMENT);
   const segmentSize = Math.max(0, Math.min(SEGMENT, total - base));
 
-  if (startAt === 0 && first.length && !pages.current.has(0)) pages.current.set(0, { cards: first.slice(0, FETCH_PAGE), next: null });
+  // The server's first cards (a page of 60) stand for the start of the first page of 100 until a card past them is
+  // wanted: they were once taken for the whole page, and the 61st to 100th cards never came.
+  const sent = startAt === 0 ? first : [];
 
   // Columns and row height follow the container's width, re-evaluated 500 ms after a resize.
   useLayoutEffect(() => {
@@ -110,8 +112,9 @@ export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, fro
   const firstIndex = base + (items[0]?.index ?? 0) * layout.columns;
   const lastIndex = base + Math.min(segmentSize, ((items[items.length - 1]?.index ?? 0) + 1) * layout.columns);
   useEffect(() => {
-    for (let p = Math.floor(firstIndex / FETCH_PAGE); p <= Math.floor(Math.max(0, lastIndex - 1) / FETCH_PAGE); p++) void load(p);
-  }, [firstIndex, lastIndex, load]);
+    for (let p = Math.floor(firstIndex / FETCH_PAGE); p <= Math.floor(Math.max(0, lastIndex - 1) / FETCH_PAGE); p++)
+      if (p > 0 || lastIndex > sent.length) void load(p);
+  }, [firstIndex, lastIndex, load, sent.length]);
 
   // Where the person is: the last card whose row is on screen.
   const visible = items.filter((i) => i.end > window.scrollY && i.start < window.scrollY + window.innerHeight);
@@ -153,7 +156,7 @@ export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, fro
       </nav>
     ) : null;
 
-  const cardAt = (index: number) => pages.current.get(Math.floor(index / FETCH_PAGE))?.cards[index % FETCH_PAGE];
+  const cardAt = (index: number) => pages.current.get(Math.floor(index / FETCH_PAGE))?.cards[index % FETCH_PAGE] ?? sent[index];
 
   return (
     <>

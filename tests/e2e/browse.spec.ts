@@ -213,6 +213,27 @@ test("an open grid shows newer data: 'New Data Loaded' with JavaScript, the next
   await expect(page.getByRole("article").first()).toContainText("Second arrival");
 });
 
+test("project grid: every card past the server's first page shows as it is scrolled to, none left a placeholder", async ({
+  page,
+  signIn,
+  db,
+}, info) => {
+  await signIn("paging");
+  await page.goto(`/client/${await projectId(db, e2eProject)}`);
+  // With JavaScript the virtual grid starts from the server's 60 cards and fetches the rest in pages of 100.
+  if (hasJs(info)) await page.locator(".virtual-grid").waitFor();
+  else await page.getByRole("link", { name: "Next" }).click();
+  // Grid images 130 … 1 come after the newer ones: 61st to 100th places (and past) are Grid image 70 down to 31.
+  for (const n of ["070", "050", "031", "020"]) {
+    const card = page.getByRole("article").filter({ hasText: `Grid image ${n}` });
+    await expect(async () => {
+      await page.mouse.wheel(0, 400);
+      await expect(card).toBeVisible({ timeout: 500 });
+    }).toPass({ timeout: 20_000 });
+  }
+  await expect(page.locator(".image-card-loading:visible")).toHaveCount(0);
+});
+
 test(
   "project grid: pages to the last image and back (virtual grid with JavaScript)",
   { tag: "@core" },
