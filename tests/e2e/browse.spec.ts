@@ -1,7 +1,19 @@
 import type { APIRequestContext, Browser, Page, TestInfo } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import type { DB } from "~/db/connection.server";
-import { expectAccessible, hasJs, jpegFile, ownProject, projectId, shareLinkTo, tabTo, userFor, visitor, workshop } from "./support";
+import {
+  expectAccessible,
+  hasJs,
+  holdScripts,
+  jpegFile,
+  ownProject,
+  projectId,
+  shareLinkTo,
+  tabTo,
+  userFor,
+  visitor,
+  workshop,
+} from "./support";
 
 const e2eProject = "E2E Project";
 
@@ -52,15 +64,7 @@ test("terms dialog by keyboard: Yes, reached by Tab before the page's script has
 }, info) => {
   await signIn("termsKeys");
   // With JavaScript, the scripts are held back until Yes has the focus, as on a slow connection, then let through.
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let held = 0;
-  if (hasJs(info))
-    await page.route("**/assets/**/*.js", async (route) => {
-      held += 1;
-      await released;
-      await route.continue();
-    });
+  const scripts = await holdScripts(page, info);
   const dialog = page.getByRole("dialog", { name: "Terms and Conditions" });
   const yes = dialog.getByRole("button", { name: "Yes" });
   const modal = page.locator("dialog.terms-dialog:modal");
@@ -69,10 +73,10 @@ test("terms dialog by keyboard: Yes, reached by Tab before the page's script has
     await expect(yes).toBeVisible();
     await tabTo(page, yes);
     // Still the server's dialog: the scripts were asked for and are waiting.
-    if (hasJs(info)) expect(held).toBeGreaterThan(0);
+    if (hasJs(info)) expect(scripts.held()).toBeGreaterThan(0);
     await expect(modal).toHaveCount(0);
   } finally {
-    release();
+    scripts.release();
   }
   // Upgraded to a modal once the script runs (without JavaScript it stays as the server sent it).
   if (hasJs(info)) await expect(modal).toHaveCount(1);
@@ -497,16 +501,8 @@ test("keyboard: a card focused before the page's script ran keeps the focus when
   const id = await projectId(db, e2eProject);
   // Three columns: a card past the first row (the virtual grid had four until it measured, and moved such a card).
   await page.setViewportSize({ width: 1000, height: 800 });
-  // With JavaScript, the scripts are held back until a card has the focus (a slow machine or network), then let through.
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let held = 0;
-  if (hasJs(info))
-    await page.route("**/assets/**/*.js", async (route) => {
-      held += 1;
-      await released;
-      await route.continue();
-    });
+  // With JavaScript, the scripts are held back until a card has the focus, then let through.
+  const scripts = await holdScripts(page, info);
   const view = page.getByRole("link", { name: "View Grid image 126" });
   try {
     await page.goto(`/client/${id}`, { waitUntil: "commit" });
@@ -514,9 +510,9 @@ test("keyboard: a card focused before the page's script ran keeps the focus when
     await tabTo(page, view, 100);
     // Still the server's cards, the scripts asked for and waiting.
     await expect(page.locator(".virtual-grid")).toHaveCount(0);
-    if (hasJs(info)) expect(held).toBeGreaterThan(0);
+    if (hasJs(info)) expect(scripts.held()).toBeGreaterThan(0);
   } finally {
-    release();
+    scripts.release();
   }
   if (hasJs(info)) {
     await page.locator(".virtual-grid").waitFor();

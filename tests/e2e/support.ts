@@ -14,6 +14,23 @@ import { emailFor, PASSWORD, TOTP_SECRET, uploadProject, boardsProject, type Sce
 
 export { PASSWORD };
 export const hasJs = (info: TestInfo) => info.project.use.javaScriptEnabled !== false;
+
+/**
+ * With JavaScript, holds the page's scripts back (as a slow machine or network does) until `release`; `held()` says
+ * how many were asked for meanwhile. Without JavaScript there is nothing to hold.
+ */
+export async function holdScripts(page: Page, info: TestInfo) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  if (hasJs(info))
+    await page.route("**/assets/**/*.js", async (route) => {
+      held += 1;
+      await released;
+      await route.continue();
+    });
+  return { release, held: () => held };
+}
 export const userFor = (info: TestInfo, scenario: Scenario) => emailFor(scenario, info.project.name);
 
 /** The code of the current step, or of a later one (the app accepts ±1 step). */
