@@ -11,8 +11,8 @@ export type CardContext = { kind: "project" } | { kind: "board"; boardId: string
  * through the grid's form with their own formAction (a form cannot hold another form).
  * In the browser the items are made when the menu is first opened: a summary's click (Enter and Space are clicks
  * too) renders them before the browser opens it; a menu opened otherwise (an assistive technology's expand) makes
- * them as it opens. Rows of cards mount as the virtual grid scrolls, and the items were
- * a third of each card's elements (bench P8b). The server's cards, for pages without JavaScript, hold them all.
+ * them as it opens. Rows of cards mount as the virtual grid scrolls, and the items were a third of each card's
+ * elements (bench P8b). The server's cards, for pages without JavaScript, hold them all.
  */
 export function CardMenu({
   id,

@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useRef, type ReactNode, type RefObject } from "react";
+import { useEffect, useLayoutEffect, useRef, type MutableRefObject, type ReactNode } from "react";
 
 /**
  * Keyboard focus across the grid's change from the server's cards to the virtual grid. A person who tabbed into a
@@ -30,10 +30,10 @@ const useBrowserLayoutEffect = typeof document === "undefined" ? useEffect : use
  * Wraps the server's list of cards: as it leaves, where the focus was in it is noted in `spot`. A layout effect's
  * cleanup: it runs before React removes the list's elements (a passive one would run after, the focus already gone).
  */
-export function NoteFocusOnLeave({ spot, children }: { spot: RefObject<FocusSpot | null>; children: ReactNode }) {
+export function NoteFocusOnLeave({ spot, children }: { spot: MutableRefObject<FocusSpot | null>; children: ReactNode }) {
   useBrowserLayoutEffect(
     () => () => {
-      (spot as { current: FocusSpot | null }).current = focusSpot();
+      spot.current = focusSpot();
     },
     [spot],
   );
