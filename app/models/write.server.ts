@@ -1,3 +1,4 @@
+import { setTimeout } from "node:timers/promises";
 import { sql, type SelectQueryBuilder, type Transaction } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
@@ -90,20 +91,38 @@ async function bump(trx: Trx, touched: Touched, at: number) {
 /**
  * Runs a write in one transaction (SQLite: BEGIN IMMEDIATE); before it commits, the versions of everything it
  * touched move on. Every model write goes through here. `work` must not do storage or network I/O: it runs
- * under the database's write lock.
+ * under the database's write lock. It may run more than once (see WRITE_ATTEMPTS): what it changes outside the
+ * transaction, it must set, not add to.
  */
 export async function write<T>(work: (trx: Trx, touched: Touched) => Promise<T>, at = Date.now()): Promise<T> {
-  return db()
-    .transaction()
-    .execute(async (trx) => {
-      const touched = new Touched(trx);
-      const result = await work(trx, touched);
-      for (const [projectId, ids] of touched.valuesChanged)
-        await refreshImageFacets(trx, projectId, [...ids], { removed: touched.valuesRemoved.has(projectId) });
-      await bump(trx, touched, at);
-      return result;
-    });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db()
+        .transaction()
+        .execute(async (trx) => {
+          const touched = new Touched(trx);
+          const result = await work(trx, touched);
+          for (const [projectId, ids] of touched.valuesChanged)
+            await refreshImageFacets(trx, projectId, [...ids], { removed: touched.valuesRemoved.has(projectId) });
+          await bump(trx, touched, at);
+          return result;
+        });
+    } catch (err) {
+      if (attempt >= WRITE_ATTEMPTS || !endedByDatabase(err)) throw err;
+      await setTimeout(5 * attempt * (0.5 + Math.random()));
+    }
+  }
 }
+
+/**
+ * PostgreSQL ends a transaction to break a deadlock (40P01) or a serialization conflict (40001); the other one goes
+ * on, and this one, run again, then finds its rows free. Deadlocks happen: every write takes its project's row last
+ * (its version), and some take it first (a delete, as uploads do), so a delete and a background write to the same
+ * image (an OCR reading just saved) could each hold what the other waits for; the person's Skip this upload got a
+ * 500 (an e2e run on PostgreSQL). SQLite has one writer at a time and never ends one so.
+ */
+const WRITE_ATTEMPTS = 4;
+const endedByDatabase = (err: unknown) => ["40P01", "40001"].includes(String((err as { code?: unknown } | null)?.code));
 
 /**
  * A unique constraint refused a row: a concurrent write took the name (or key) between a check and an insert.
