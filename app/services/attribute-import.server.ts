@@ -421,6 +421,8 @@ async function runImport(payload: ImportJob, job: Job) {
         // Another worker holds it now; or an attempt is left, which resumes from the checkpoint.
         if (err instanceof LeaseLost) over = false;
         if (err instanceof LeaseLost || !last) throw err;
+        // The checkpoint the failed write set (its `finished` report, say) rolled back with it: none is marked mailed.
+        saved = null;
         report = { outcome: "errors", rows: 0, values: 0, errors: [{ line: 0, message: CSV_MESSAGES.failed }], errorCount: 1 };
       }
     }
