@@ -13,8 +13,8 @@ import { PageCache, piecesOf, withNonce } from "../lib/page-cache.server";
  * thousand elements again. The key is a hash of the URL, the very bytes the browser receives as the page's data, and
  * the request's cookies: a change of any value is another key, and nothing is shared between sessions, not even a
  * page that would be the same (a hit cannot tell anyone what someone else looked at). A page is kept the second time
- * its key is seen: one seen once (a page whose data holds the time, a URL never asked again) is rendered as it
- * streams, and never pushes a page that repeats out of the memo.
+ * its key is seen: one seen once (a page whose data holds the time, a URL never asked again) is rendered and sent,
+ * and never pushes a page that repeats out of the memo.
  */
 
 let memo: PageCache | null | undefined;
@@ -27,7 +27,7 @@ const cache = () => {
 };
 
 const isThenable = (value: unknown) => typeof (value as PromiseLike<unknown> | null)?.then === "function";
-/** Data a loader deferred (a promise anywhere in what it returned) streams in later: such a page renders as it streams. */
+/** Data a loader deferred (a promise anywhere in what it returned) comes in later: such a page is never kept. */
 function defers(value: unknown, depth = 0): boolean {
   if (isThenable(value)) return true;
   if (value === null || typeof value !== "object" || depth > 8) return false;
@@ -75,7 +75,7 @@ const MAX_SEEN = 20_000;
 export interface Memo {
   /** The earlier render's page with this request's nonce, or null. */
   hit: { body: Buffer[]; length: number } | null;
-  /** Keeps this request's render for the next one; null when the page was not seen before (render it as it streams). */
+  /** Keeps this request's render for the next one; null when the page was not seen before (render it, keep nothing). */
   keep: ((html: string, nonce: string) => void) | null;
 }
 
