@@ -23,27 +23,38 @@ export function signingWindow(urlMs: number, now = Date.now()) {
  */
 export function thumbUrl(imageId: number, key: string, now = Date.now()): string {
   const url = mediaUrl(imageId, key);
-  const { offload, urlMs, urlSecret } = config().media;
-  if (offload !== "signed" || !urlSecret) return url;
+  if (!signsThumbs()) return url;
+  const { urlMs, urlSecret } = config().media;
   const expires = Math.floor(signingWindow(urlMs, now).expiresAt / 1000);
   const signature = createHash("md5").update(`${expires}${url} ${urlSecret}`).digest("base64url");
   return `${url}?e=${expires}&s=${signature}`;
 }
 
+/** Whether thumbnail URLs carry a signature (MEDIA_OFFLOAD=signed with its secret): otherwise each is made from its key. */
+const signsThumbs = () => {
+  const { offload, urlSecret } = config().media;
+  return offload === "signed" && Boolean(urlSecret);
+};
+
 /**
- * A grid's cards as its page shows them: each with its thumbnail's URL (signed where MEDIA_OFFLOAD=signed). Never
- * signed for a share link's visitor, who is checked on every image (/shared-media) so that a revoked link is cut off
- * at once: a signed URL would outlive it.
+ * A grid's cards as its page shows them: each with its thumbnail's signed URL where MEDIA_OFFLOAD=signed. Unsigned,
+ * a card's URL is made from its key where it is shown (`mediaUrl`), so the page's data does not carry each twice (a
+ * third of a project page's loader data, bench P2-first). Never signed for a share link's visitor, who is checked on
+ * every image (/shared-media) so that a revoked link is cut off at once: a signed URL would outlive it.
  */
 export const withThumbUrls = <T extends { id: number; thumbKey: string }>(scope: GridScope, cards: T[]): (T & { thumbUrl?: string })[] =>
-  scope.kind === "shared" ? cards : cards.map((card) => ({ ...card, thumbUrl: thumbUrl(card.id, card.thumbKey) }));
+  scope.kind === "shared" || !signsThumbs() ? cards : cards.map((card) => ({ ...card, thumbUrl: thumbUrl(card.id, card.thumbKey) }));
 
-/** Board cards as a page shows them: the cover with its thumbnail's URL. */
-export const withCoverUrls = <T extends { cover: { imageId: number; thumbKey: string } | null }>(boards: T[]) =>
-  boards.map((board) => ({
-    ...board,
-    cover: board.cover && { ...board.cover, thumbUrl: thumbUrl(board.cover.imageId, board.cover.thumbKey) },
-  }));
+/** Board cards as a page shows them: the cover with its thumbnail's signed URL where MEDIA_OFFLOAD=signed (as cards). */
+export const withCoverUrls = <T extends { cover: { imageId: number; thumbKey: string } | null }>(
+  boards: T[],
+): (T & { cover: (NonNullable<T["cover"]> & { thumbUrl?: string }) | null })[] =>
+  !signsThumbs()
+    ? boards
+    : boards.map((board) => ({
+        ...board,
+        cover: board.cover && { ...board.cover, thumbUrl: thumbUrl(board.cover.imageId, board.cover.thumbKey) },
+      }));
 
 /** What changes a page's signed URLs: part of a validator (ETag) of an answer that carries them. */
 export const thumbUrlEpoch = () => {

@@ -11,11 +11,13 @@ const use = (env: Record<string, string>) => setConfig(loadConfig({ DATA_DIR: "/
 describe("thumbnail URLs as pages show them", () => {
   afterAll(() => use({}));
 
-  it("are the plain media URL unless MEDIA_OFFLOAD=signed", () => {
+  it("are the plain media URL unless MEDIA_OFFLOAD=signed, and then a grid's cards carry none (each is made from its key where shown)", () => {
+    const project = { kind: "project" } as Parameters<typeof withThumbUrls>[0];
     for (const offload of ["off", "x-accel"]) {
       use({ MEDIA_OFFLOAD: offload });
       expect(thumbUrl(7, KEY)).toBe(PATH);
       expect(thumbUrlEpoch()).toBe("");
+      expect(withThumbUrls(project, [{ id: 7, thumbKey: KEY }])).toEqual([{ id: 7, thumbKey: KEY }]);
     }
   });
 
