@@ -70,7 +70,10 @@ function renderDocument(request: Request, remixContext: EntryContext, nonce: str
     let failed = false;
     let shellRendered = false;
     const chunks: Buffer[] = [];
+    // No 'close' after it finishes: React's pipe aborts the render on its destination's close, and ending an ended
+    // stream again built an error object per page (ERR_STREAM_ALREADY_FINISHED).
     const body = new Writable({
+      emitClose: false,
       write(chunk: Buffer, _encoding, done) {
         chunks.push(chunk);
         done();
