@@ -1,3 +1,4 @@
+import { db } from "~/db/connection.server";
 import { ConflictError, NotFoundError } from "~/lib/errors";
 import { PURGE_JOB } from "~/lib/job-types";
 import { recordedAs } from "./actor";
@@ -51,7 +52,30 @@ export async function updateImage(
   opts: { rotated?: Rotated; expectedVersion?: number } = {},
 ): Promise<number | null> {
   requireEdit(scope);
-  const image = parseImage(row);
+  try {
+    return await saveVersion(scope, parseImage(row), next, opts);
+  } catch (err) {
+    // A machine's reading (OCR) saved between this save's read of the image and its write moved the version on (on
+    // PostgreSQL the two could also deadlock, and the write run again found it so). Read once more: over readings
+    // alone the save is rebased, as it is when its form is older than the row; over a person's change it is stale.
+    if (!(err instanceof StaleEdit)) throw err;
+    const now = await db()
+      .selectFrom("images")
+      .selectAll()
+      .where("id", "=", row.id)
+      .where("project_id", "=", scope.project.id)
+      .executeTakeFirst();
+    if (!now || now.version === row.version) throw err;
+    return saveVersion(scope, parseImage(now), next, { ...opts, expectedVersion: opts.expectedVersion ?? row.version });
+  }
+}
+
+async function saveVersion(
+  scope: ProjectScope,
+  image: ImageRecord,
+  next: MetadataChange,
+  opts: { rotated?: Rotated; expectedVersion?: number },
+) {
   const rebased = await rebaseOverMachineReads(image, next, opts.expectedVersion);
   next = rebased.next;
   const changes = describeChanges(image, next, opts.rotated);

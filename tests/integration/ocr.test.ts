@@ -159,6 +159,36 @@ describe.each(dialects)("OCR of images (%s)", (dialect) => {
     ).rejects.toBeInstanceOf(StaleEdit);
   });
 
+  it("saves a person's edit when a reading is saved between the save's read of the image and its write, over the reading; a person's change between is a conflict still", async () => {
+    const id = await addImageFile(await scope(), picture("clean-08.jpg"), meta("Raced"));
+    const readBySave = parseImage(await image(id));
+    expect(readBySave.version).toBe(1);
+    await drain(); // the machine's reading commits after the save read the image, before its write
+    const read = await image(id);
+    expect(read).toMatchObject({ version: 2, ocr_by_machine: 1 });
+    expect(read.ocr_text).not.toBe("");
+    const saved = await updateImage(
+      await scope(),
+      readBySave,
+      { title: "Raced, then saved", description: "", keywords: [], ocrText: "" },
+      { expectedVersion: 1 },
+    );
+    expect(saved).toBe(3);
+    expect(await image(id)).toMatchObject({ title: "Raced, then saved", ocr_text: read.ocr_text, ocr_by_machine: 1, version: 3 });
+
+    const readAgain = parseImage(await image(id));
+    await updateImage(await scope(), readAgain, { title: "Someone else", description: "", keywords: [], ocrText: readAgain.ocr_text });
+    await expect(
+      updateImage(
+        await scope(),
+        readAgain,
+        { title: "Mine", description: "", keywords: [], ocrText: readAgain.ocr_text },
+        { expectedVersion: 3 },
+      ),
+    ).rejects.toBeInstanceOf(StaleEdit);
+    expect(await image(id)).toMatchObject({ title: "Someone else", version: 4 });
+  });
+
   it("writes nothing from a reading that finishes after a person wrote or cleared the text, or the image was turned", async () => {
     const id = await addImageFile(await scope(), picture("clean-02.jpg"), meta("Raced"));
     const unread = (await ocrTarget(id))!;
