@@ -69,6 +69,7 @@ function renderDocument(request: Request, remixContext: EntryContext, nonce: str
   return new Promise<{ html: Buffer; failed: boolean }>((resolve, reject) => {
     let failed = false;
     let shellRendered = false;
+    let piped = false;
     const chunks: Buffer[] = [];
     // No 'close' after it finishes: React's pipe aborts the render on its destination's close, and ending an ended
     // stream again built an error object per page (ERR_STREAM_ALREADY_FINISHED).
@@ -96,6 +97,7 @@ function renderDocument(request: Request, remixContext: EntryContext, nonce: str
           shellRendered = true;
         },
         onAllReady() {
+          piped = true;
           pipe(body);
         },
         onShellError(error: unknown) {
@@ -109,7 +111,17 @@ function renderDocument(request: Request, remixContext: EntryContext, nonce: str
         },
       },
     );
-    const timer = setTimeout(abort, ABORT_DELAY);
+    // React ends the sink when the page is whole; a failure while writing it destroys the sink instead.
+    body.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    const timer = setTimeout(() => {
+      abort();
+      // An abort before the shell was ready calls none of the callbacks when no Suspense boundary holds the part
+      // still waiting (React 18.3): the request must not wait for ever.
+      if (!piped) reject(new Error(`The page did not render within ${ABORT_DELAY / 1000} s`));
+    }, ABORT_DELAY);
   });
 }
 

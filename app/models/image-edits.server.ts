@@ -65,7 +65,8 @@ export async function updateImage(
       .where("id", "=", row.id)
       .where("project_id", "=", scope.project.id)
       .executeTakeFirst();
-    if (!now || now.version === row.version) throw err;
+    if (!now) throw new NotFoundError("Image not found"); // deleted meanwhile
+    if (now.version === row.version) throw err;
     return saveVersion(scope, parseImage(now), next, { ...opts, expectedVersion: opts.expectedVersion ?? row.version });
   }
 }
