@@ -355,6 +355,7 @@ function reportText(report: ImportReport): string {
   if (report.outcome === "success") return `Imported: ${plural(report.values, "value")} from ${plural(report.rows, "row")}.`;
   const lines = report.errors.map((e) => `Line ${e.line}: ${e.message}`);
   const more = report.errorCount > report.errors.length ? [`… and ${plural(report.errorCount - report.errors.length, "more error")}.`] : [];
+  if (report.errors.some((e) => e.message === IMPORT_STOPPED)) return `${csvRefusalTitle(report.outcome)}: ${IMPORT_STOPPED}`;
   return [`${csvRefusalTitle(report.outcome)}: nothing was changed. ${plural(report.errorCount, "error")}:`, ...lines, ...more].join("\n");
 }
 
@@ -370,6 +371,11 @@ export const importJob = defineJob(runImport, { abandoned: importAbandoned });
 export const IMPORT_ABANDONED =
   "The import stopped before it finished: the server running it stopped during its last attempt. The rows of the batches it had " +
   "completed were written; the rest were not. Import the file again to complete it (values already written are written the same).";
+
+/** What an import says when its last attempt failed while writing: the batches it had completed stay written. */
+export const IMPORT_STOPPED =
+  "The import failed part-way. The rows of the batches it had completed were written; the rest were not. Import the file " +
+  "again to complete it (values already written are written the same).";
 
 /** Its worker died on the last attempt: the stored upload goes, and the person who imported is told. */
 async function importAbandoned(payload: ImportJob) {
@@ -421,9 +427,12 @@ async function runImport(payload: ImportJob, job: Job) {
         // Another worker holds it now; or an attempt is left, which resumes from the checkpoint.
         if (err instanceof LeaseLost) over = false;
         if (err instanceof LeaseLost || !last) throw err;
+        // A checkpoint means the file was checked and batches were being written: those committed stay.
+        const partly = saved !== null;
         // The checkpoint the failed write set (its `finished` report, say) rolled back with it: none is marked mailed.
         saved = null;
-        report = { outcome: "errors", rows: 0, values: 0, errors: [{ line: 0, message: CSV_MESSAGES.failed }], errorCount: 1 };
+        const message = partly ? IMPORT_STOPPED : CSV_MESSAGES.failed;
+        report = { outcome: "errors", rows: 0, values: 0, errors: [{ line: 0, message }], errorCount: 1 };
       }
     }
     // Once: an attempt after a crash between the e-mail and the job's end finds it noted (a crash between the SMTP

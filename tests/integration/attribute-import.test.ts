@@ -16,6 +16,7 @@ import {
   checkCsv,
   ERROR_CAP,
   IMPORT_ABANDONED,
+  IMPORT_STOPPED,
   importCsvFile,
   importSettings,
   importUploadedCsv,
@@ -361,6 +362,22 @@ describe.each(dialects)("attribute import (%s)", (dialect) => {
       );
       expect(mails).toHaveLength(1);
       expect(await storage().size(key)).toBeNull();
+    });
+
+    it("fails for good when its last attempt fails while writing: the importer told the completed batches stay written, never that nothing changed", async () => {
+      spyOnWrites(async (batch) => {
+        if (batch === 2) throw new Error("Connection terminated unexpectedly");
+      });
+      const id = await queueImport();
+      const file = (JSON.parse((await getJob(id))!.payload) as { fileName: string }).fileName;
+      await db().updateTable("jobs").set({ max_attempts: 1 }).where("id", "=", id).execute();
+      await runOnce(jobRegistry, "import-test");
+      expect(await getJob(id)).toMatchObject({ status: "done", attempts: 1 });
+      expect(await values()).toEqual([`${images[0]}/Channel=C0`, `${images[0]}/Region=R0`]);
+      const mails = (await listMailbox()).filter((m) => m.subject === `Attribute import failed: ${file}`);
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.text).toContain(IMPORT_STOPPED);
+      expect(mails[0]!.text).not.toContain("nothing was changed");
     });
 
     it("abandoned when its worker dies on the last attempt: failed for good, the stored upload removed, the importer told by e-mail", async () => {
