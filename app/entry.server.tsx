@@ -156,6 +156,8 @@ async function renderWhole(
   } catch (error) {
     log.error("rendered page not kept", { error: getErrorMessage(error) });
   }
+  // Its length, so that it goes without chunked encoding (the compression middleware drops it when it compresses).
+  headers.set("Content-Length", String(page.html.byteLength));
   const body = new Uint8Array(page.html.buffer as ArrayBuffer, page.html.byteOffset, page.html.byteLength);
   return new Response(body, { headers, status: page.failed ? 500 : status });
 }

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBoard } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
@@ -129,6 +130,28 @@ describe.each(dialects)("memoized renders (%s)", (dialect) => {
       const p = await page("/login", "none");
       expect(p.status).toBe(200);
       expect(p.memo).toBe(false);
+    }
+  });
+
+  it("sends a page whole, with its length and no chunked encoding, whether rendered or from the memo", async () => {
+    const path = `/client/${projectId}?view=whole`;
+    /** Raw HTTP without Accept-Encoding (fetch asks for gzip): the headers as the server wrote them, and the body's bytes. */
+    const raw = () =>
+      new Promise<{ headers: http.IncomingHttpHeaders; bytes: number }>((resolve, reject) => {
+        http
+          .get(`${server.base}${path}`, { headers: { Cookie: cookies.manager } }, (res) => {
+            let bytes = 0;
+            res.on("data", (chunk: Buffer) => (bytes += chunk.length));
+            res.on("end", () => resolve({ headers: res.headers, bytes }));
+          })
+          .on("error", reject);
+      });
+    for (const view of [1, 2, 3]) {
+      const { headers, bytes } = await raw();
+      expect(headers["transfer-encoding"], `view ${view}`).toBeUndefined();
+      expect(Number(headers["content-length"]), `view ${view}`).toBe(bytes);
+      expect(bytes).toBeGreaterThan(1000);
+      expect(headers["server-timing"] === MEMO).toBe(view === 3);
     }
   });
 
