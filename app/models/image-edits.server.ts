@@ -1,10 +1,9 @@
-import { db } from "~/db/connection.server";
 import { ConflictError, NotFoundError } from "~/lib/errors";
 import { PURGE_JOB } from "~/lib/job-types";
 import { recordedAs } from "./actor";
 import { byActor, recordAudit } from "./audit.server";
 import { regroupCopiesOf } from "./duplicates.server";
-import { lockProjectForImages, parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
+import { imagesByIds, lockProjectForImages, parseImage, type ImageLike, type ImageMetadata, type ImageRecord } from "./images.server";
 import { machineMayWrite, queueOcr, rebaseOverMachineReads } from "./image-ocr.server";
 import { enqueueJob } from "./jobs.server";
 import { assertObjectsStored, lockObjects } from "./objects.server";
@@ -59,15 +58,10 @@ export async function updateImage(
     // PostgreSQL the two could also deadlock, and the write run again found it so). Read once more: over readings
     // alone the save is rebased, as it is when its form is older than the row; over a person's change it is stale.
     if (!(err instanceof StaleEdit)) throw err;
-    const now = await db()
-      .selectFrom("images")
-      .selectAll()
-      .where("id", "=", row.id)
-      .where("project_id", "=", scope.project.id)
-      .executeTakeFirst();
+    const [now] = await imagesByIds(scope, [row.id]);
     if (!now) throw new NotFoundError("Image not found"); // deleted meanwhile
     if (now.version === row.version) throw err;
-    return saveVersion(scope, parseImage(now), next, { ...opts, expectedVersion: opts.expectedVersion ?? row.version });
+    return saveVersion(scope, now, next, { ...opts, expectedVersion: opts.expectedVersion ?? row.version });
   }
 }
 

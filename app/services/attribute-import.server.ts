@@ -353,9 +353,9 @@ const plural = (n: number, word: string) => `${n.toLocaleString("en")} ${word}${
 /** The report as plain text (the job's e-mail). */
 function reportText(report: ImportReport): string {
   if (report.outcome === "success") return `Imported: ${plural(report.values, "value")} from ${plural(report.rows, "row")}.`;
+  if (report.errors.some((e) => e.message === IMPORT_STOPPED)) return `${csvRefusalTitle(report.outcome)}: ${IMPORT_STOPPED}`;
   const lines = report.errors.map((e) => `Line ${e.line}: ${e.message}`);
   const more = report.errorCount > report.errors.length ? [`… and ${plural(report.errorCount - report.errors.length, "more error")}.`] : [];
-  if (report.errors.some((e) => e.message === IMPORT_STOPPED)) return `${csvRefusalTitle(report.outcome)}: ${IMPORT_STOPPED}`;
   return [`${csvRefusalTitle(report.outcome)}: nothing was changed. ${plural(report.errorCount, "error")}:`, ...lines, ...more].join("\n");
 }
 
