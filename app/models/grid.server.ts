@@ -1,6 +1,7 @@
 import { remember } from "~/lib/bounded-cache";
 import { dayStart } from "~/lib/capture";
 import { MAX_ID, possibleIds } from "~/lib/ids";
+import { firstStrings } from "~/lib/json-strings";
 import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
 import type { Database } from "~/db/schema";
@@ -358,7 +359,7 @@ export async function gridPage(
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();
   // A card shows five keywords; the API's list gives them all.
-  const keywordsOf = (r: GridRow) => (JSON.parse(r.keywords) as string[]).slice(0, opts.fullKeywords ? undefined : 5);
+  const keywordsOf = (r: GridRow) => firstStrings(r.keywords, opts.fullKeywords ? Infinity : 5);
   const cards = page.map((r) => ({
     id: r.id,
     title: r.title,
