@@ -1,4 +1,5 @@
 import { db, dialect } from "~/db/connection.server";
+import { StatementCache } from "~/db/statements.server";
 import { randomToken, sha256 } from "~/lib/crypto.server";
 import { ConflictError, InvalidError, NotFoundError } from "~/lib/errors";
 import { requireAdmin, type Actor, type Grant } from "./actor";
@@ -184,6 +185,9 @@ const workingTokens = (at: number) =>
     .where("t.expires_at", ">", at)
     .where("u.status", "=", "active");
 
+/** The look-up every API request makes, built once (app/db/statements.server.ts). */
+const tokenStatements = new StatementCache();
+
 const grantOf = (row: { id: number; can_write: number; projects: string | null }): Grant => ({
   tokenId: Number(row.id),
   write: row.can_write === 1,
@@ -197,10 +201,11 @@ const grantOf = (row: { id: number; can_write: number; projects: string | null }
  */
 export async function tokenActor(secret: string, ip: string | null, at = Date.now()): Promise<Actor | null> {
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return null;
-  const row = await workingTokens(at)
-    .select(["t.id", "t.can_write", "t.projects", "t.last_used_at", "t.last_used_ip", "u.id as user_id", "u.role"])
-    .where("t.token_hash", "=", sha256(secret))
-    .executeTakeFirst();
+  const [row] = await tokenStatements.rows("token by hash", [at, sha256(secret)], (_d, when: number, hash: string) =>
+    workingTokens(when)
+      .select(["t.id", "t.can_write", "t.projects", "t.last_used_at", "t.last_used_ip", "u.id as user_id", "u.role"])
+      .where("t.token_hash", "=", hash),
+  );
   if (!row) return null;
   if (row.last_used_at === null || at - Number(row.last_used_at) > TOUCH_EVERY_MS || row.last_used_ip !== ip)
     await db().updateTable("api_tokens").set({ last_used_at: at, last_used_ip: ip }).where("id", "=", row.id).execute();

@@ -4,6 +4,7 @@ import { MAX_ID, possibleIds } from "~/lib/ids";
 import { firstStrings } from "~/lib/json-strings";
 import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
 import { db } from "~/db/connection.server";
+import { StatementCache } from "~/db/statements.server";
 import type { Database } from "~/db/schema";
 import type { Term } from "~/lib/keywords-query";
 import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope, type ProjectScope } from "./scope.server";
@@ -234,6 +235,43 @@ export function sortedPage(scope: GridScope, plan: SearchPlan, at: { after?: Cur
     .orderBy("k.id", direction);
 }
 
+/** The page statements of scopes without a search or filter: most pages, built once per shape (statements.server.ts). */
+const plainPages = new StatementCache();
+
+/**
+ * A page of sortedPage's statement. A project's or a board's page with no search or filter other than its order runs
+ * a statement built once for its shape (which scope, which order, which side of a cursor) with this page's values;
+ * any other page builds its own.
+ */
+async function sortedRows(scope: GridScope, plan: SearchPlan, at: { after?: Cursor | null; before?: Cursor | null }, limit: number) {
+  const unfiltered = Object.entries(scope.filter ?? {}).every(([name, value]) => name === "sort" || value === undefined || value === "");
+  if (scope.kind === "all" || !unfiltered || plan.keywords || plan.tags || plan.empty || plan.sortKey.rank)
+    return sortedPage(scope, plan, at, limit).execute();
+  const cursor = at.before ?? at.after ?? null;
+  const side = at.before ? "before" : at.after ? "after" : "first";
+  const owner = scope.kind === "project" ? scope.project.id : scope.board.id;
+  const shape = `${scope.kind === "project" ? "project" : "board"}|${plan.sortKey.time}|${side}`;
+  /** The scope and cursor with slots for their values: only the ids the statement compares differ between pages. */
+  const slotted = (id: number | string, t?: number, imageId?: number) => ({
+    scope: (scope.kind === "project"
+      ? { ...scope, project: { ...scope.project, id } }
+      : { ...scope, board: { ...scope.board, id } }) as GridScope,
+    cursor: t === undefined || imageId === undefined ? null : { rank: 0, t, id: imageId },
+  });
+  if (!cursor)
+    return plainPages.rows(shape, [owner, limit] as [number | string, number], (_d, id, n) =>
+      sortedPage(slotted(id).scope, plan, {}, n),
+    ) as Promise<GridRow[]>;
+  return plainPages.rows(
+    shape,
+    [owner, limit, cursor.t, cursor.id] as [number | string, number, number, number],
+    (_d, id, n, t, imageId) => {
+      const s = slotted(id, t, imageId);
+      return sortedPage(s.scope, plan, at.before ? { before: s.cursor } : { after: s.cursor }, n);
+    },
+  ) as Promise<GridRow[]>;
+}
+
 /** An image's place in a project's keyset index (its creation, id) against a cursor's, as the index compares them. */
 const byCreation = (op: "<" | ">=", c: Pick<Cursor, "t" | "id">) =>
   sql<boolean>`(${sql.ref("images.created_at")}, ${sql.ref("images.id")}) ${sql.raw(op)} (${c.t}, ${c.id})`;
@@ -353,7 +391,7 @@ export async function gridPage(
   const rows: GridRow[] =
     driver.kind === "walk" && scope.kind === "project"
       ? await walkedRows(scope, plan, driver, opts.after ?? null, limit + 1)
-      : await sortedPage(scope, plan, opts, limit + 1).execute();
+      : await sortedRows(scope, plan, opts, limit + 1);
   const backwards = Boolean(opts.before);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);

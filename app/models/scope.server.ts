@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { db } from "~/db/connection.server";
+import { StatementCache } from "~/db/statements.server";
 import { NotAllowedError, NotFoundError } from "~/lib/errors";
 import { filterSearch, gridFilterOf, type GridFilter } from "~/lib/grid-filter";
 import type { Image } from "~/db/schema";
@@ -183,6 +184,9 @@ function roleOf(actor: Actor, membership: ProjectRole | null, projectId: number)
   return grant.write ? role : "viewer";
 }
 
+/** The scope look-ups every request makes, built once (app/db/statements.server.ts). */
+const scopeStatements = new StatementCache();
+
 /**
  * The project and the actor's role in it, in one query; not found unless the actor is a member (or an admin).
  * `notFound` words the refusal for the page asking (an unknown and a foreign id always alike).
@@ -192,12 +196,15 @@ export async function projectScope(actor: Actor, rawId: unknown, notFound = proj
   const row =
     id === null
       ? undefined
-      : await db()
-          .selectFrom("projects as p")
-          .leftJoin("project_members as m", (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", actor.id))
-          .select([...projectColumns, "m.role"])
-          .where("p.id", "=", id)
-          .executeTakeFirst();
+      : (
+          await scopeStatements.rows("project", [id, actor.id], (d, projectId: number, userId: number) =>
+            d
+              .selectFrom("projects as p")
+              .leftJoin("project_members as m", (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", userId))
+              .select([...projectColumns, "m.role"])
+              .where("p.id", "=", projectId),
+          )
+        )[0];
   const role = row ? roleOf(actor, row.role, row.id) : null;
   if (!row || !role) throw notFound(rawId);
   return { kind: "project", actor, project: projectRef(row), role, can: permissionsOf(role) };
@@ -212,21 +219,24 @@ export async function boardScope(actor: Actor, rawBoardId: unknown, projectId?: 
   const row =
     boardId === null
       ? undefined
-      : await db()
-          .selectFrom("boards as b")
-          .innerJoin("projects as p", "p.id", "b.project_id")
-          .leftJoin("project_members as m", (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", actor.id))
-          .select([
-            ...projectColumns,
-            "m.role",
-            "b.id as board_id",
-            "b.title",
-            "b.cover_image_id",
-            "b.is_client_board",
-            "b.updated_at as board_version",
-          ])
-          .where("b.id", "=", boardId)
-          .executeTakeFirst();
+      : (
+          await scopeStatements.rows("board", [boardId, actor.id], (d, id: string, userId: number) =>
+            d
+              .selectFrom("boards as b")
+              .innerJoin("projects as p", "p.id", "b.project_id")
+              .leftJoin("project_members as m", (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", userId))
+              .select([
+                ...projectColumns,
+                "m.role",
+                "b.id as board_id",
+                "b.title",
+                "b.cover_image_id",
+                "b.is_client_board",
+                "b.updated_at as board_version",
+              ])
+              .where("b.id", "=", id),
+          )
+        )[0];
   const role = row ? roleOf(actor, row.role, row.id) : null;
   if (!row || !role || (projectId !== undefined && String(row.id) !== String(projectId).trim())) throw boardNotFound(rawBoardId);
   return {

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { db, type DB } from "~/db/connection.server";
+import { StatementCache } from "~/db/statements.server";
 import { sha256 } from "~/lib/crypto.server";
 import { NotFoundError, TooManyRequestsError } from "~/lib/errors";
 import { recordAudit } from "./audit.server";
@@ -26,48 +27,45 @@ const TOKEN = /^[A-Za-z0-9_-]{20,128}$/;
 /** Failed look-ups one client address may make in the rate-limit window before every look-up is refused. */
 export const GUESSES_PER_WINDOW = 30;
 
-const linkQuery = (d: DB) =>
-  d
-    .selectFrom("share_links as l")
-    .innerJoin("boards as b", "b.id", "l.board_id")
-    .innerJoin("projects as p", "p.id", "b.project_id")
-    .leftJoin("users as u", "u.id", "l.created_by")
-    .select([
-      "l.id",
-      "l.token_hash",
-      "l.board_id",
-      "l.expires_at",
-      "l.revoked_at",
-      "l.allow_download",
-      "l.show_metadata",
-      "b.title",
-      "b.cover_image_id",
-      "b.is_client_board",
-      "b.updated_at as board_version",
-      "p.id as project_id",
-      "p.name as project_name",
-      "p.logo_key",
-      "p.wsc",
-      "p.wsc_source",
-      "p.keep_gps",
-      "p.updated_at as project_version",
-      "u.name as creator_name",
-      "u.surname as creator_surname",
-      "u.email as creator_email",
-    ])
-    .where("l.token_hash", "=", "");
-type LinkRow = Awaited<ReturnType<ReturnType<typeof linkQuery>["executeTakeFirstOrThrow"]>>;
-let compiledLink: { db: DB; query: ReturnType<ReturnType<typeof linkQuery>["compile"]> } | null = null;
+const linkStatement = new StatementCache();
 
 /**
- * A link with its board, project and creator by its token's hash. The statement is built once per connection and run
- * with the hash alone: building it through the query builder cost more than running it (bench P3: every view of a
- * shared page looks its link up).
+ * A link with its board, project and creator by its token's hash, by a statement built once (every view of a shared
+ * page looks its link up: bench P3).
  */
 async function linkByHash(hash: string) {
-  const d = db();
-  if (compiledLink?.db !== d) compiledLink = { db: d, query: linkQuery(d).compile() };
-  return (await d.executeQuery<LinkRow>({ ...compiledLink.query, parameters: [hash] })).rows[0];
+  const rows = await linkStatement.rows("link by hash", [hash], (d, tokenHash: string) =>
+    d
+      .selectFrom("share_links as l")
+      .innerJoin("boards as b", "b.id", "l.board_id")
+      .innerJoin("projects as p", "p.id", "b.project_id")
+      .leftJoin("users as u", "u.id", "l.created_by")
+      .select([
+        "l.id",
+        "l.token_hash",
+        "l.board_id",
+        "l.expires_at",
+        "l.revoked_at",
+        "l.allow_download",
+        "l.show_metadata",
+        "b.title",
+        "b.cover_image_id",
+        "b.is_client_board",
+        "b.updated_at as board_version",
+        "p.id as project_id",
+        "p.name as project_name",
+        "p.logo_key",
+        "p.wsc",
+        "p.wsc_source",
+        "p.keep_gps",
+        "p.updated_at as project_version",
+        "u.name as creator_name",
+        "u.surname as creator_surname",
+        "u.email as creator_email",
+      ])
+      .where("l.token_hash", "=", tokenHash),
+  );
+  return rows[0];
 }
 
 /**
