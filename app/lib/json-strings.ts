@@ -9,6 +9,7 @@
  */
 export function firstStrings(json: string, n = Infinity): string[] {
   if (json === "[]") return [];
+  if (!(n > 0)) return parsed(json, 0);
   // 91 `[`, 34 `"`, 44 `,`, 93 `]`
   if (json.charCodeAt(0) !== 91 || json.charCodeAt(1) !== 34 || json.includes("\\")) return parsed(json, n);
   const out: string[] = [];
@@ -28,5 +29,5 @@ export function firstStrings(json: string, n = Infinity): string[] {
 function parsed(json: string, n: number): string[] {
   const value: unknown = JSON.parse(json);
   if (!Array.isArray(value)) throw new TypeError("Not a JSON array");
-  return (n === Infinity ? value : value.slice(0, n)) as string[];
+  return (n === Infinity ? value : value.slice(0, Math.max(0, n))) as string[];
 }

@@ -251,11 +251,16 @@ async function sortedRows(scope: GridScope, plan: SearchPlan, at: { after?: Curs
   const side = at.before ? "before" : at.after ? "after" : "first";
   const owner = scope.kind === "project" ? scope.project.id : scope.board.id;
   const shape = `${scope.kind === "project" ? "project" : "board"}|${plan.sortKey.time}|${side}`;
-  /** The scope and cursor with slots for their values: only the ids the statement compares differ between pages. */
+  /**
+   * The scope and cursor with slots for their values. The scope holds nothing else the statement could read (no
+   * actor, no other ids, only the order of the filter): a later change to scopeQuery that read more would fail here
+   * rather than keep the first caller's value in a statement every caller runs.
+   */
+  const order = scope.filter?.sort ? { sort: scope.filter.sort } : {};
   const slotted = (id: number | string, t?: number, imageId?: number) => ({
     scope: (scope.kind === "project"
-      ? { ...scope, project: { ...scope.project, id } }
-      : { ...scope, board: { ...scope.board, id } }) as GridScope,
+      ? { kind: scope.kind, project: { id }, filter: order }
+      : { kind: scope.kind, board: { id }, filter: order }) as unknown as GridScope,
     cursor: t === undefined || imageId === undefined ? null : { rank: 0, t, id: imageId },
   });
   if (!cursor)

@@ -156,6 +156,27 @@ describe.each(dialects)("image grid paging (%s)", (dialect) => {
     expect(seen).not.toEqual([...seen].sort((x, y) => y - x));
   });
 
+  it("gives each project and board its own rows, though their pages run one statement built once (statements.server.ts)", async () => {
+    // The owner's pages have built the statements of these shapes; the stranger's project and a second board run them.
+    const mine = await gridPage(await scope(), { limit: 300 });
+    expect(mine.cards).toHaveLength(await gridTotal(await scope()));
+    const theirs = await projectScope(
+      stranger.actor,
+      (await db().selectFrom("projects").select("id").where("id", "!=", projectId).executeTakeFirstOrThrow()).id,
+    );
+    expect((await gridPage(theirs, { limit: 300 })).cards).toEqual([]);
+    const otherIds = mine.cards.slice(3, 8).map((c) => c.id);
+    const other = await createBoard(await scope(), { title: "Other", imageIds: otherIds });
+    const firstBoard = await gridPage(await board(), { limit: 300 });
+    const secondBoard = await gridPage(await boardScope(owner.actor, other.id), { limit: 300 });
+    expect(firstBoard.cards.map((c) => c.id).sort()).toEqual([...boardIds].sort());
+    expect(secondBoard.cards.map((c) => c.id).sort()).toEqual([...otherIds].sort());
+    // After a cursor too: the next page of the second board holds the rest of its own images only.
+    const half = await gridPage(await boardScope(owner.actor, other.id), { limit: 2 });
+    const rest = await gridPage(await boardScope(owner.actor, other.id), { after: decodeCursor(half.next), limit: 300 });
+    expect([...half.cards, ...rest.cards].map((c) => c.id).sort()).toEqual([...otherIds].sort());
+  });
+
   it("answers not found for a project or board outside the actor's memberships", async () => {
     await expect(projectScope(stranger.actor, projectId)).rejects.toThrow(NotFoundError);
     await expect(boardScope(stranger.actor, boardId)).rejects.toThrow(/No Board Found with ID/);

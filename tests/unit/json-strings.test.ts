@@ -41,4 +41,10 @@ describe("firstStrings", () => {
     expect(() => firstStrings('{"a":1}')).toThrow();
     expect(() => firstStrings("")).toThrow();
   });
+
+  it("gives none for n of 0 or less, as slice would", () => {
+    expect(firstStrings('["a","b"]', 0)).toEqual([]);
+    expect(firstStrings('["a","b"]', -1)).toEqual([]);
+    expect(() => firstStrings('["a"', 0)).toThrow();
+  });
 });
