@@ -1,4 +1,5 @@
 import { db, type DB } from "~/db/connection.server";
+import { StatementCache } from "~/db/statements.server";
 import type { User } from "~/db/schema";
 import { randomToken, sha256 } from "~/lib/crypto.server";
 
@@ -39,20 +40,27 @@ export async function startSession(
   return id;
 }
 
+/** The look-up every signed-in request makes, built once (app/db/statements.server.ts). */
+const sessionStatements = new StatementCache();
+
 /** The active user behind a session id, or null when unknown, revoked, idle too long or past its absolute expiry. */
 export async function sessionUser(id: string, policy: SessionPolicy, opts: { touch?: boolean } = {}): Promise<User | null> {
   const now = Date.now();
-  const row = await db()
-    .selectFrom("sessions")
-    .innerJoin("users", "users.id", "sessions.user_id")
-    .selectAll("users")
-    .select(["sessions.id_hash", "sessions.last_seen_at"])
-    .where("sessions.id_hash", "=", sha256(id))
-    .where("sessions.revoked_at", "is", null)
-    .where("sessions.expires_at", ">", now)
-    .where("sessions.last_seen_at", ">", now - policy.idleMs)
-    .where("users.status", "=", "active")
-    .executeTakeFirst();
+  const [row] = await sessionStatements.rows(
+    "user by session",
+    [sha256(id), now, now - policy.idleMs],
+    (d, hash: string, at: number, seenAfter: number) =>
+      d
+        .selectFrom("sessions")
+        .innerJoin("users", "users.id", "sessions.user_id")
+        .selectAll("users")
+        .select(["sessions.id_hash", "sessions.last_seen_at"])
+        .where("sessions.id_hash", "=", hash)
+        .where("sessions.revoked_at", "is", null)
+        .where("sessions.expires_at", ">", at)
+        .where("sessions.last_seen_at", ">", seenAfter)
+        .where("users.status", "=", "active"),
+  );
   if (!row) return null;
   if (opts.touch !== false && now - row.last_seen_at > TOUCH_EVERY_MS) {
     await db().updateTable("sessions").set({ last_seen_at: now }).where("id_hash", "=", row.id_hash).execute();
