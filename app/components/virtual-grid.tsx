@@ -7,6 +7,8 @@ export const GAP = 15;
 export const OVERSCAN_ROWS = 3;
 export const RESIZE_DEBOUNCE_MS = 500;
 const FETCH_PAGE = 100;
+/** The longest wait before a page that did not come is asked for again. */
+const MAX_RETRY_MS = 30_000;
 /**
  * Images per scroll segment. Browsers cap an element's height (Chromium at 33,554,432 px), and a million images
  * in rows of four need about 60 million: so a huge scope is scrolled 100,000 images at a time, with First /
@@ -87,6 +89,21 @@ export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, fro
   });
   useEffect(() => virtualizer.measure(), [layout, virtualizer]);
 
+  // A page that did not come (a busy server's 503, a dropped connection) is asked for again while it is wanted:
+  // after the server's Retry-After, or 1, 2, 4 … 30 s. Nothing else would ask again until the rows in view changed.
+  const failures = useRef(new Map<number, number>());
+  const [retryTick, setRetryTick] = useState(0);
+  const retryTimer = useRef<ReturnType<typeof setTimeout>>();
+  useEffect(() => () => clearTimeout(retryTimer.current), []);
+  const retryLater = useCallback((page: number, retryAfter: string | null) => {
+    const failed = (failures.current.get(page) ?? 0) + 1;
+    failures.current.set(page, failed);
+    const seconds = Number(retryAfter);
+    const delay = Math.min(MAX_RETRY_MS, retryAfter && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** (failed - 1));
+    clearTimeout(retryTimer.current);
+    retryTimer.current = setTimeout(() => setRetryTick((t) => t + 1), delay);
+  }, []);
+
   const load = useCallback(
     async (page: number) => {
       if (pages.current.has(page) || pending.current.has(page)) return;
@@ -98,13 +115,18 @@ export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, fro
         if (res.ok) {
           const body = (await res.json()) as { cards: CardData[]; next: string | null };
           pages.current.set(page, body);
+          failures.current.delete(page);
           setVersion((v) => v + 1);
+        } else if (res.status >= 500 || res.status === 429) {
+          retryLater(page, res.headers.get("Retry-After"));
         }
+      } catch {
+        retryLater(page, null);
       } finally {
         pending.current.delete(page);
       }
     },
-    [pagesUrl],
+    [pagesUrl, retryLater],
   );
 
   // Indexes below are positions in the whole scope: the segment's base plus the slot's place in the segment.
@@ -114,7 +136,7 @@ export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, fro
   useEffect(() => {
     for (let p = Math.floor(firstIndex / FETCH_PAGE); p <= Math.floor(Math.max(0, lastIndex - 1) / FETCH_PAGE); p++)
       if (p > 0 || lastIndex > sent.length) void load(p);
-  }, [firstIndex, lastIndex, load, sent.length]);
+  }, [firstIndex, lastIndex, load, sent.length, retryTick]);
 
   // Where the person is: the last card whose row is on screen.
   const visible = items.filter((i) => i.end > window.scrollY && i.start < window.scrollY + window.innerHeight);

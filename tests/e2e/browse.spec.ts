@@ -250,11 +250,15 @@ test(
       // server's page on hydration: a key pressed before that scrolls the server's page, not the grid.
       await page.locator(".virtual-grid").waitFor();
       expect(await page.getByRole("article").count()).toBeLessThan(131);
-      await page.keyboard.press("End");
-      await expect(page.getByRole("article").filter({ hasText: "Grid image 001" })).toBeVisible();
+      // End, and Home, again while the card is not in view: in two full CI runs on a busy machine one press did not
+      // get there (2026-11-29: Home left the page mid-grid, its rows those of the end; 2026-12-02: after End no card
+      // 001 for 10 s). A page the server refused (503) is now asked for again (the next test); a press lost some other
+      // way is not understood yet, and a person presses again, as this does.
+      await expect(async () => {
+        await page.keyboard.press("End");
+        await expect(page.getByRole("article").filter({ hasText: "Grid image 001" })).toBeVisible({ timeout: 5_000 });
+      }).toPass({ timeout: 30_000 });
       await expect(page.getByText("131 / 131 images")).toBeVisible();
-      // Home again while the first card is not in view: once in a full CI run (2026-11-29, a busy machine) one press
-      // left the page mid-grid, its rows those of the end. Not understood yet; a person presses again, and so does this.
       await expect(async () => {
         await page.keyboard.press("Home");
         await expect(page.getByRole("article").filter({ hasText: "E2E image" })).toBeVisible({ timeout: 3_000 });
@@ -273,6 +277,39 @@ test(
     await page.getByRole("link", { name: "Previous" }).click();
     await expect(page.getByText("120 / 131 images")).toBeVisible();
     await expect(page.getByRole("article").first()).toContainText("Grid image 071");
+  },
+);
+
+test(
+  "virtual grid: a page the busy server refused (503, Retry-After) is asked for again and shown",
+  { tag: "@js-only" },
+  async ({ page, signIn, db }) => {
+    await signIn("paging");
+    // The server's admission control answers 503 with Retry-After when it is too busy (server/admission.ts). Here
+    // every page the grid asks for gets that answer until the scroll to the end has settled: from then on nothing
+    // but the grid's own retry asks for the last page again.
+    let busy = true;
+    let refused = 0;
+    let served = 0;
+    await page.route(/\/api\/grid\?.*(at|after)=/, async (route) => {
+      if (busy) {
+        refused++;
+        return route.fulfill({ status: 503, headers: { "Retry-After": "1" }, body: "The server is busy. Please try again in a moment." });
+      }
+      served++;
+      return route.continue();
+    });
+    await page.goto(`/client/${await projectId(db, e2eProject)}`);
+    await page.locator(".virtual-grid").waitFor();
+    await page.keyboard.press("End");
+    await expect
+      .poll(() => page.evaluate(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1))
+      .toBe(true);
+    await expect.poll(() => refused).toBeGreaterThan(0);
+    await expect(page.locator(".image-card-loading").first()).toBeAttached();
+    busy = false;
+    await expect(page.getByRole("article").filter({ hasText: "Grid image 001" })).toBeVisible({ timeout: 20_000 });
+    expect(served).toBeGreaterThan(0);
   },
 );
 
