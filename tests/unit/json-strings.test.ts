@@ -6,12 +6,14 @@ import { firstStrings } from "~/lib/json-strings";
  * hold: the compact one it scans, and those it must leave to JSON.parse.
  */
 describe("firstStrings", () => {
-  it("reads compact arrays as JSON.parse does, all of them or the first n", () => {
+  // toStrictEqual: an array made to size and cut to what was read must hold no hole (toEqual would let one pass).
+  it("reads compact arrays as JSON.parse does, all of them or the first n, with no hole where fewer than n", () => {
     for (const words of [[], ["a"], ["fresh fruit", "paper bag"], ["", "x", ""], ["Café", "日本語", "emoji 🐨", "a,b", "[x]", "c]"]]) {
       const json = JSON.stringify(words);
-      expect(firstStrings(json)).toEqual(words);
-      expect(firstStrings(json, 1)).toEqual(words.slice(0, 1));
-      expect(firstStrings(json, 5)).toEqual(words.slice(0, 5));
+      expect(firstStrings(json)).toStrictEqual(words);
+      expect(firstStrings(json, 1)).toStrictEqual(words.slice(0, 1));
+      expect(firstStrings(json, 5)).toStrictEqual(words.slice(0, 5));
+      expect(firstStrings(json, 16)).toStrictEqual(words.slice(0, 16));
     }
   });
 
@@ -30,8 +32,8 @@ describe("firstStrings", () => {
         Array.from({ length: random(6) }, () => alphabet[random(alphabet.length)]).join(""),
       );
       const json = JSON.stringify(words);
-      expect(firstStrings(json)).toEqual(words);
-      expect(firstStrings(json, 3)).toEqual(words.slice(0, 3));
+      expect(firstStrings(json)).toStrictEqual(words);
+      expect(firstStrings(json, 3)).toStrictEqual(words.slice(0, 3));
     }
   });
 
