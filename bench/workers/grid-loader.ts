@@ -157,18 +157,21 @@ const [a, b] =
       ? [facets, bareFacets]
       : [() => loader(null), bare];
 /**
- * Warm-up until the JIT has settled: V8 keeps optimising a path as large as the loader's (Kysely, the models) for a
- * few thousand calls, and each compile job runs on a background thread that shares the pinned core with the calls —
+ * Warm-up until the JIT has settled: V8 keeps optimising a path as large as the loader's (Kysely, the models) for
+ * thousands of calls, and each compile job runs on a background thread that shares the pinned core with the calls —
  * the slow samples that made P5's p99. Measured with `node --trace-opt` on P5's loader, batches of 200 calls: 62
- * optimisations in calls 200–400 (about what the earlier "a second" of warm-up gave), 30 in 600–800, 12 in
- * 1,000–1,200, 4 in 1,400–1,600. So at least 3,000 calls (and `warmup`), at most 10 s (a 1M project's slow calls
- * stop by time), never less than a second.
+ * optimisations in calls 200–400, 30 in 600–800, 12 in 1,000–1,200, 4 in 1,400–1,600; and on 2026-12-02 (the loader
+ * as it is now) still TurboFan compiles of the walk (7 ms of compiling), the filter's parser (5 ms) and gridPage (25 ms)
+ * between calls 4,000 and 5,400. With 3,000 calls of warm-up P5's ratio fell round by round (6.6× in the first of 9,
+ * 1.3× in the last; median 1.75×); with 10,000, 0.6–1.5× in every round (median 1.29×, the same code). A server passes
+ * 10,000 searches in its first hours and keeps what it compiled. So at least 10,000 calls (and `warmup`), at most 20 s
+ * (a 1M project's slow calls stop by time), never less than a second.
  */
 async function warmUp(work: () => Promise<unknown>): Promise<number[]> {
   const samples = await timeBatch(work, args.warmup);
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  while (elapsed() < 1000 || (samples.length < Math.max(3000, args.warmup) && elapsed() < 10_000))
+  while (elapsed() < 1000 || (samples.length < Math.max(10_000, args.warmup) && elapsed() < 20_000))
     samples.push(...(await timeBatch(work, 10)));
   return samples.slice(-args.warmup);
 }
