@@ -7,7 +7,7 @@ export const GAP = 15;
 export const OVERSCAN_ROWS = 3;
 export const RESIZE_DEBOUNCE_MS = 500;
 const FETCH_PAGE = 100;
-/** The longest wait before a page that did not come is asked for again. */
+/** The shortest and the longest wait before a page that did not come is asked for again. */
 const MIN_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 /**
@@ -91,21 +91,29 @@ export function VirtualGrid({ pagesUrl, links, marks, total, first, startAt, fro
   useEffect(() => virtualizer.measure(), [layout, virtualizer]);
 
   // A page that did not come (a busy server's 503, a dropped connection) is asked for again while it is wanted:
-  // after the server's Retry-After, or 1, 2, 4 … s, never sooner than 1 s nor later than 30 s. One timer serves every
-  // failed page (the latest failure sets it; the retry asks for all pages in view). Nothing else would ask again until
-  // the rows in view changed.
+  // after the server's Retry-After, or 1, 2, 4 … s, never sooner than 1 s nor later than 30 s, plus up to a quarter
+  // more at random (so the grids a busy server refused together do not all come back together). One timer serves
+  // every failed page and asks again for all pages in view; it is only ever put later, so no page is asked for sooner
+  // than its server said. Nothing else would ask again until the rows in view changed.
   const failures = useRef(new Map<number, number>());
   const [retryTick, setRetryTick] = useState(0);
   const retryTimer = useRef<ReturnType<typeof setTimeout>>();
+  const retryAt = useRef(0);
   useEffect(() => () => clearTimeout(retryTimer.current), []);
   const retryLater = useCallback((page: number, retryAfter: string | null) => {
     const failed = (failures.current.get(page) ?? 0) + 1;
     failures.current.set(page, failed);
     const seconds = Number(retryAfter);
     const wait = retryAfter && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** (failed - 1);
-    const delay = Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, wait));
+    const delay = Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, wait)) * (1 + Math.random() / 4);
+    const now = Date.now();
+    if (retryAt.current > now + delay) return;
+    retryAt.current = now + delay;
     clearTimeout(retryTimer.current);
-    retryTimer.current = setTimeout(() => setRetryTick((t) => t + 1), delay);
+    retryTimer.current = setTimeout(() => {
+      retryAt.current = 0;
+      setRetryTick((t) => t + 1);
+    }, delay);
   }, []);
 
   const load = useCallback(

@@ -252,8 +252,8 @@ test(
       expect(await page.getByRole("article").count()).toBeLessThan(131);
       // End, and Home, again while the card is not in view: in two full CI runs on a busy machine one press did not
       // get there (2026-11-29: Home left the page mid-grid, its rows those of the end; 2026-12-02: after End no card
-      // 001 for 10 s). Neither was reproduced here. One possible cause, a page the busy server refused (503), is now asked
-      // for again (the next test); whatever else lost a press, a person presses again, as this does.
+      // 001 for 10 s). Neither was reproduced here. One possible cause, a page the busy server refused (503), is now
+      // asked for again (the next test); whatever else lost a press, a person presses again, as this does.
       await expect(async () => {
         await page.keyboard.press("End");
         await expect(page.getByRole("article").filter({ hasText: "Grid image 001" })).toBeVisible({ timeout: 5_000 });
@@ -289,11 +289,11 @@ test(
     // every page the grid asks for gets that answer until the scroll to the end has settled: from then on nothing
     // but the grid's own retry asks for the last page again.
     let busy = true;
-    let refused = 0;
+    const refusedAt: number[] = [];
     let served = 0;
     await page.route(/\/api\/grid\?.*(at|after)=/, async (route) => {
       if (busy) {
-        refused++;
+        refusedAt.push(Date.now());
         return route.fulfill({ status: 503, headers: { "Retry-After": "1" }, body: "The server is busy. Please try again in a moment." });
       }
       served++;
@@ -306,10 +306,12 @@ test(
       expect(await page.evaluate(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1)).toBe(true);
     }).toPass({ timeout: 30_000 });
     await expect(page.locator(".image-card-loading").first()).toBeAttached();
-    // Two more refusals after the scroll has settled: only the retry's timer asks again while nothing moves (a late
-    // re-measure might ask once), so without it this waits in vain.
-    const settled = refused;
-    await expect.poll(() => refused, { timeout: 15_000 }).toBeGreaterThanOrEqual(settled + 2);
+    // Once the scroll has settled, two refusals that each ended a quiet second (none in the 900 ms before): the grid
+    // asks within moments of a render (a late re-measure within 500 ms), so a request after a second of quiet, twice,
+    // is the retry's timer (Retry-After: 1). Without it this waits in vain.
+    const settledAt = Date.now();
+    const afterQuiet = () => refusedAt.filter((t, i) => t >= settledAt && i > 0 && t - refusedAt[i - 1]! >= 900).length;
+    await expect.poll(afterQuiet, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
     busy = false;
     await expect(page.getByRole("article").filter({ hasText: "Grid image 001" })).toBeVisible({ timeout: 20_000 });
     expect(served).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { FileChooser } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { expectAccessible, firstImage, hasJs, imagesIn, jpegFile, ownProject, projectId, toast, userFor } from "./support";
 import { uploadProject } from "./users";
@@ -222,9 +223,14 @@ test("keyboard only: choose a file, upload, fill in Edit Image and submit", asyn
   const input = page.getByLabel("Images to upload", { exact: true });
   // Tab through the page until the file input has focus, as a keyboard user does.
   for (let i = 0; i < 40 && !(await input.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
-  await expect(input).toBeFocused();
-  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Space")]);
-  await chooser.setFiles(await jpegFile("keyboard.jpg", "#336699"));
+  // Space on the focused input opens the file chooser. Once in a full CI run on a busy machine (2026-12-02) no
+  // chooser came of it for 90 s, with the input focused; not reproduced. A person presses again, and so does this.
+  let chooser: FileChooser | undefined;
+  await expect(async () => {
+    await expect(input).toBeFocused();
+    [chooser] = await Promise.all([page.waitForEvent("filechooser", { timeout: 5_000 }), page.keyboard.press("Space")]);
+  }).toPass({ timeout: 30_000 });
+  await chooser!.setFiles(await jpegFile("keyboard.jpg", "#336699"));
   await page.keyboard.press("Tab");
   await expect(page.getByRole("button", { name: "Upload", exact: true })).toBeFocused();
   await page.keyboard.press("Enter");
