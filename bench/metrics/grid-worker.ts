@@ -7,6 +7,8 @@ export interface GridWorkerOutput {
   dialect: "sqlite" | "postgres";
   /** Calls per side per round actually made (capped to about 4 s per side). */
   batch: number;
+  /** Warm-up calls made per side (at least 10,000, unless 20 s ran out first). */
+  warmupCalls: { a: number; b: number };
   /** Per round: A and B summaries in ms (see workers/grid-loader.ts for what A and B are in each mode). */
   rounds: { a: Summary; b: Summary }[];
   /** p50 of each model call alone, in ms. */

@@ -39,6 +39,7 @@ function searchLoader(id: string, dataset: DatasetName, p99Ms?: number): Metric 
         perRound: { ratio: ratios },
         notes: [
           `Each call alone (p50): scope ${scopeMs.toFixed(2)} ms, page ${pageMs.toFixed(2)} ms, total (count) ${totalMs.toFixed(2)} ms.`,
+          `Warm-up before the rounds: ${out.warmupCalls.a.toLocaleString("en")} loader calls, ${out.warmupCalls.b.toLocaleString("en")} bare (at least 10,000 each, or 20 s).`,
         ],
         details: { bareSql: out.bareSql, plans: out.plans, breakdown: out.breakdown },
       };

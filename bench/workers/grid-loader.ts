@@ -167,16 +167,18 @@ const [a, b] =
  * 10,000 searches in its first hours and keeps what it compiled. So at least 10,000 calls (and `warmup`), at most 20 s
  * (a 1M project's slow calls stop by time), never less than a second.
  */
-async function warmUp(work: () => Promise<unknown>): Promise<number[]> {
+const warmupCalls = { a: 0, b: 0 };
+async function warmUp(work: () => Promise<unknown>, side: "a" | "b"): Promise<number[]> {
   const samples = await timeBatch(work, args.warmup);
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   while (elapsed() < 1000 || (samples.length < Math.max(10_000, args.warmup) && elapsed() < 20_000))
     samples.push(...(await timeBatch(work, 10)));
+  warmupCalls[side] = samples.length;
   return samples.slice(-args.warmup);
 }
-const warmA = await warmUp(a);
-const warmB = await warmUp(b);
+const warmA = await warmUp(a, "a");
+const warmB = await warmUp(b, "b");
 // Calls per side per round: as asked, but no more than fit in about 4 s (a slow loader on the 1M project would
 // otherwise take minutes), and never fewer than 100 (facets: 10, each call recounts a 1M project).
 const slowest = Math.max(summarise(warmA).p50, summarise(warmB).p50);
@@ -209,4 +211,6 @@ for (const q of await captureQueries(after))
   if (!plans.some((p) => p.sql === q.sql)) plans.push({ sql: q.sql, plan: await raw.explain(q) });
 await raw.close();
 await connection.close();
-process.stdout.write(`${JSON.stringify({ dialect: cfg.database.dialect, batch, rounds, breakdown, plans, bareSql: pageQuery.sql })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ dialect: cfg.database.dialect, batch, warmupCalls, rounds, breakdown, plans, bareSql: pageQuery.sql })}\n`,
+);
