@@ -3,12 +3,12 @@ import { dayStart } from "~/lib/capture";
 import { MAX_ID, possibleIds } from "~/lib/ids";
 import { firstStrings } from "~/lib/json-strings";
 import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
-import { db } from "~/db/connection.server";
+import { db, dialect } from "~/db/connection.server";
 import { StatementCache } from "~/db/statements.server";
 import type { Database } from "~/db/schema";
 import type { Term } from "~/lib/keywords-query";
 import { scopeKey, scopeVersion, visibleProjectIds, type AllProjectsScope, type GridScope, type ProjectScope } from "./scope.server";
-import { keywordIds, keywordMatches, tagMatches, type IdWindow, type KeywordMatch, type TagMatch } from "./search.server";
+import { keywordCheck, keywordMatches, tagMatches, type IdWindow, type KeywordMatch, type TagMatch } from "./search.server";
 import {
   decodeCursor,
   encodeCursor,
@@ -105,9 +105,6 @@ interface Walk {
   window?: IdWindow;
 }
 
-/** A subquery of ids (its column `id`) as the list of values `images.id in (…)` checks. */
-const idList = (ids: RawBuilder<{ id: number }>) => sql<number>`${ids}`;
-
 /**
  * The statement of a scope, as its plan says: the driver's rows (the scope's keyset index; or the matches, each image
  * then found by its id; or, walking, the project's images), narrowed by the scope and the filter. Selects nothing: each
@@ -143,11 +140,7 @@ function scopeQuery(scope: GridScope, plan: SearchPlan = searchPlan(scope), walk
         ? q.where("images.project_id", "=", scope.project.id)
         : q.where("images.project_id", "in", visibleProjectIds(scope.actor));
   }
-  if (walk?.tier === "strong") q = q.where("images.id", "in", idList(keywordIds(walk.terms, "strong", walk.window)));
-  if (walk?.tier === "rest")
-    q = q
-      .where("images.id", "in", idList(keywordIds(walk.terms, "anywhere")))
-      .where("images.id", "not in", idList(keywordIds(walk.terms, "strong")));
+  if (walk) q = q.where(keywordCheck(walk.terms, walk.tier, walk.window));
   if (plan.empty) q = q.where(sql<boolean>`1 = 0`);
   const takenFrom = scope.filter?.takenFrom ? dayStart(scope.filter.takenFrom) : null;
   const takenTo = scope.filter?.takenTo ? dayStart(scope.filter.takenTo, true) : null;
@@ -164,8 +157,11 @@ function scopeQuery(scope: GridScope, plan: SearchPlan = searchPlan(scope), walk
         .where("av.attribute_id", "=", Number(attributeId))
         .where("a.active", "=", 1) // a deactivated attribute (hidden everywhere) matches nothing: its values cannot be probed
         .where("av.value", "in", values);
-      // A walk checks image by image (one primary-key look-up each); otherwise the value's images are read once.
-      return walk ? eb.exists(holding.whereRef("av.image_id", "=", "images.id")) : eb("images.id", "in", holding);
+      // A walk checks image by image (one primary-key look-up each; on PostgreSQL behind `offset 0`, as keywordCheck
+      // says why); otherwise the value's images are read once.
+      if (!walk) return eb("images.id", "in", holding);
+      const own = holding.whereRef("av.image_id", "=", "images.id");
+      return eb.exists(dialect() === "postgres" ? own.modifyEnd(sql`offset 0`) : own);
     });
   const review = scope.kind === "board" ? scope.filter?.review : undefined;
   if (review && scope.kind === "board")
