@@ -311,8 +311,8 @@ async function walkedRows(
   const tier = async (name: Walk["tier"], from: Cursor | null, count: number, window?: Window): Promise<GridRow[]> =>
     walkStatement(scope, plan, { tier: name, terms, window, from, edge: window?.edge }).limit(count).execute();
   /**
-   * The first tier of a very common word: the walk checks each image against the word's matches, which the database
-   * first reads into a list, all of them (SQLite: 100,000 for a word in 10% of a 1M project, 13 ms of the page's 14).
+   * The first tier of a very common word on SQLite: the walk checks each image against the word's matches, which
+   * SQLite first reads into a list, all of them (100,000 for a word in 10% of a 1M project, 13 ms of the page's 14).
    * So the walk goes through windows of the project's newest images, each with only the matches among the ids it
    * spans (FTS5 seeks the id range in its index) and the last word's prefix spelled out (FTS5 would merge the
    * prefix's lists whole first). When a window does not fill the page (the word may be rarer in this project than

@@ -1,3 +1,4 @@
+import { dialect } from "~/db/connection.server";
 import type { Term } from "~/lib/keywords-query";
 import { parseId } from "~/lib/ids";
 import { hasSmart } from "~/lib/smart-tags";
@@ -111,8 +112,8 @@ export function decodeCursor(value: string | null | undefined): Cursor | null {
 }
 
 /**
- * How many title or keyword matches (in any project) make a word common enough to walk, and to walk in windows of
- * the project's newest images; settings so tests can take every path.
+ * How many title or keyword matches (in any project) make a word common enough to walk, and (SQLite) to walk in
+ * windows of the project's newest images; settings so tests can take every path.
  */
 export const walkSettings = { from: 2000, windowFrom: 20_000, window: 4000 };
 
@@ -121,7 +122,7 @@ export const walkSettings = { from: 2000, windowFrom: 20_000, window: 4000 };
  * the ranking's two tiers (`strong`: every term in the title or keywords, then `rest`), each image checked against
  * the word's matches and the attribute values, until the page is full: a word in 10% of a 1M project costs 14 ms a
  * page instead of 337 ms (bench P5-1m). A rare word is not walked (a walk would read the whole index to find it).
- * `from`: the tier the page starts in (the cursor's). `windows`: a very common word's first tier goes through windows
+ * `from`: the tier the page starts in (the cursor's). `windows` (SQLite): a very common word's first tier goes through windows
  * of the project's newest images (`first` of them, then sized by the hits), each with only the matches among the ids
  * it spans and the last word's prefix spelled out as the words the index holds (`spelledOut`, SQLite), instead of
  * reading every match into a list first (P5-1m's loader p99 21 → 2.3 ms; decision 0012).
@@ -150,8 +151,9 @@ export async function pagePlan(
   if (!(await strongMatchesAtLeast(terms, walkSettings.from))) return plan.driver;
   const from = at.after && at.after.rank === 0 ? "rest" : "strong";
   // A word of 10,000 matches (the 100k project's) would gain 0.6 ms a page from windows and pay it in two more
-  // statements, so windows start at 20,000 (decision 0012).
-  const windowed = from === "strong" && (await strongMatchesAtLeast(terms, walkSettings.windowFrom));
+  // statements, so windows start at 20,000 (decision 0012). Only on SQLite: PostgreSQL checks each image by its own
+  // row (keywordCheck), reads no list of matches, and a window would only add its two statements.
+  const windowed = from === "strong" && dialect() === "sqlite" && (await strongMatchesAtLeast(terms, walkSettings.windowFrom));
   return {
     kind: "walk",
     terms,

@@ -112,20 +112,22 @@ export function keywordIds(terms: Term[], where: "anywhere" | "strong", within?:
 
 /**
  * Whether the image `images.id` is one of a walk's tier: it holds every term in its title or keywords (`strong`), or
- * elsewhere only (`rest`). What a walk along a project's keyset index asks of each image.
+ * elsewhere only (`rest`). What a walk along a project's keyset index asks of each image; `within`: a window of the
+ * walk's first tier (the rest is never windowed).
  *
  * SQLite: the image among the ids of keywordIds. PostgreSQL: the image's own row of `image_search`, looked up by its
  * key, behind `offset 0`, which keeps the check a sub-plan run per image (the planner flattens a plain EXISTS or IN
  * into a join). As a join it was planned by its estimates: a fresh dataset's statistics, 1% where 4% matched, made
- * the walk of "london" + two values on 100k images a parallel scan (50 ms, workers started in 25) or a hash join of
- * every match with a sort (120 ms), instead of the walk (5 ms; bench P5-pg).
+ * the walk of "london" + two values on 100k images a parallel scan (50–96 ms, its workers started in 25–50) or a hash
+ * join of every match with a sort (120 ms), instead of the walk (5 ms; bench P5-pg). The walk's attribute check is
+ * fenced the same way (scopeQuery).
  */
 export function keywordCheck(terms: Term[], tier: "strong" | "rest", within?: IdWindow) {
   const id = sql.ref("images.id");
   if (dialect() === "postgres") {
     const strong = sql`doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS.strong)})`;
     const which = tier === "strong" ? strong : sql`doc @@ to_tsquery('simple', ${tsQuery(terms, TS_WEIGHTS.anywhere)}) and not ${strong}`;
-    const range = within ? sql` and image_id between ${within.ids.lo} and ${within.ids.hi}` : sql``;
+    const range = within && tier === "strong" ? sql` and image_id between ${within.ids.lo} and ${within.ids.hi}` : sql``;
     return sql<boolean>`exists (select 1 from image_search where image_id = ${id} and ${which}${range} offset 0)`;
   }
   if (tier === "strong") return sql<boolean>`${id} in ${keywordIds(terms, "strong", within)}`;

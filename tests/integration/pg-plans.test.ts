@@ -5,7 +5,8 @@ import { createAttribute, setAttributeValues } from "~/models/attributes.server"
 import { createBoard } from "~/models/boards.server";
 import { loadImagesInBulk } from "~/models/bulk-load.server";
 import { addKeywordsBulk, deleteImagesBulk, selectionPage } from "~/models/bulk.server";
-import { walkSettings } from "~/models/grid.server";
+import { walkStatement } from "~/models/grid.server";
+import { searchPlan } from "~/models/search-plan.server";
 import { insertImageRows } from "~/models/images.server";
 import { boardScope, projectScope, withFilter } from "~/models/scope.server";
 import { createShareLinks } from "~/models/share-links.server";
@@ -29,10 +30,7 @@ const OTHERS = 150_000;
 describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans on a 50k project (%s)", (dialect) => {
   let t: TestDatabase;
   let ctx: HotPathContext;
-  const windowFrom = walkSettings.windowFrom;
   beforeAll(async () => {
-    // "london" is in about 10,000 titles of the two projects: walked in windows, as a common word of 1M images is.
-    walkSettings.windowFrom = 2000;
     t = await freshDatabase(dialect);
     const { actor } = await makeUser();
     const files = [await storedFakeFile(1), await storedFakeFile(2), await storedFakeFile(3)];
@@ -86,7 +84,6 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
     };
   }, 300_000);
   afterAll(async () => {
-    walkSettings.windowFrom = windowFrom;
     await t?.drop();
   });
 
@@ -135,30 +132,50 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
    * on a bench dataset fresh from its load, a parallel scan whose workers took 25 ms to start, or every match hashed
    * and sorted (10× the walk's time).
    */
-  const walked = HOT_PATHS.filter((p) => p.name.startsWith("search: common word + two values")).map((p) => [p.name, p] as const);
+  const expectWalkPlan = async (q: CompiledQuery) => {
+    const { rows } = await db().executeQuery<{ "QUERY PLAN": [{ Plan: PgPlanNode }] }>(
+      CompiledQuery.raw(`explain (format json) ${q.sql}`, [...q.parameters]),
+    );
+    const plan = rows[0]!["QUERY PLAN"][0].Plan;
+    const scan = plan.Plans?.[0];
+    expect(plan["Node Type"], q.sql).toBe("Limit");
+    expect([scan?.["Node Type"], scan?.["Index Name"]], q.sql).toEqual(["Index Scan", "images_project_keyset"]);
+    expect(
+      pgNodes(plan)
+        .map((n) => n["Node Type"])
+        .filter((type) => /Sort|Gather|Hash|Merge Join|Bitmap/.test(type)),
+      q.sql,
+    ).toEqual([]);
+  };
+  /** A walk's statement: the project's images themselves, narrowed by the word's matches (not a page of matches). */
+  const isWalk = (q: CompiledQuery) => /^select .* from "images" where "images"."project_id" = \$1 .*image_search/s.test(q.sql);
+  const walkedPaths = HOT_PATHS.filter((p) => p.name.startsWith("search: common word + two values")).map((p) => [p.name, p] as const);
   const walksImageByImage = async (hot: HotPath) => {
     const statements = await captureStatements({ dialect: "postgres", url: t.url }, () => hot.run(ctx));
-    const walks = statements.filter((q) => /image_search/.test(q.sql) && /order by "images"."created_at" desc/.test(q.sql));
+    const walks = statements.filter(isWalk);
     expect(walks.length, "the page was walked").toBeGreaterThan(0);
-    for (const q of walks) {
-      const { rows } = await db().executeQuery<{ "QUERY PLAN": [{ Plan: PgPlanNode }] }>(
-        CompiledQuery.raw(`explain (format json) ${q.sql}`, [...q.parameters]),
-      );
-      const plan = rows[0]!["QUERY PLAN"][0].Plan;
-      const types = pgNodes(plan).map((n) => n["Node Type"]);
-      const scan = plan.Plans?.[0];
-      expect(plan["Node Type"], q.sql).toBe("Limit");
-      expect([scan?.["Node Type"], scan?.["Index Name"]], q.sql).toEqual(["Index Scan", "images_project_keyset"]);
-      expect(
-        types.filter((type) => /Sort|Gather|Hash|Merge Join|Bitmap/.test(type)),
-        q.sql,
-      ).toEqual([]);
+    for (const q of walks) await expectWalkPlan(q);
+  };
+  /** Each tier of the walk, as walkStatement builds it (the pages above may fill from the first tier alone). */
+  const tiersWalkImageByImage = async () => {
+    const scope = withFilter(
+      await projectScope(ctx.actor, ctx.projectId),
+      new URLSearchParams([["q", ctx.common], ...ctx.values.map((v) => ["f", v])]),
+    );
+    const plan = searchPlan(scope);
+    for (const tier of ["strong", "rest"] as const) {
+      const q = walkStatement(scope, plan, { tier, terms: plan.keywords!.terms, from: null }).limit(101).compile();
+      expect(isWalk(q), q.sql).toBe(true);
+      await expectWalkPlan(q);
     }
   };
 
   describe("fresh from a bulk load", () => {
     it.each(paths)("%s: reads no table the project's size", (_name, hot) => noWholeTableReads(hot));
-    it.each(walked)("%s: walks the keyset index image by image (no join, sort or parallel scan)", (_name, hot) => walksImageByImage(hot));
+    it.each(walkedPaths)("%s: walks the keyset index image by image (no join, sort or parallel scan)", (_name, hot) =>
+      walksImageByImage(hot),
+    );
+    it("a walk's two tiers: the keyset index image by image", () => tiersWalkImageByImage());
 
     it("export: a page deep in the project reads about the blocks of the first page (it seeks to its cursor)", async () => {
       const scope = await projectScope(ctx.actor, ctx.projectId);
@@ -226,6 +243,9 @@ describe.each(dialects.filter((d) => d === "postgres"))("hot statements' plans o
     }, 120_000);
 
     it.each(paths)("%s: reads no table the project's size", (_name, hot) => noWholeTableReads(hot));
-    it.each(walked)("%s: walks the keyset index image by image (no join, sort or parallel scan)", (_name, hot) => walksImageByImage(hot));
+    it.each(walkedPaths)("%s: walks the keyset index image by image (no join, sort or parallel scan)", (_name, hot) =>
+      walksImageByImage(hot),
+    );
+    it("a walk's two tiers: the keyset index image by image", () => tiersWalkImageByImage());
   });
 });

@@ -249,7 +249,7 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
     }
   });
 
-  it("walks a common word along the project's index, also in windows of the newest images, with the same pages, in the same order, as the join", async () => {
+  it("walks a common word along the project's index, also in windows of the newest images (SQLite), with the same pages, in the same order, as the join", async () => {
     const scope = await project();
     const pages = async (q: string, limit: number) => {
       const narrowed = searched(scope, q);
@@ -285,7 +285,7 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
       }
   });
 
-  it("walks a very common word in windows of the newest images, ids out of creation order, with the join's pages", async () => {
+  it("walks a very common word in windows of the newest images (SQLite; PostgreSQL walks it whole), ids out of creation order, with the join's pages", async () => {
     // A project of its own: ten images of one word, created in an order that is not their ids' order, so a window's
     // id range holds older images than its edge (which the walk must leave for later windows).
     const own = await makeProject([{ actor: owner.actor }]);
@@ -325,14 +325,15 @@ describe.each(dialects)("keyword search in the database (%s)", (dialect) => {
         for (const window of [1, 2, 3]) {
           Object.assign(walkSettings, { from: 1, windowFrom: 1, window });
           expect(await pages(), `${label}, windows of ${window}`).toEqual(joined);
-          // The page was planned as a walk in windows (on SQLite with the prefix spelled out as the index's words).
+          // The page was planned as a walk in windows, with the prefix spelled out as the index's words (PostgreSQL:
+          // a walk without windows, each image checked by its own row).
           const scoped = await narrowed();
           expect(await pagePlan(scoped, searchPlan(scoped), {}), `${label}, windows of ${window}`).toMatchObject({
             kind: "walk",
             from: "strong",
-            windows: { first: window },
+            windows: dialect === "sqlite" ? { first: window } : null,
           });
-          expect(await spelledOut(), label).toEqual(dialect === "sqlite" ? words : null);
+          if (dialect === "sqlite") expect(await spelledOut(), label).toEqual(words);
         }
       };
       await windowed("two words", ["kiosk", "kiosks"]);
