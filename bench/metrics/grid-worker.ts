@@ -11,6 +11,8 @@ export interface GridWorkerOutput {
   warmupCalls: { a: number; b: number };
   /** Per round: A and B summaries in ms (see workers/grid-loader.ts for what A and B are in each mode). */
   rounds: { a: Summary; b: Summary }[];
+  /** PostgreSQL (not deep): the bare statements as named prepared statements, for reference; null otherwise. */
+  bareNamed: Summary | null;
   /** p50 of each model call alone, in ms. */
   breakdown: { scopeMs: number; pageMs: number; totalMs: number };
   plans: { sql: string; plan: string }[];
@@ -35,3 +37,15 @@ export const datasetLabel = (name: string) =>
     "pg-1m": "1M project, PostgreSQL",
     "pg-10m": "10M project, PostgreSQL",
   })[name] ?? name;
+
+/**
+ * PostgreSQL: the bare side's statements as named prepared statements, beside the ratio's unnamed ones. Koala sends
+ * its statements unnamed (docs/perf/postgres.md, Prepared statements), so the ratio is taken against unnamed ones.
+ */
+export const namedNote = (out: GridWorkerOutput): string[] =>
+  out.bareNamed
+    ? [
+        `The bare statements named instead (parsed once, a generic plan from the sixth run if PostgreSQL takes one; not the ratio's baseline, Koala never names its statements): ` +
+          `p50 ${out.bareNamed.p50.toFixed(2)} ms, p99 ${out.bareNamed.p99.toFixed(2)} ms.`,
+      ]
+    : [];

@@ -1,7 +1,7 @@
 import type { DatasetName } from "../lib/datasets";
 import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
-import { datasetLabel, runGridWorker } from "./grid-worker";
+import { datasetLabel, namedNote, runGridWorker } from "./grid-worker";
 
 /**
  * P1: the grid loader for the first page of 100 cards (page + total + version, through the models and
@@ -40,6 +40,7 @@ function gridLoaderFirstPage(id: string, dataset: DatasetName, goal: { ratio: nu
         notes: [
           `Each call alone (p50): scope ${scopeMs.toFixed(2)} ms, page ${pageMs.toFixed(2)} ms, total (count) ${totalMs.toFixed(2)} ms; ` +
             `the bare page SELECT ${bareP50.toFixed(2)} ms.`,
+          ...namedNote(out),
         ],
         details: { bareSql: out.bareSql, plans: out.plans, breakdown: out.breakdown },
       };

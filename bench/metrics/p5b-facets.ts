@@ -2,7 +2,7 @@ import type { DatasetName } from "../lib/datasets";
 import { median } from "../lib/stats";
 import type { Metric } from "../lib/types";
 import { TERM } from "./p5-search-loader";
-import { datasetLabel, runGridWorker } from "./grid-worker";
+import { datasetLabel, namedNote, runGridWorker } from "./grid-worker";
 
 /**
  * P5b: the sidebar's facet counts for every attribute, with the term and two values of the first attribute applied,
@@ -41,6 +41,7 @@ function facetCounts(id: string, dataset: DatasetName): Metric {
         },
         rounds: out.rounds.length,
         perRound: { ratio: ratios },
+        notes: namedNote(out),
         details: { plans: out.plans },
       };
     },

@@ -3,8 +3,9 @@
  * 100 cards — page + total + version, the model calls the grid routes make — against a baseline, interleaved
  * in rounds, and prints one JSON object.
  *
- *   first: A = loader for the first page,       B = the bare keyset SELECT of that page (same SQL, prepared,
- *                                                   better-sqlite3 / pg directly, no Kysely)
+ *   first: A = loader for the first page,       B = the bare keyset SELECT of that page (same SQL, no Kysely, sent
+ *                                                   as the app sends it: better-sqlite3 prepared once, as the app's
+ *                                                   statement cache does; pg unnamed, as the app's driver does)
  *   deep:  A = loader for page 1000 (1-based),  B = loader for the first page
  *   search: A = loader for the first page of a keyword search (`q`), B = the bare statements of that page (P5)
  *   facets: A = the attribute facets with the same search (every attribute's counts, as after a write: the counts
@@ -105,7 +106,15 @@ async function rawDatabase() {
   await client.connect();
   let statements = 0;
   return {
+    // Sent as the app sends its statements: unnamed, so parsed and planned for its values on every run. Koala never
+    // names them (docs/perf/postgres.md, Prepared statements: generic plans made searches 3–5× slower, and PgBouncer
+    // in transaction mode cannot keep them), so a named baseline would time a way of sending the app does not have.
     prepare(q: CompiledQuery) {
+      const config = { text: q.sql, values: q.parameters as unknown[] };
+      return async () => (await client.query(config)).rows;
+    },
+    /** The same statement named (parsed once; after five runs PostgreSQL may keep a generic plan): a reference only. */
+    prepareNamed(q: CompiledQuery) {
       const config = { name: `bench-bare-${++statements}`, text: q.sql, values: q.parameters as unknown[] };
       return async () => (await client.query(config)).rows;
     },
@@ -137,25 +146,20 @@ if (!pageQuery) throw new Error("Could not find the page query among the loader'
 const raw = await rawDatabase();
 // Search: the page's statements (a walk's window, its id range, then the page), bare, one after another; not the
 // scope's, nor what the first call alone sends (the word's commonness, its prefix's words, the count: kept after).
-const pageRuns =
-  args.mode === "search"
-    ? firstQueries.filter((q) => /from "images"/.test(q.sql) && !/count\(/.test(q.sql)).map((q) => raw.prepare(q))
-    : [raw.prepare(pageQuery)];
-const bare = async () => {
-  for (const run of pageRuns) await run();
-};
 // Facets: every statement the sidebar's counts send, bare, one after another.
-const bareAll = firstQueries.map((q) => raw.prepare(q));
-const bareFacets = async () => {
-  for (const run of bareAll) await run();
+const bareQueries =
+  args.mode === "facets"
+    ? firstQueries
+    : args.mode === "search"
+      ? firstQueries.filter((q) => /from "images"/.test(q.sql) && !/count\(/.test(q.sql))
+      : [pageQuery];
+const inTurn = (runs: (() => Promise<unknown>)[]) => async () => {
+  for (const run of runs) await run();
 };
+const bare = inTurn(bareQueries.map((q) => raw.prepare(q)));
 
 const [a, b] =
-  args.mode === "deep"
-    ? [() => loader(deep), () => loader(null)]
-    : args.mode === "facets"
-      ? [facets, bareFacets]
-      : [() => loader(null), bare];
+  args.mode === "deep" ? [() => loader(deep), () => loader(null)] : args.mode === "facets" ? [facets, bare] : [() => loader(null), bare];
 /**
  * Warm-up until the JIT has settled: V8 keeps optimising a path as large as the loader's (Kysely, the models) for
  * thousands of calls, and each compile job runs on a background thread that shares the pinned core with the calls —
@@ -198,6 +202,11 @@ for (let r = 0; r < args.rounds; r++) {
   rounds.push({ a: summarise(sa), b: summarise(sb) });
 }
 
+// PostgreSQL: the bare statements named too, for reference (not the ratio's baseline: see rawDatabase).
+const named = raw.prepareNamed && args.mode !== "deep" ? inTurn(bareQueries.map((q) => raw.prepareNamed!(q))) : null;
+// Warm-up first: PostgreSQL plans a named statement for its values five times before it may keep a generic plan.
+const bareNamed = named ? (await timeBatch(named, Math.max(10, Math.min(50, batch))), summarise(await timeBatch(named, batch))) : null;
+
 // Where the loader's time goes: each model call alone, and the plans of the statements it sends.
 const after = args.mode === "deep" ? deep : null;
 const part = async (work: () => Promise<unknown>) => summarise(await timeBatch(work, Math.max(50, Math.floor(batch / 2)))).p50;
@@ -212,5 +221,5 @@ for (const q of await captureQueries(after))
 await raw.close();
 await connection.close();
 process.stdout.write(
-  `${JSON.stringify({ dialect: cfg.database.dialect, batch, warmupCalls, rounds, breakdown, plans, bareSql: pageQuery.sql })}\n`,
+  `${JSON.stringify({ dialect: cfg.database.dialect, batch, warmupCalls, rounds, bareNamed, breakdown, plans, bareSql: pageQuery.sql })}\n`,
 );
