@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { round } from "./stats";
-import type { MetricResult } from "./types";
+import { median, round } from "./stats";
+import type { Check, MetricResult } from "./types";
 
 export type Status = "pass" | "miss" | "error";
 
@@ -34,8 +34,52 @@ const fmt = (v: number | boolean | null | undefined, unit = "") =>
       ? "–"
       : `${round(v)}${unit === "×" ? "×" : unit ? ` ${unit}` : ""}`;
 
+/**
+ * A check's rounds: the per-round series whose median is the check's figure (every metric reports the median of its
+ * rounds), or null where the figure is not one (a single measure, a yes or no).
+ */
+export function roundsOf(m: Pick<MetricResult, "perRound">, check: Check): number[] | null {
+  if (typeof check.value !== "number") return null;
+  for (const series of Object.values(m.perRound ?? {}))
+    if (series.length > 1 && series.every(Number.isFinite) && median(series) === check.value) return series;
+  return null;
+}
+
+/** How many of a check's rounds fall short of its goal ("≤ 1.5", "≥ 0.9"); null when the goal is not a bound. */
+export function roundsPast(check: Check, rounds: number[]): number | null {
+  const bound = /^([≤≥])\s*([\d.]+)/.exec(check.goal.replaceAll(",", ""));
+  if (!bound) return null;
+  const limit = Number(bound[2]);
+  return rounds.filter((v) => (bound[1] === "≤" ? v > limit : v < limit)).length;
+}
+
+/** Each check's median, with the spread of its rounds beside it: "ratio 1.23× (0.87–1.64 over 9 rounds)". */
 const figureText = (m: MetricRecord) =>
-  m.status === "error" ? (m.reason ?? "").split("\n")[0]! : (m.checks ?? []).map((c) => `${c.name} ${fmt(c.value, c.unit)}`).join(" · ");
+  m.status === "error"
+    ? (m.reason ?? "").split("\n")[0]!
+    : (m.checks ?? [])
+        .map((c) => {
+          const rounds = roundsOf(m, c);
+          const spread = rounds
+            ? ` (${fmt(Math.min(...rounds), c.unit)}–${fmt(Math.max(...rounds), c.unit)} over ${rounds.length} rounds)`
+            : "";
+          return `${c.name} ${fmt(c.value, c.unit)}${spread}`;
+        })
+        .join(" · ");
+
+/** A goal met in the median but not in every round says so: met is only met with room to spare (issue 31). */
+const statusText = (m: MetricRecord) => {
+  if (m.status === "miss") return "**miss**";
+  if (m.status !== "pass") return m.status;
+  const past = (m.checks ?? [])
+    .map((c) => {
+      const rounds = roundsOf(m, c);
+      const n = rounds ? roundsPast(c, rounds) : null;
+      return n ? `${c.name} past the goal in ${n} of ${rounds!.length} rounds` : null;
+    })
+    .filter(Boolean);
+  return past.length ? `pass (${past.join("; ")})` : "pass";
+};
 
 const sideText = (side?: Record<string, number | string>) =>
   side
@@ -57,10 +101,10 @@ export function markdown(run: RunRecord): string {
     `Commit \`${m.git.commit.slice(0, 12)}\`${m.git.dirty.length ? ` with uncommitted changes outside bench/ (${m.git.dirty.length} files)` : ""}, ` +
       `Node ${m.node}, ${m.cpus.count} × ${m.cpus.model}; ${m.pinning}. Run took ${Math.round(run.durationSeconds)} s.`,
     "",
-    "| id | metric | figure | goal | status | measured (median of rounds) | baseline |",
+    "| id | metric | figure (median of rounds, their spread) | goal | status | measured (median of rounds) | baseline |",
     "|---|---|---|---|---|---|---|",
     ...run.metrics.map((x) =>
-      [x.id, x.title, figureText(x), x.goal, x.status === "miss" ? "**miss**" : x.status, sideText(x.subject), sideText(x.baseline)]
+      [x.id, x.title, figureText(x), x.goal, statusText(x), sideText(x.subject), sideText(x.baseline)]
         .map((cell) => cell.replaceAll("|", "\\|"))
         .join(" | ")
         .replace(/^/, "| ")
