@@ -40,7 +40,7 @@ function facetCounts(id: string, dataset: DatasetName): Metric {
           "bare GROUP BYs p99 ms": median(out.rounds.map((r) => r.b.p99)),
         },
         rounds: out.rounds.length,
-        perRound: { ratio: ratios },
+        perRound: { ratio: ratios, facetsP99: out.rounds.map((r) => r.a.p99) },
         notes: namedNote(out),
         details: { plans: out.plans },
       };
