@@ -35,22 +35,26 @@ const fmt = (v: number | boolean | null | undefined, unit = "") =>
       : `${round(v)}${unit === "×" ? "×" : unit ? ` ${unit}` : ""}`;
 
 /**
- * A check's rounds: the per-round series whose median is the check's figure (every metric reports the median of its
- * rounds), or null where the figure is not one (a single measure, a yes or no).
+ * A check's rounds: the `perRound` series the check names (`Check.rounds`), whose median its value is; null for a
+ * figure that is not a median of rounds (a single measure, a total, a yes or no). Records written before checks named
+ * their series (up to 2026-12-03) are matched by value: the series whose median is exactly the check's value.
  */
-export function roundsOf(m: Pick<MetricResult, "perRound">, check: Check): number[] | null {
+export function roundsOf(m: { perRound?: MetricResult["perRound"]; checks?: Check[] }, check: Check): number[] | null {
   if (typeof check.value !== "number") return null;
-  for (const series of Object.values(m.perRound ?? {}))
-    if (series.length > 1 && series.every(Number.isFinite) && median(series) === check.value) return series;
+  const series = m.perRound ?? {};
+  if (check.rounds) return (series[check.rounds]?.length ?? 0) > 1 ? series[check.rounds]! : null;
+  if (m.checks?.some((c) => c.rounds)) return null;
+  for (const rounds of Object.values(series))
+    if (rounds.length > 1 && rounds.every(Number.isFinite) && median(rounds) === check.value) return rounds;
   return null;
 }
 
-/** How many of a check's rounds fall short of its goal ("≤ 1.5", "≥ 0.9"); null when the goal is not a bound. */
-export function roundsPast(check: Check, rounds: number[]): number | null {
+/** How many of a check's rounds miss its goal ("≤ 1.5", "≥ 0.9"); null when the goal is not a bound. */
+export function roundsMissed(check: Check, rounds: number[]): number | null {
   const bound = /^([≤≥])\s*([\d.]+)/.exec(check.goal.replaceAll(",", ""));
   if (!bound) return null;
   const limit = Number(bound[2]);
-  return rounds.filter((v) => (bound[1] === "≤" ? v > limit : v < limit)).length;
+  return rounds.filter((v) => !(bound[1] === "≤" ? v <= limit : v >= limit)).length;
 }
 
 /** Each check's median, with the spread of its rounds beside it: "ratio 1.23× (0.87–1.64 over 9 rounds)". */
@@ -74,8 +78,8 @@ const statusText = (m: MetricRecord) => {
   const past = (m.checks ?? [])
     .map((c) => {
       const rounds = roundsOf(m, c);
-      const n = rounds ? roundsPast(c, rounds) : null;
-      return n ? `${c.name} past the goal in ${n} of ${rounds!.length} rounds` : null;
+      const n = rounds ? roundsMissed(c, rounds) : null;
+      return n ? `${c.name} missed the goal in ${n} of ${rounds!.length} rounds` : null;
     })
     .filter(Boolean);
   return past.length ? `pass (${past.join("; ")})` : "pass";
@@ -101,7 +105,7 @@ export function markdown(run: RunRecord): string {
     `Commit \`${m.git.commit.slice(0, 12)}\`${m.git.dirty.length ? ` with uncommitted changes outside bench/ (${m.git.dirty.length} files)` : ""}, ` +
       `Node ${m.node}, ${m.cpus.count} × ${m.cpus.model}; ${m.pinning}. Run took ${Math.round(run.durationSeconds)} s.`,
     "",
-    "| id | metric | figure (median of rounds, their spread) | goal | status | measured (median of rounds) | baseline |",
+    "| id | metric | figure (the range of its rounds beside a median of rounds) | goal | status | measured (median of rounds) | baseline |",
     "|---|---|---|---|---|---|---|",
     ...run.metrics.map((x) =>
       [x.id, x.title, figureText(x), x.goal, statusText(x), sideText(x.subject), sideText(x.baseline)]

@@ -11,6 +11,8 @@ export interface Check {
   /** The goal as written in the table, e.g. "≤ 3". */
   goal: string;
   pass: boolean;
+  /** The key of `perRound` whose median this check's value is: the report prints its rounds' range beside it. */
+  rounds?: string;
 }
 
 export interface MetricResult {

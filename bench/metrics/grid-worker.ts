@@ -24,7 +24,7 @@ export async function runGridWorker(
   ctx: Context,
   ds: Dataset,
   mode: "first" | "deep" | "search" | "facets",
-  opts: { rounds: number; batch: number; warmup: number; q?: string },
+  opts: { rounds: number; batch: number; warmup: number; q?: string; named?: boolean },
 ): Promise<GridWorkerOutput> {
   return runDatasetWorker<GridWorkerOutput>(ctx, ds, "grid-loader.ts", { mode, ...opts, projectId: ds.projectId, email: ds.email });
 }
@@ -45,7 +45,7 @@ export const datasetLabel = (name: string) =>
 export const namedNote = (out: GridWorkerOutput): string[] =>
   out.bareNamed
     ? [
-        `The bare statements named instead (parsed once, a generic plan from the sixth run if PostgreSQL takes one; not the ratio's baseline, Koala never names its statements): ` +
-          `p50 ${out.bareNamed.p50.toFixed(2)} ms, p99 ${out.bareNamed.p99.toFixed(2)} ms.`,
+        `The bare statements named instead (parsed once, a generic plan from the sixth run if PostgreSQL takes one; not the ratio's baseline, Koala never names its statements), ` +
+          `${out.bareNamed.n} calls timed once after the rounds: p50 ${out.bareNamed.p50.toFixed(2)} ms, p99 ${out.bareNamed.p99.toFixed(2)} ms.`,
       ]
     : [];

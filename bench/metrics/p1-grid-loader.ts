@@ -6,7 +6,7 @@ import { datasetLabel, namedNote, runGridWorker } from "./grid-worker";
 /**
  * P1: the grid loader for the first page of 100 cards (page + total + version, through the models and
  * Kysely) against the bare keyset SELECT of the same page (the same SQL, no Kysely). p50 per round of 1,000 calls a
- * side, ratio per round, median of the ratios; the loader's p99 (the 10th slowest of a round) where a goal names it.
+ * side, ratio per round, median of the ratios; the loader's p99 (the 11th slowest of a round, by nearest rank) where a goal names it.
  */
 function gridLoaderFirstPage(id: string, dataset: DatasetName, goal: { ratio: number; p99Ms?: number } = { ratio: 2.5 }): Metric {
   return {
@@ -16,7 +16,7 @@ function gridLoaderFirstPage(id: string, dataset: DatasetName, goal: { ratio: nu
     needs: [dataset],
     async run(ctx) {
       const ds = await ctx.dataset(dataset);
-      const out = await runGridWorker(ctx, ds, "first", { rounds: ctx.rounds(9), batch: 1000, warmup: 50 });
+      const out = await runGridWorker(ctx, ds, "first", { rounds: ctx.rounds(9), batch: 1000, warmup: 50, named: true });
       const ratios = out.rounds.map((r) => r.a.p50 / r.b.p50);
       const ratio = median(ratios);
       const loaderP50 = median(out.rounds.map((r) => r.a.p50));
@@ -28,9 +28,18 @@ function gridLoaderFirstPage(id: string, dataset: DatasetName, goal: { ratio: nu
         unit: "×",
         absolute: { name: "loader p50", value: loaderP50, unit: "ms" },
         checks: [
-          { name: "ratio", value: ratio, unit: "×", goal: `≤ ${goal.ratio}`, pass: ratio <= goal.ratio },
+          { name: "ratio", value: ratio, unit: "×", goal: `≤ ${goal.ratio}`, pass: ratio <= goal.ratio, rounds: "ratio" },
           ...(goal.p99Ms
-            ? [{ name: "loader p99", value: loaderP99, unit: "ms", goal: `≤ ${goal.p99Ms}`, pass: loaderP99 <= goal.p99Ms }]
+            ? [
+                {
+                  name: "loader p99",
+                  value: loaderP99,
+                  unit: "ms",
+                  goal: `≤ ${goal.p99Ms}`,
+                  pass: loaderP99 <= goal.p99Ms,
+                  rounds: "loaderP99",
+                },
+              ]
             : []),
         ],
         subject: { "loader p50 ms": loaderP50, "loader p99 ms": loaderP99 },

@@ -6,7 +6,7 @@ import { datasetLabel, namedNote, runGridWorker } from "./grid-worker";
 /**
  * P5: the project grid's loader with a keyword search, first page of 100 (scope + filter, page, count through the
  * models and Kysely), against the bare statements of the same page (the same SQL, no Kysely). p99 per round of 1,000
- * calls a side (the 10th slowest: with 200 it was the 2nd, and one stall of the machine moved a round's ratio from
+ * calls a side (the 11th slowest, by nearest rank: with 200 it was the 3rd, and one stall of the machine moved a round's ratio from
  * 1.05× to 2.1× on PostgreSQL), ratio per round, median of the ratios. The term is a place of the seeded titles ("London"), in about 10% of the
  * images; with it the two most common values of the project's first attribute (the MIX rule ORs them).
  */
@@ -20,7 +20,7 @@ function searchLoader(id: string, dataset: DatasetName, p99Ms?: number): Metric 
     needs: [dataset],
     async run(ctx) {
       const ds = await ctx.dataset(dataset);
-      const out = await runGridWorker(ctx, ds, "search", { rounds: ctx.rounds(9), batch: 1000, warmup: 50, q: TERM });
+      const out = await runGridWorker(ctx, ds, "search", { rounds: ctx.rounds(9), batch: 1000, warmup: 50, q: TERM, named: true });
       const ratios = out.rounds.map((r) => r.a.p99 / r.b.p99);
       const ratio = median(ratios);
       const loaderP99 = median(out.rounds.map((r) => r.a.p99));
@@ -31,15 +31,18 @@ function searchLoader(id: string, dataset: DatasetName, p99Ms?: number): Metric 
         unit: "×",
         absolute: { name: "loader p99", value: loaderP99, unit: "ms" },
         checks: [
-          { name: "ratio", value: ratio, unit: "×", goal: "≤ 1.5", pass: ratio <= 1.5 },
-          ...(p99Ms ? [{ name: "loader p99", value: loaderP99, unit: "ms", goal: `≤ ${p99Ms}`, pass: loaderP99 <= p99Ms }] : []),
+          { name: "ratio", value: ratio, unit: "×", goal: "≤ 1.5", pass: ratio <= 1.5, rounds: "ratio" },
+          ...(p99Ms
+            ? [{ name: "loader p99", value: loaderP99, unit: "ms", goal: `≤ ${p99Ms}`, pass: loaderP99 <= p99Ms, rounds: "loaderP99" }]
+            : []),
         ],
         subject: { "loader p50 ms": median(out.rounds.map((r) => r.a.p50)), "loader p99 ms": loaderP99 },
         baseline: { "bare SQL p50 ms": median(out.rounds.map((r) => r.b.p50)), "bare SQL p99 ms": bareP99 },
         rounds: out.rounds.length,
-        perRound: { ratio: ratios },
+        perRound: { ratio: ratios, loaderP99: out.rounds.map((r) => r.a.p99) },
         notes: [
           `Each call alone (p50): scope ${scopeMs.toFixed(2)} ms, page ${pageMs.toFixed(2)} ms, total (count) ${totalMs.toFixed(2)} ms.`,
+          `p99 over ${out.batch} calls per side per round (1,000 asked; fewer when a side's calls would take more than about 4 s).`,
           `Warm-up before the rounds: ${out.warmupCalls.a.toLocaleString("en")} loader calls, ${out.warmupCalls.b.toLocaleString("en")} bare (at least 10,000 each, or 20 s).`,
           ...namedNote(out),
         ],

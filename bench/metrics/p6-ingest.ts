@@ -119,8 +119,8 @@ export function ingestResult(rounds: { a: Side[]; b: Side[] }, notes: string[]):
     unit: "×",
     absolute: { name: "app images/s", value: median(rounds.a.map((a) => a.imagesPerSecond)), unit: "img/s" },
     checks: [
-      { name: "rate ratio", value: rateRatio, unit: "×", goal: "≥ 0.9", pass: rateRatio >= 0.9 },
-      { name: "memory ratio", value: memoryRatio, unit: "×", goal: "≤ 1.5", pass: memoryRatio <= 1.5 },
+      { name: "rate ratio", value: rateRatio, unit: "×", goal: "≥ 0.9", pass: rateRatio >= 0.9, rounds: "rate" },
+      { name: "memory ratio", value: memoryRatio, unit: "×", goal: "≤ 1.5", pass: memoryRatio <= 1.5, rounds: "memory" },
     ],
     subject: { "images/s": median(rounds.a.map((a) => a.imagesPerSecond)), "peak RSS MiB": median(rounds.a.map((a) => a.peakRssMiB)) },
     baseline: { "images/s": median(rounds.b.map((b) => b.imagesPerSecond)), "peak RSS MiB": median(rounds.b.map((b) => b.peakRssMiB)) },

@@ -184,7 +184,7 @@ function scrollToEnd(id: string, dataset: "sqlite-1m" | "pg-1m"): Metric {
           unit: "ms",
           absolute: { name: "longest task", value: longest, unit: "ms" },
           checks: [
-            { name: "longest task", value: longest, unit: "ms", goal: "≤ 50", pass: longest <= 50 },
+            { name: "longest task", value: longest, unit: "ms", goal: "≤ 50", pass: longest <= 50, rounds: "longest" },
             { name: "last image reachable", value: reachable, goal: "yes", pass: reachable },
           ],
           subject: {

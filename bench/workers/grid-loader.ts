@@ -11,7 +11,7 @@
  *   facets: A = the attribute facets with the same search (every attribute's counts, as after a write: the counts
  *           are kept per version, so each call gets a new one), B = the same statements, bare, one after another (P5b)
  *
- * Input: argv[2] JSON { mode, rounds, batch, warmup, projectId, email, q? } and the app's environment for the dataset.
+ * Input: argv[2] JSON { mode, rounds, batch, warmup, projectId, email, q?, named? } and the app's environment for the dataset.
  * The batch (calls per side per round) is capped to what fits in about 4 s; the output says what was used.
  */
 import { performance } from "node:perf_hooks";
@@ -32,6 +32,8 @@ import { summarise, type Summary } from "../lib/stats";
 const args = JSON.parse(process.argv[2] ?? "{}") as {
   mode: "first" | "deep" | "search" | "facets";
   q?: string;
+  /** PostgreSQL: also time the bare statements as named prepared statements (bareNamed), after the rest. */
+  named?: boolean;
   rounds: number;
   batch: number;
   warmup: number;
@@ -202,11 +204,6 @@ for (let r = 0; r < args.rounds; r++) {
   rounds.push({ a: summarise(sa), b: summarise(sb) });
 }
 
-// PostgreSQL: the bare statements named too, for reference (not the ratio's baseline: see rawDatabase).
-const named = raw.prepareNamed && args.mode !== "deep" ? inTurn(bareQueries.map((q) => raw.prepareNamed!(q))) : null;
-// Warm-up first: PostgreSQL plans a named statement for its values five times before it may keep a generic plan.
-const bareNamed = named ? (await timeBatch(named, Math.max(10, Math.min(50, batch))), summarise(await timeBatch(named, batch))) : null;
-
 // Where the loader's time goes: each model call alone, and the plans of the statements it sends.
 const after = args.mode === "deep" ? deep : null;
 const part = async (work: () => Promise<unknown>) => summarise(await timeBatch(work, Math.max(50, Math.floor(batch / 2)))).p50;
@@ -218,6 +215,11 @@ const breakdown = {
 const plans: { sql: string; plan: string }[] = [];
 for (const q of await captureQueries(after))
   if (!plans.some((p) => p.sql === q.sql)) plans.push({ sql: q.sql, plan: await raw.explain(q) });
+// PostgreSQL, when asked: the bare statements named, timed once after everything else, for reference (not the
+// ratio's baseline: see rawDatabase). Warmed up first: PostgreSQL plans a named statement for its values five times
+// before it may keep a generic plan.
+const named = args.named && raw.prepareNamed ? inTurn(bareQueries.map((q) => raw.prepareNamed!(q))) : null;
+const bareNamed = named ? (await timeBatch(named, Math.max(10, Math.min(50, batch))), summarise(await timeBatch(named, batch))) : null;
 await raw.close();
 await connection.close();
 process.stdout.write(
