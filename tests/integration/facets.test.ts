@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importValues } from "~/models/attribute-import.server";
 import {
@@ -190,11 +191,17 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
     const b = await createAttribute(await s(), { name: "B", code: "B", type: 3 });
     const imgs: number[] = [];
     for (let i = 0; i < 3; i++) imgs.push(await insertImage(await s(), await storedFakeFile(950 + i), meta(`F ${i}`, ["f"])));
-    /** What the triggers keep, against the values themselves, image by image. */
+    /** What the writes keep (each image's combination, by its key), against the values themselves, image by image. */
     const folded = async () =>
       Object.fromEntries(
         (
-          await db().selectFrom("image_facets").select(["image_id", "project_id", "facet_key"]).where("project_id", "=", p.id).execute()
+          await db()
+            .selectFrom("image_facets as f")
+            .innerJoin("facet_combos as c", "c.id", "f.combo_id")
+            .select(["f.image_id", "c.facet_key"])
+            .where("f.project_id", "=", p.id)
+            .where("c.project_id", "=", p.id)
+            .execute()
         ).map((r) => [r.image_id, JSON.parse(r.facet_key) as [number, string][]]),
       );
     const truth = async () => {
@@ -239,6 +246,19 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
     await assignAttributeBulk(await s(), { all: true, ids: [] }, { attributeId: b, value: "bulk", replace: true });
     await check("bulk assign with replace");
     expect(Object.keys(await folded())).toHaveLength(3);
+    // Images holding the same values share one combination, and a project holds each key once.
+    await setAttributeValues(await s(), [
+      { imageId: imgs[0]!, attributeId: a, value: "same" },
+      { imageId: imgs[1]!, attributeId: a, value: "same" },
+    ]);
+    await check("two images given the same values");
+    const ids = await db().selectFrom("image_facets").select(["image_id", "combo_id"]).where("image_id", "in", imgs).execute();
+    const comboOf = new Map(ids.map((r) => [r.image_id, r.combo_id]));
+    expect(comboOf.get(imgs[0]!)).toBe(comboOf.get(imgs[1]!));
+    const keys = await db().selectFrom("facet_combos").select("facet_key").where("project_id", "=", p.id).execute();
+    expect(new Set(keys.map((k) => k.facet_key)).size).toBe(keys.length);
+    await setAttributeValues(await s(), [{ imageId: imgs[0]!, attributeId: a, value: "a1" }]);
+    await check("one of them changed back");
     await removeAttributeValue(await s(), imgs[2]!, b);
     await check("remove a value");
     expect((await folded())[imgs[2]!]).toEqual([[a, "csv"]]);
@@ -281,6 +301,44 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
     // Z is hidden, and its choice (still in the URL) finds nothing: every other count is 0, as the grid is empty.
     expect(await counts()).toEqual({ X: ["x1:0", "x2:0"], Y: ["y1:0", "y2:0"] });
     expect(await gridTotal(withFilter(await s(), chosen))).toBe(0);
+  });
+
+  it("counts images whose combined values are longer than an index entry can hold (three values of 1,000 characters)", async () => {
+    const p = await makeProject([{ actor: owner.actor, role: "manager" }]);
+    const s = () => projectScope(owner.actor, p.id);
+    const attrs = [
+      await createAttribute(await s(), { name: "L1", code: "L1", type: 3 }),
+      await createAttribute(await s(), { name: "L2", code: "L2", type: 3 }),
+      await createAttribute(await s(), { name: "L3", code: "L3", type: 3 }),
+    ];
+    // Hex digits, which compress too little for PostgreSQL to fit three of them in one B-tree entry.
+    const long = (c: string) =>
+      c.repeat(3) +
+      Array.from({ length: 16 }, (_, n) => createHash("sha256").update(`${c}${n}`).digest("hex"))
+        .join("")
+        .slice(0, 997);
+    const imgs: number[] = [];
+    for (let i = 0; i < 3; i++) imgs.push(await insertImage(await s(), await storedFakeFile(980 + i), meta(`Long ${i}`, ["long"])));
+    await setAttributeValues(
+      await s(),
+      imgs.flatMap((imageId, i) => attrs.map((attributeId, j) => ({ imageId, attributeId, value: long(i < 2 ? "xyz"[j]! : "w") }))),
+    );
+    const facets = await attributeFacets(filtered(await s(), "long", {}));
+    expect(facets.map((f) => f.values.map((v) => [v.value.slice(0, 3), v.count]))).toEqual([
+      [
+        ["www", 1],
+        ["xxx", 2],
+      ],
+      [
+        ["www", 1],
+        ["yyy", 2],
+      ],
+      [
+        ["www", 1],
+        ["zzz", 2],
+      ],
+    ]);
+    expect(await db().selectFrom("facet_combos").select("id").where("project_id", "=", p.id).execute()).toHaveLength(2);
   });
 
   it("says nothing when the project has no attribute values", async () => {
