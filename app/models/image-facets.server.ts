@@ -77,9 +77,13 @@ export async function refreshImageFacets(trx: Trx, projectId: number, imageIds: 
       .expression(
         trx
           .selectFrom(folded.as("g"))
-          .innerJoin("facet_combos as c", (join) => join.on(sameComboKey("g.facet_key")))
+          // In this order: SQLite takes a cross join's tables as written, each fold's key looked up by the unique
+          // index (left to itself it scanned the project's combinations once per image: bench P9's import took a
+          // quarter longer).
+          .crossJoin("facet_combos as c")
           .select(["g.image_id", sql.lit(projectId).as("project_id"), "c.id"])
-          .where("c.project_id", "=", projectId),
+          .where("c.project_id", "=", projectId)
+          .where(sameComboKey("g.facet_key")),
       )
       .onConflict((oc) =>
         oc

@@ -43,6 +43,9 @@ export function facetCombos(dialect: Dialect): Migration {
         "create index image_facets_project on image_facets (project_id)",
       ])
         await sql.raw(statement).execute(db);
+      // Statistics for the new tables at once: without them PostgreSQL drove a count from every image of the project
+      // to the search matches (1.7 s at 1M instead of 0.6 s) until the autovacuum analysed them.
+      if (postgres) await sql`analyze image_facets, facet_combos`.execute(db);
     },
   };
 }
