@@ -1,4 +1,5 @@
-import { sql, type Expression, type SqlBool } from "kysely";
+import { createHash } from "node:crypto";
+import { sql } from "kysely";
 import { dialect } from "~/db/connection.server";
 import { chunksOf } from "~/lib/chunks";
 import type { Trx } from "./write.server";
@@ -21,14 +22,25 @@ export const facetKey = () =>
     ? sql<string>`json_agg(json_build_array(v.attribute_id, v.value) order by v.attribute_id)::text`
     : sql<string>`json_group_array(json_array(v.attribute_id, v.value))`;
 
-/**
- * `c.facet_key` is the key `key`, by the unique index: PostgreSQL's is on the key's md5 (a B-tree entry cannot hold
- * a long key), so the md5s are compared too.
- */
-export const sameComboKey = (key: string): Expression<SqlBool> =>
-  dialect() === "postgres"
-    ? sql<SqlBool>`md5(c.facet_key) = md5(${sql.ref(key)}) and c.facet_key = ${sql.ref(key)}`
-    : sql<SqlBool>`c.facet_key = ${sql.ref(key)}`;
+/** The ids of these keys among the project's combinations (PostgreSQL finds them by md5, its unique index). */
+async function comboIds(trx: Trx, projectId: number, keys: string[]): Promise<Map<string, number>> {
+  const rows = await trx
+    .selectFrom("facet_combos")
+    .select(["id", "facet_key"])
+    .where("project_id", "=", projectId)
+    .where((eb) =>
+      dialect() === "postgres"
+        ? eb(
+            sql`md5(facet_key)`,
+            "in",
+            keys.map((k) => createHash("md5").update(k).digest("hex")),
+          )
+        : eb("facet_key", "in", keys),
+    )
+    .execute();
+  const wanted = new Set(keys);
+  return new Map(rows.filter((r) => wanted.has(r.facet_key)).map((r) => [r.facet_key, r.id]));
+}
 
 /**
  * Folds again the values of these images of a project; with `removed` (a write that may have taken values away), the
@@ -45,53 +57,39 @@ export async function refreshImageFacets(trx: Trx, projectId: number, imageIds: 
     500,
   )) {
     if (dialect() === "postgres") await trx.selectFrom("images").select("id").where("id", "in", ids).orderBy("id").forUpdate().execute();
-    const folded = trx
+    // Folded once, in the process: the keys looked up, the missing ones added, each image given its key's id.
+    const folded = await trx
       .selectFrom("image_attribute_values as v")
       .select(["v.image_id", facetKey().as("facet_key")])
       .where("v.image_id", "in", ids)
-      .groupBy("v.image_id");
-    // New combinations first (most writes make none: the check skips them); DO NOTHING for a concurrent writer's.
-    await trx
-      .insertInto("facet_combos")
-      .columns(["project_id", "facet_key"])
-      .expression(
-        trx
-          .selectFrom(folded.as("g"))
-          .select([sql.lit(projectId).as("project_id"), "g.facet_key"])
-          .distinct()
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom("facet_combos as c").select("c.id").where("c.project_id", "=", projectId).where(sameComboKey("g.facet_key")),
-              ),
-            ),
-          ),
-      )
-      .onConflict((oc) => oc.doNothing())
+      .groupBy("v.image_id")
       .execute();
-    // An upsert rewrites a row in place (a delete and an insert moved every entry twice: bench P9's import); a row
-    // whose combination did not change is left alone.
-    await trx
-      .insertInto("image_facets")
-      .columns(["image_id", "project_id", "combo_id"])
-      .expression(
-        trx
-          .selectFrom(folded.as("g"))
-          // In this order: SQLite takes a cross join's tables as written, each fold's key looked up by the unique
-          // index (left to itself it scanned the project's combinations once per image: bench P9's import took a
-          // quarter longer).
-          .crossJoin("facet_combos as c")
-          .select(["g.image_id", sql.lit(projectId).as("project_id"), "c.id"])
-          .where("c.project_id", "=", projectId)
-          .where(sameComboKey("g.facet_key")),
-      )
-      .onConflict((oc) =>
-        oc
-          .column("image_id")
-          .doUpdateSet((eb) => ({ combo_id: eb.ref("excluded.combo_id") }))
-          .where(sql.ref("image_facets.combo_id"), "<>", sql.ref("excluded.combo_id")),
-      )
-      .execute();
+    if (folded.length) {
+      const keys = [...new Set(folded.map((r) => r.facet_key))];
+      let idOf = await comboIds(trx, projectId, keys);
+      const missing = keys.filter((k) => !idOf.has(k));
+      if (missing.length) {
+        // DO NOTHING for a concurrent writer's; read back, theirs included.
+        await trx
+          .insertInto("facet_combos")
+          .values(missing.map((facet_key) => ({ project_id: projectId, facet_key })))
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+        idOf = await comboIds(trx, projectId, keys);
+      }
+      // An upsert rewrites a row in place (a delete and an insert moved every entry twice: bench P9's import); a row
+      // whose combination did not change is left alone.
+      await trx
+        .insertInto("image_facets")
+        .values(folded.map((r) => ({ image_id: r.image_id, project_id: projectId, combo_id: idOf.get(r.facet_key)! })))
+        .onConflict((oc) =>
+          oc
+            .column("image_id")
+            .doUpdateSet((eb) => ({ combo_id: eb.ref("excluded.combo_id") }))
+            .where(sql.ref("image_facets.combo_id"), "<>", sql.ref("excluded.combo_id")),
+        )
+        .execute();
+    }
     if (!removed) continue;
     await trx
       .deleteFrom("image_facets")
