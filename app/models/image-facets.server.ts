@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { sql } from "kysely";
 import { dialect } from "~/db/connection.server";
 import { chunksOf } from "~/lib/chunks";
@@ -22,26 +21,6 @@ export const facetKey = () =>
     ? sql<string>`json_agg(json_build_array(v.attribute_id, v.value) order by v.attribute_id)::text`
     : sql<string>`json_group_array(json_array(v.attribute_id, v.value))`;
 
-/** The ids of these keys among the project's combinations (PostgreSQL finds them by md5, its unique index). */
-async function comboIds(trx: Trx, projectId: number, keys: string[]): Promise<Map<string, number>> {
-  const rows = await trx
-    .selectFrom("facet_combos")
-    .select(["id", "facet_key"])
-    .where("project_id", "=", projectId)
-    .where((eb) =>
-      dialect() === "postgres"
-        ? eb(
-            sql`md5(facet_key)`,
-            "in",
-            keys.map((k) => createHash("md5").update(k).digest("hex")),
-          )
-        : eb("facet_key", "in", keys),
-    )
-    .execute();
-  const wanted = new Set(keys);
-  return new Map(rows.filter((r) => wanted.has(r.facet_key)).map((r) => [r.facet_key, r.id]));
-}
-
 /**
  * Folds again the values of these images of a project; with `removed` (a write that may have taken values away), the
  * rows of images left without values go (an import only sets values: that delete was an eighth of its fold, bench P9).
@@ -57,39 +36,7 @@ export async function refreshImageFacets(trx: Trx, projectId: number, imageIds: 
     500,
   )) {
     if (dialect() === "postgres") await trx.selectFrom("images").select("id").where("id", "in", ids).orderBy("id").forUpdate().execute();
-    // Folded once, in the process: the keys looked up, the missing ones added, each image given its key's id.
-    const folded = await trx
-      .selectFrom("image_attribute_values as v")
-      .select(["v.image_id", facetKey().as("facet_key")])
-      .where("v.image_id", "in", ids)
-      .groupBy("v.image_id")
-      .execute();
-    if (folded.length) {
-      const keys = [...new Set(folded.map((r) => r.facet_key))];
-      let idOf = await comboIds(trx, projectId, keys);
-      const missing = keys.filter((k) => !idOf.has(k));
-      if (missing.length) {
-        // DO NOTHING for a concurrent writer's; read back, theirs included.
-        await trx
-          .insertInto("facet_combos")
-          .values(missing.map((facet_key) => ({ project_id: projectId, facet_key })))
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-        idOf = await comboIds(trx, projectId, keys);
-      }
-      // An upsert rewrites a row in place (a delete and an insert moved every entry twice: bench P9's import); a row
-      // whose combination did not change is left alone.
-      await trx
-        .insertInto("image_facets")
-        .values(folded.map((r) => ({ image_id: r.image_id, project_id: projectId, combo_id: idOf.get(r.facet_key)! })))
-        .onConflict((oc) =>
-          oc
-            .column("image_id")
-            .doUpdateSet((eb) => ({ combo_id: eb.ref("excluded.combo_id") }))
-            .where(sql.ref("image_facets.combo_id"), "<>", sql.ref("excluded.combo_id")),
-        )
-        .execute();
-    }
+    await (dialect() === "postgres" ? foldPostgres(trx, projectId, ids) : foldSqlite(trx, projectId, ids));
     if (!removed) continue;
     await trx
       .deleteFrom("image_facets")
@@ -98,5 +45,54 @@ export async function refreshImageFacets(trx: Trx, projectId: number, imageIds: 
         not(exists(selectFrom("image_attribute_values as v").select("v.image_id").whereRef("v.image_id", "=", "image_facets.image_id"))),
       )
       .execute();
+  }
+}
+
+/** The values of these images, folded by image (`facetKey`). */
+const folded = (ids: number[]) =>
+  sql`select v.image_id, ${facetKey()} as facet_key from image_attribute_values v where v.image_id in (${sql.join(ids)}) group by v.image_id`;
+
+/**
+ * SQLite: the fold goes once into a temporary table, and the database does the rest: it adds the keys the project has
+ * not had, then upserts each image's id; a row whose combination did not change is left alone. (Reading the keys into
+ * the process and sending them back, 500 at a time, cost bench P9's 1M-row import 13 s: decision 0017.)
+ */
+async function foldSqlite(trx: Trx, projectId: number, ids: number[]) {
+  await sql`create temp table if not exists facet_fold (image_id integer primary key, facet_key text not null)`.execute(trx);
+  await sql`delete from temp.facet_fold`.execute(trx);
+  await sql`insert into temp.facet_fold (image_id, facet_key) ${folded(ids)}`.execute(trx);
+  await sql`insert into facet_combos (project_id, facet_key)
+    select distinct ${projectId}, f.facet_key from temp.facet_fold f
+    where not exists (select 1 from facet_combos c where c.project_id = ${projectId} and c.facet_key = f.facet_key)`.execute(trx);
+  await sql`insert into image_facets (image_id, project_id, combo_id)
+    select f.image_id, ${projectId}, c.id from temp.facet_fold f
+    join facet_combos c on c.project_id = ${projectId} and c.facet_key = f.facet_key
+    where true
+    on conflict (image_id) do update set combo_id = excluded.combo_id where image_facets.combo_id <> excluded.combo_id`.execute(trx);
+}
+
+/**
+ * PostgreSQL: one statement folds, adds the new keys and upserts each image's id. A key a concurrent write added and
+ * committed while this one waited on it is in neither this statement's snapshot nor its insert's RETURNING: such
+ * images come back as missing, and the statement runs again with a snapshot that holds the key.
+ */
+async function foldPostgres(trx: Trx, projectId: number, ids: number[]) {
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await sql<{ missing: number }>`
+      with folded as materialized (${folded(ids)}),
+      added as (
+        insert into facet_combos (project_id, facet_key) select distinct ${projectId}::int, facet_key from folded
+        on conflict do nothing returning id, facet_key),
+      chosen as (
+        select f.image_id, coalesce(a.id, c.id) as combo_id from folded f
+        left join added a on a.facet_key = f.facet_key
+        left join facet_combos c on c.project_id = ${projectId} and md5(c.facet_key) = md5(f.facet_key) and c.facet_key = f.facet_key),
+      upserted as (
+        insert into image_facets (image_id, project_id, combo_id)
+        select image_id, ${projectId}::int, combo_id from chosen where combo_id is not null
+        on conflict (image_id) do update set combo_id = excluded.combo_id where image_facets.combo_id <> excluded.combo_id)
+      select count(*) filter (where combo_id is null)::int as missing from chosen`.execute(trx);
+    if (!rows[0]?.missing) return;
+    if (attempt === 3) throw new Error(`The combinations of values of ${rows[0].missing} images were not found in ${attempt} attempts`);
   }
 }

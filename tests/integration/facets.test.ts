@@ -10,11 +10,13 @@ import {
   setAttributeValues,
   updateAttributes,
 } from "~/models/attributes.server";
+import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import { createBoard } from "~/models/boards.server";
 import { countSelection, deleteImagesBulk } from "~/models/bulk.server";
 import { attributeFacets, comboCap, facetTiming } from "~/models/facets.server";
 import { gridTotal } from "~/models/grid.server";
+import { refreshImageFacets } from "~/models/image-facets.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, withFilter, type OneProjectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -269,6 +271,50 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
     await removeAttributeValue(await s(), imgs[2]!, a);
     await check("remove the last value");
     expect(await folded()).toEqual({ [imgs[0]!]: [[a, "a1"]] });
+  });
+
+  it("gives two writes that bring the same new combination at once one key: the later waits on the first's and then finds it", async () => {
+    const p = await makeProject([{ actor: owner.actor, role: "manager" }]);
+    const s = await projectScope(owner.actor, p.id);
+    const a = await createAttribute(s, { name: "A", code: "A", type: 3 });
+    const x = await insertImage(s, await storedFakeFile(960), meta("X", ["x"]));
+    const y = await insertImage(s, await storedFakeFile(961), meta("Y", ["y"]));
+    let second: Promise<unknown> = Promise.resolve();
+    // The first write adds the key and stays open while the second adds the same key (on PostgreSQL the second then
+    // waits on the first's unique entry, and its statement's snapshot cannot see the key once the first commits).
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto("image_attribute_values")
+          .values({ image_id: x, attribute_id: a, value: "new", created_at: Date.now() })
+          .execute();
+        await refreshImageFacets(trx, p.id, [x]);
+        second = setAttributeValues(s, [{ imageId: y, attributeId: a, value: "new" }]);
+        if (dialect !== "postgres") return;
+        // Asked on another connection: a transaction sees one snapshot of pg_stat_activity.
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+        const waiting = async () =>
+          (
+            await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+              where ${rows[0]!.pid}::int = any(pg_blocking_pids(pid))`.execute(db())
+          ).rows[0]!.n;
+        for (const deadline = Date.now() + 10_000; (await waiting()) === 0;) {
+          if (Date.now() > deadline) throw new Error("the second write never waited on the first");
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      });
+    await second;
+    const rows = await db()
+      .selectFrom("image_facets as f")
+      .innerJoin("facet_combos as c", "c.id", "f.combo_id")
+      .select(["f.image_id", "f.combo_id", "c.facet_key"])
+      .where("f.image_id", "in", [x, y])
+      .execute();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.combo_id).toBe(rows[1]!.combo_id);
+    expect(JSON.parse(rows[0]!.facet_key)).toEqual([[a, "new"]]);
+    expect(await db().selectFrom("facet_combos").select("id").where("project_id", "=", p.id).execute()).toHaveLength(1);
   });
 
   it("applies the MIX rule over three attributes, and a choice on a deactivated attribute matches nothing", async () => {
