@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import { dialect } from "~/db/connection.server";
 import { chunksOf } from "~/lib/chunks";
 import type { Trx } from "./write.server";
@@ -53,21 +53,25 @@ const folded = (ids: number[]) =>
   sql`select v.image_id, ${facetKey()} as facet_key from image_attribute_values v where v.image_id in (${sql.join(ids)}) group by v.image_id`;
 
 /**
- * SQLite: the fold goes once into a temporary table, and the database does the rest: it adds the keys the project has
- * not had, then upserts each image's id; a row whose combination did not change is left alone. (Reading the keys into
- * the process and sending them back, 500 at a time, cost bench P9's 1M-row import 13 s: decision 0017.)
+ * SQLite: the fold goes into a temporary table with each key's id where the project has the key already (one look-up
+ * per image); only the keys it has not had are added and looked up again; then each image's id is upserted, and a
+ * row whose combination did not change is left alone. (Reading the keys into the process and sending them back cost
+ * bench P9's 1M-row import 13 s; a second look-up per image, 2 s: decision 0017.)
  */
 async function foldSqlite(trx: Trx, projectId: number, ids: number[]) {
-  await sql`create temp table if not exists facet_fold (image_id integer primary key, facet_key text not null)`.execute(trx);
+  const idOf = (key: RawBuilder<unknown>) =>
+    sql`(select c.id from facet_combos c where c.project_id = ${projectId} and c.facet_key = ${key})`;
+  await sql`create temp table if not exists facet_fold (image_id integer primary key, facet_key text not null, combo_id integer)`.execute(
+    trx,
+  );
   await sql`delete from temp.facet_fold`.execute(trx);
-  await sql`insert into temp.facet_fold (image_id, facet_key) ${folded(ids)}`.execute(trx);
+  await sql`insert into temp.facet_fold (image_id, facet_key, combo_id)
+    select k.image_id, k.facet_key, ${idOf(sql.ref("k.facet_key"))} from (${folded(ids)}) k`.execute(trx);
   await sql`insert into facet_combos (project_id, facet_key)
-    select distinct ${projectId}, f.facet_key from temp.facet_fold f
-    where not exists (select 1 from facet_combos c where c.project_id = ${projectId} and c.facet_key = f.facet_key)`.execute(trx);
+    select distinct ${projectId}, facet_key from temp.facet_fold where combo_id is null`.execute(trx);
+  await sql`update temp.facet_fold set combo_id = ${idOf(sql.ref("facet_fold.facet_key"))} where combo_id is null`.execute(trx);
   await sql`insert into image_facets (image_id, project_id, combo_id)
-    select f.image_id, ${projectId}, c.id from temp.facet_fold f
-    join facet_combos c on c.project_id = ${projectId} and c.facet_key = f.facet_key
-    where true
+    select image_id, ${projectId}, combo_id from temp.facet_fold where true
     on conflict (image_id) do update set combo_id = excluded.combo_id where image_facets.combo_id <> excluded.combo_id`.execute(trx);
 }
 
