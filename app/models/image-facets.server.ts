@@ -76,21 +76,27 @@ async function foldSqlite(trx: Trx, projectId: number, ids: number[]) {
 }
 
 /**
- * PostgreSQL: one statement folds, adds the new keys and upserts each image's id. A key a concurrent write added and
- * committed while this one waited on it is in neither this statement's snapshot nor its insert's RETURNING: such
- * images come back as missing, and the statement runs again with a snapshot that holds the key.
+ * PostgreSQL: one statement folds, looks each distinct key up once (by its md5, the unique index), adds the keys the
+ * project has not had and upserts each image's id. A key a concurrent write added and committed while this one waited
+ * on its unique entry is in neither this statement's snapshot nor its insert's RETURNING: such images come back as
+ * missing, and the statement runs again with a snapshot that holds the key. (A join to `facet_combos` was planned as
+ * a scan of the project's every combination for each chunk: bench P9-pg's import lost half its speed to it.)
  */
 async function foldPostgres(trx: Trx, projectId: number, ids: number[]) {
   for (let attempt = 1; ; attempt++) {
     const { rows } = await sql<{ missing: number }>`
       with folded as materialized (${folded(ids)}),
+      keys as materialized (
+        select k.facet_key, (select c.id from facet_combos c
+          where c.project_id = ${projectId} and md5(c.facet_key) = md5(k.facet_key) and c.facet_key = k.facet_key) as id
+        from (select distinct facet_key from folded) k),
       added as (
-        insert into facet_combos (project_id, facet_key) select distinct ${projectId}::int, facet_key from folded
+        insert into facet_combos (project_id, facet_key) select ${projectId}::int, facet_key from keys where id is null
         on conflict do nothing returning id, facet_key),
       chosen as (
-        select f.image_id, coalesce(a.id, c.id) as combo_id from folded f
-        left join added a on a.facet_key = f.facet_key
-        left join facet_combos c on c.project_id = ${projectId} and md5(c.facet_key) = md5(f.facet_key) and c.facet_key = f.facet_key),
+        select f.image_id, coalesce(k.id, a.id) as combo_id from folded f
+        join keys k on k.facet_key = f.facet_key
+        left join added a on a.facet_key = f.facet_key),
       upserted as (
         insert into image_facets (image_id, project_id, combo_id)
         select image_id, ${projectId}::int, combo_id from chosen where combo_id is not null
