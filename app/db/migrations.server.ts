@@ -29,7 +29,6 @@ import { coveringQuarters } from "./migrations/027-covering-quarters.server";
 import { positionsOutOfOriginals } from "./migrations/028-positions-out-of-originals.server";
 import { ocrReadKey } from "./migrations/029-ocr-read-key.server";
 import { duplicateGroups } from "./migrations/030-duplicate-groups.server";
-import { facetCombos } from "./migrations/031-facet-combos.server";
 
 /** Migrations live in code (not scanned from disk) so the bundled server carries them. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -62,7 +61,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "028-positions-out-of-originals": positionsOutOfOriginals(),
     "029-ocr-read-key": ocrReadKey(),
     "030-duplicate-groups": duplicateGroups(),
-    "031-facet-combos": facetCombos(dialect),
   };
 }
 

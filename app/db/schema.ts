@@ -264,16 +264,9 @@ export interface ImageAttributeValuesTable {
   created_at: number;
 }
 
-/** Each image's combination of attribute values, refreshed by every write of values (migrations 013, 031). */
+/** Each image's attribute values folded into one key, refreshed by every write of values (migration 013). */
 export interface ImageFacetsTable {
   image_id: number;
-  project_id: number;
-  combo_id: number;
-}
-
-/** A combination of attribute values some image of the project holds, or held (migration 031). */
-export interface FacetCombosTable {
-  id: Id;
   project_id: number;
   /** JSON: [[attribute id, value], …] in attribute order. */
   facet_key: string;
@@ -452,7 +445,6 @@ export interface Database {
   attributes: AttributesTable;
   image_attribute_values: ImageAttributeValuesTable;
   image_facets: ImageFacetsTable;
-  facet_combos: FacetCombosTable;
   share_links: ShareLinksTable;
   share_reviews: ShareReviewsTable;
   registrations: RegistrationsTable;

@@ -106,10 +106,9 @@ const wholeProject = (scope: OneProjectScope) =>
   !Object.keys(scope.filter?.attrs ?? {}).length;
 
 /**
- * The rows of `image_facets` exist for the images that hold values, with the image's project and the id of its
- * combination of values (`facet_combos`, where the key is written once): so a project's keyword search starts from the
- * full-text matches (of any project) and keeps its project's rows, without visiting `images` (images are deleted,
- * never hidden). Anything else (a board, a smart search, a review filter) starts from the grid's
+ * The rows of `image_facets` exist for the images that hold values, with the image's project: so a project's keyword
+ * search starts from the full-text matches (of any project) and keeps its project's rows, without visiting `images`
+ * (images are deleted, never hidden). Anything else (a board, a smart search, a review filter) starts from the grid's
  * own selection. SQLite takes a cross join's tables in the order written: the matches drive, each looked up by
  * primary key (left to itself it walked the project's index against the matches). Null past comboCap.max.
  */
@@ -118,20 +117,15 @@ async function countCombos(scope: OneProjectScope, whole: boolean): Promise<Comb
   const keywordOnly =
     scope.kind === "project" && !hasSmart(scope.filter) && !scope.filter?.review && !scope.filter?.takenFrom && !scope.filter?.takenTo;
   const ids = whole ? null : keywordOnly ? keywordIds(terms, "anywhere") : selectedImageIds(scope, ALL);
-  const grouped = (
+  const rows = await (
     ids
       ? db().selectFrom(ids.as("s")).crossJoin("image_facets as f").whereRef("f.image_id", "=", "s.id")
       : db().selectFrom("image_facets as f")
   )
-    .select(["f.combo_id", sql<number>`count(*)`.as("n")])
+    .select(["f.facet_key", sql<number>`count(*)`.as("n")])
     .where("f.project_id", "=", scope.project.id)
-    .groupBy("f.combo_id")
-    .limit(comboCap.max + 1);
-  // Grouped by the combinations' integer ids, their keys joined afterwards: a few hundred look-ups.
-  const rows = await db()
-    .selectFrom(grouped.as("g"))
-    .innerJoin("facet_combos as c", "c.id", "g.combo_id")
-    .select(["c.facet_key", "g.n"])
+    .groupBy("f.facet_key")
+    .limit(comboCap.max + 1)
     .execute();
   if (rows.length > comboCap.max) return null;
   return rows.map((r) => ({ values: JSON.parse(r.facet_key) as [number, string][], n: Number(r.n) }));

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importValues } from "~/models/attribute-import.server";
 import {
@@ -10,13 +9,11 @@ import {
   setAttributeValues,
   updateAttributes,
 } from "~/models/attributes.server";
-import { sql } from "kysely";
 import { db } from "~/db/connection.server";
 import { createBoard } from "~/models/boards.server";
 import { countSelection, deleteImagesBulk } from "~/models/bulk.server";
 import { attributeFacets, comboCap, facetTiming } from "~/models/facets.server";
 import { gridTotal } from "~/models/grid.server";
-import { refreshImageFacets } from "~/models/image-facets.server";
 import { insertImage } from "~/models/images.server";
 import { boardScope, projectScope, withFilter, type OneProjectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
@@ -193,17 +190,11 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
     const b = await createAttribute(await s(), { name: "B", code: "B", type: 3 });
     const imgs: number[] = [];
     for (let i = 0; i < 3; i++) imgs.push(await insertImage(await s(), await storedFakeFile(950 + i), meta(`F ${i}`, ["f"])));
-    /** What the writes keep (each image's combination, by its key), against the values themselves, image by image. */
+    /** What the triggers keep, against the values themselves, image by image. */
     const folded = async () =>
       Object.fromEntries(
         (
-          await db()
-            .selectFrom("image_facets as f")
-            .innerJoin("facet_combos as c", "c.id", "f.combo_id")
-            .select(["f.image_id", "c.facet_key"])
-            .where("f.project_id", "=", p.id)
-            .where("c.project_id", "=", p.id)
-            .execute()
+          await db().selectFrom("image_facets").select(["image_id", "project_id", "facet_key"]).where("project_id", "=", p.id).execute()
         ).map((r) => [r.image_id, JSON.parse(r.facet_key) as [number, string][]]),
       );
     const truth = async () => {
@@ -248,19 +239,6 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
     await assignAttributeBulk(await s(), { all: true, ids: [] }, { attributeId: b, value: "bulk", replace: true });
     await check("bulk assign with replace");
     expect(Object.keys(await folded())).toHaveLength(3);
-    // Images holding the same values share one combination, and a project holds each key once.
-    await setAttributeValues(await s(), [
-      { imageId: imgs[0]!, attributeId: a, value: "same" },
-      { imageId: imgs[1]!, attributeId: a, value: "same" },
-    ]);
-    await check("two images given the same values");
-    const ids = await db().selectFrom("image_facets").select(["image_id", "combo_id"]).where("image_id", "in", imgs).execute();
-    const comboOf = new Map(ids.map((r) => [r.image_id, r.combo_id]));
-    expect(comboOf.get(imgs[0]!)).toBe(comboOf.get(imgs[1]!));
-    const keys = await db().selectFrom("facet_combos").select("facet_key").where("project_id", "=", p.id).execute();
-    expect(new Set(keys.map((k) => k.facet_key)).size).toBe(keys.length);
-    await setAttributeValues(await s(), [{ imageId: imgs[0]!, attributeId: a, value: "a1" }]);
-    await check("one of them changed back");
     await removeAttributeValue(await s(), imgs[2]!, b);
     await check("remove a value");
     expect((await folded())[imgs[2]!]).toEqual([[a, "csv"]]);
@@ -271,50 +249,6 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
     await removeAttributeValue(await s(), imgs[2]!, a);
     await check("remove the last value");
     expect(await folded()).toEqual({ [imgs[0]!]: [[a, "a1"]] });
-  });
-
-  it("gives two writes that bring the same new combination at once one key: the later waits on the first's and then finds it", async () => {
-    const p = await makeProject([{ actor: owner.actor, role: "manager" }]);
-    const s = await projectScope(owner.actor, p.id);
-    const a = await createAttribute(s, { name: "A", code: "A", type: 3 });
-    const x = await insertImage(s, await storedFakeFile(960), meta("X", ["x"]));
-    const y = await insertImage(s, await storedFakeFile(961), meta("Y", ["y"]));
-    let second: Promise<unknown> = Promise.resolve();
-    // The first write adds the key and stays open while the second adds the same key (on PostgreSQL the second then
-    // waits on the first's unique entry, and its statement's snapshot cannot see the key once the first commits).
-    await db()
-      .transaction()
-      .execute(async (trx) => {
-        await trx
-          .insertInto("image_attribute_values")
-          .values({ image_id: x, attribute_id: a, value: "new", created_at: Date.now() })
-          .execute();
-        await refreshImageFacets(trx, p.id, [x]);
-        second = setAttributeValues(s, [{ imageId: y, attributeId: a, value: "new" }]);
-        if (dialect !== "postgres") return;
-        // Asked on another connection: a transaction sees one snapshot of pg_stat_activity.
-        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
-        const waiting = async () =>
-          (
-            await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-              where ${rows[0]!.pid}::int = any(pg_blocking_pids(pid))`.execute(db())
-          ).rows[0]!.n;
-        for (const deadline = Date.now() + 10_000; (await waiting()) === 0;) {
-          if (Date.now() > deadline) throw new Error("the second write never waited on the first");
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      });
-    await second;
-    const rows = await db()
-      .selectFrom("image_facets as f")
-      .innerJoin("facet_combos as c", "c.id", "f.combo_id")
-      .select(["f.image_id", "f.combo_id", "c.facet_key"])
-      .where("f.image_id", "in", [x, y])
-      .execute();
-    expect(rows).toHaveLength(2);
-    expect(rows[0]!.combo_id).toBe(rows[1]!.combo_id);
-    expect(JSON.parse(rows[0]!.facet_key)).toEqual([[a, "new"]]);
-    expect(await db().selectFrom("facet_combos").select("id").where("project_id", "=", p.id).execute()).toHaveLength(1);
   });
 
   it("applies the MIX rule over three attributes, and a choice on a deactivated attribute matches nothing", async () => {
@@ -347,44 +281,6 @@ describe.each(dialects)("attribute filters and their counts (%s)", (dialect) => 
     // Z is hidden, and its choice (still in the URL) finds nothing: every other count is 0, as the grid is empty.
     expect(await counts()).toEqual({ X: ["x1:0", "x2:0"], Y: ["y1:0", "y2:0"] });
     expect(await gridTotal(withFilter(await s(), chosen))).toBe(0);
-  });
-
-  it("counts images whose combined values are longer than an index entry can hold (three values of 1,000 characters)", async () => {
-    const p = await makeProject([{ actor: owner.actor, role: "manager" }]);
-    const s = () => projectScope(owner.actor, p.id);
-    const attrs = [
-      await createAttribute(await s(), { name: "L1", code: "L1", type: 3 }),
-      await createAttribute(await s(), { name: "L2", code: "L2", type: 3 }),
-      await createAttribute(await s(), { name: "L3", code: "L3", type: 3 }),
-    ];
-    // Hex digits, which compress too little for PostgreSQL to fit three of them in one B-tree entry.
-    const long = (c: string) =>
-      c.repeat(3) +
-      Array.from({ length: 16 }, (_, n) => createHash("sha256").update(`${c}${n}`).digest("hex"))
-        .join("")
-        .slice(0, 997);
-    const imgs: number[] = [];
-    for (let i = 0; i < 3; i++) imgs.push(await insertImage(await s(), await storedFakeFile(980 + i), meta(`Long ${i}`, ["long"])));
-    await setAttributeValues(
-      await s(),
-      imgs.flatMap((imageId, i) => attrs.map((attributeId, j) => ({ imageId, attributeId, value: long(i < 2 ? "xyz"[j]! : "w") }))),
-    );
-    const facets = await attributeFacets(filtered(await s(), "long", {}));
-    expect(facets.map((f) => f.values.map((v) => [v.value.slice(0, 3), v.count]))).toEqual([
-      [
-        ["www", 1],
-        ["xxx", 2],
-      ],
-      [
-        ["www", 1],
-        ["yyy", 2],
-      ],
-      [
-        ["www", 1],
-        ["zzz", 2],
-      ],
-    ]);
-    expect(await db().selectFrom("facet_combos").select("id").where("project_id", "=", p.id).execute()).toHaveLength(2);
   });
 
   it("says nothing when the project has no attribute values", async () => {

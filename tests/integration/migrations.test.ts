@@ -5,13 +5,8 @@ import { migrateToLatest } from "~/db/migrations.server";
 import { positionsOutOfOriginals } from "~/db/migrations/028-positions-out-of-originals.server";
 import { ocrReadKey } from "~/db/migrations/029-ocr-read-key.server";
 import { duplicateGroups } from "~/db/migrations/030-duplicate-groups.server";
-import { facetCombos } from "~/db/migrations/031-facet-combos.server";
-import { imageFacets } from "~/db/migrations/013-image-facets.server";
-import { createAttribute, setAttributeValues } from "~/models/attributes.server";
-import { attributeFacets } from "~/models/facets.server";
-import { write } from "~/models/write.server";
 import { POSITIONS_JOB } from "~/lib/job-types";
-import { projectScope, withFilter } from "~/models/scope.server";
+import { projectScope } from "~/models/scope.server";
 import { dialects, freshDatabase, type TestDatabase } from "../helpers/db";
 import { insertManyImages, makeProject, makeUser } from "../helpers/fixtures";
 
@@ -118,63 +113,5 @@ describe.each(dialects)("migration 030: possible duplicates in groups (%s)", (di
       [g, null],
       [h, g],
     ]);
-  });
-});
-
-describe.each(dialects)("migration 031: combinations of values by id (%s)", (dialect) => {
-  let t: TestDatabase;
-  afterEach(() => t.drop());
-
-  it("gives each image the id of its combination, each key once per project, and the counts do not change", async () => {
-    t = await freshDatabase(dialect);
-    const owner = await makeUser();
-    const projects = [
-      await makeProject([{ actor: owner.actor, role: "manager" }]),
-      await makeProject([{ actor: owner.actor, role: "manager" }]),
-    ];
-    for (const p of projects) {
-      const scope = await projectScope(owner.actor, p.id);
-      const [a, b] = [
-        await createAttribute(scope, { name: "A", code: "A", type: 3 }),
-        await createAttribute(scope, { name: "B", code: "B", type: 3 }),
-      ];
-      await insertManyImages(scope, 6, { first: 1, title: (i) => `Image ${i}` });
-      const ids = (await db().selectFrom("images").select("id").where("project_id", "=", p.id).orderBy("id").execute()).map((r) => r.id);
-      // Images 0–2 hold (a1, b1), 3 and 4 (a2), 5 nothing.
-      await setAttributeValues(scope, [
-        ...ids.slice(0, 3).flatMap((imageId) => [
-          { imageId, attributeId: a!, value: "a1" },
-          { imageId, attributeId: b!, value: "b1" },
-        ]),
-        ...ids.slice(3, 5).map((imageId) => ({ imageId, attributeId: a!, value: "a2" })),
-      ]);
-    }
-    const counts = async () =>
-      Promise.all(
-        projects.map(async (p) => attributeFacets(withFilter(await projectScope(owner.actor, p.id), new URLSearchParams({ q: "image" })))),
-      );
-    const before = await counts();
-    expect(before[0]!.map((f) => f.values.map((v) => `${v.value}:${v.count}`))).toEqual([["a1:3", "a2:2"], ["b1:3"]]);
-
-    // As on a database from before the migration: the folded text on every image's row, no combinations.
-    await sql`drop table image_facets`.execute(db());
-    await sql`drop table facet_combos`.execute(db());
-    await imageFacets(dialect).up(db());
-    await facetCombos(dialect).up(db());
-
-    const rows = await db()
-      .selectFrom("image_facets as f")
-      .innerJoin("facet_combos as c", "c.id", "f.combo_id")
-      .select(["f.image_id", "f.project_id", "c.project_id as combo_project", "c.facet_key"])
-      .orderBy("f.image_id")
-      .execute();
-    expect(rows).toHaveLength(10);
-    for (const r of rows) expect(r.combo_project).toBe(r.project_id);
-    const combos = await db().selectFrom("facet_combos").select(["project_id", "facet_key"]).execute();
-    expect(combos).toHaveLength(4); // two keys in each of two projects
-    expect(new Set(combos.map((c) => `${c.project_id}|${c.facet_key}`)).size).toBe(4);
-    // The counts are read from the combinations' ids now (a new version, so nothing cached answers).
-    for (const p of projects) await write(async (_trx, touched) => void touched.project(p.id));
-    expect(await counts()).toEqual(before);
   });
 });
