@@ -8,8 +8,13 @@ import { readFileSync } from "node:fs";
 const [file, count = "20"] = process.argv.slice(2);
 const data = JSON.parse(readFileSync(file, "utf8"));
 const events = Array.isArray(data) ? data : data.traceEvents;
+const processes = new Map(events.filter((e) => e.ph === "M" && e.name === "process_name").map((e) => [e.pid, e.args?.name]));
+const threads = new Map(events.filter((e) => e.ph === "M" && e.name === "thread_name").map((e) => [`${e.pid}:${e.tid}`, e.args?.name]));
+// The page's main thread: a web page's renderer ("Renderer"), not the browser's own pages ("WebUI Top Renderer").
 const main = new Set(
-  events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`),
+  [...threads]
+    .filter(([key, name]) => name === "CrRendererMain" && processes.get(Number(key.split(":")[0])) === "Renderer")
+    .map(([key]) => key),
 );
 const onMain = events
   .filter((e) => e.ph === "X" && e.dur !== undefined && main.has(`${e.pid}:${e.tid}`))
@@ -45,8 +50,6 @@ for (const [name, us] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, Number
   console.log(`${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`);
 
 // Busy time per thread: the union of its top-level events (nested events are not counted twice).
-const processes = new Map(events.filter((e) => e.ph === "M" && e.name === "process_name").map((e) => [e.pid, e.args?.name]));
-const threads = new Map(events.filter((e) => e.ph === "M" && e.name === "thread_name").map((e) => [`${e.pid}:${e.tid}`, e.args?.name]));
 const byThread = new Map();
 for (const e of events) {
   if (e.ph !== "X" || !e.dur) continue;
