@@ -1,5 +1,5 @@
 import { memo } from "react";
-import { mediaUrl } from "~/lib/media";
+import { CARD_SIZES, cardSrcSet, gridThumbKey, mediaUrl } from "~/lib/media";
 import { CardMenu, type CardContext } from "./card-menu";
 
 export interface CardData {
@@ -9,6 +9,8 @@ export interface CardData {
   thumbKey: string;
   /** The thumbnail's URL as the loader made it (signed where MEDIA_OFFLOAD=signed); otherwise made from the key. */
   thumbUrl?: string;
+  /** The grid thumbnail's URL, likewise (signed where MEDIA_OFFLOAD=signed). */
+  gridUrl?: string;
   /** On a shared board, from its JSON pages: the visitor's own mark. */
   mark?: string | null;
 }
@@ -60,13 +62,7 @@ export const ImageCard = memo(function ImageCard({
   const titleId = `card-${card.id}-title`;
   return (
     <article className="image-card" aria-labelledby={titleId} data-image-id={card.id}>
-      <img
-        src={links ? links.media(card.id, card.thumbKey) : (card.thumbUrl ?? mediaUrl(card.id, card.thumbKey))}
-        alt=""
-        loading="lazy"
-        decoding="async"
-        className="image-card-thumb"
-      />
+      <CardThumb card={card} links={links} />
       <div className="image-card-info">
         <h3 id={titleId} className="image-card-title">
           {card.title || "Untitled"}
@@ -123,3 +119,24 @@ export const ImageCard = memo(function ImageCard({
     </article>
   );
 });
+
+/**
+ * The card's picture: the grid thumbnail where it is enough (one device pixel per CSS pixel), the full thumbnail on
+ * denser screens; the browser picks by the width the card is drawn at (CARD_SIZES).
+ */
+function CardThumb({ card, links }: { card: CardData; links?: CardLinks }) {
+  const grid = gridThumbKey(card.thumbKey);
+  const full = links ? links.media(card.id, card.thumbKey) : (card.thumbUrl ?? mediaUrl(card.id, card.thumbKey));
+  const small = links ? links.media(card.id, grid) : (card.gridUrl ?? mediaUrl(card.id, grid));
+  return (
+    <img
+      src={small}
+      srcSet={cardSrcSet(small, full)}
+      sizes={CARD_SIZES}
+      alt=""
+      loading="lazy"
+      decoding="async"
+      className="image-card-thumb"
+    />
+  );
+}

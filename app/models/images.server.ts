@@ -9,6 +9,7 @@ import { claimPendingUpload, getPendingUpload } from "./uploads.server";
 import { write, type Trx } from "./write.server";
 import { NotFoundError } from "~/lib/errors";
 import { NO_CAPTURE, type CaptureData } from "~/lib/capture";
+import { thumbOfGridKey } from "~/lib/media";
 import type { Similarity } from "~/lib/similarity";
 import { hashColumns, lookAlikes } from "./duplicates.server";
 
@@ -225,16 +226,18 @@ export async function objectOf(
   key: string,
 ): Promise<{ mimeType: string; fileName: string } | null> {
   const fileName = image.original_name;
-  if ([image.storage_key, image.thumb_key, image.preview_key].includes(key))
-    return { mimeType: key === image.storage_key ? image.mime_type : "image/webp", fileName };
+  // A grid thumbnail belongs to the image whose thumbnail it is made from.
+  const thumb = thumbOfGridKey(key) ?? key;
+  if ([image.storage_key, image.thumb_key, image.preview_key].includes(thumb))
+    return { mimeType: thumb === image.storage_key ? image.mime_type : "image/webp", fileName };
   const version = await db()
     .selectFrom("image_versions")
     .select(["storage_key", "thumb_key", "preview_key"])
     .where("image_id", "=", image.id)
-    .where((eb) => eb.or([eb("storage_key", "=", key), eb("thumb_key", "=", key), eb("preview_key", "=", key)]))
+    .where((eb) => eb.or([eb("storage_key", "=", thumb), eb("thumb_key", "=", thumb), eb("preview_key", "=", thumb)]))
     .executeTakeFirst();
   if (!version) return null;
-  return { mimeType: key === version.storage_key ? image.mime_type : "image/webp", fileName };
+  return { mimeType: thumb === version.storage_key ? image.mime_type : "image/webp", fileName };
 }
 
 /**

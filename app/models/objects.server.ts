@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { db, dialect } from "~/db/connection.server";
 import { HttpError } from "~/lib/errors";
+import { gridThumbKey, thumbOfGridKey } from "~/lib/media";
 import type { Trx } from "./write.server";
 
 /**
@@ -63,7 +64,7 @@ export async function assertObjectsStored(trx: Trx, keys: string[]) {
 }
 
 /**
- * Under the object lock: the keys among `keys` that no image or version refers to are marked `purging` (keys a
+ * Under the object lock: the keys among `keys` (and each thumbnail's grid thumbnail) that no image or version refers to are marked `purging` (keys a
  * previous purge left `purging` are taken up again) and returned; their bytes may then be deleted.
  */
 export async function markUnreferenced(trx: Trx, checksum: string, keys: string[]): Promise<string[]> {
@@ -83,8 +84,10 @@ export async function markUnreferenced(trx: Trx, checksum: string, keys: string[
         )
         .execute()
     : [];
-  const used = new Set([...images, ...versions].flatMap((r) => [r.storage_key, r.thumb_key, r.preview_key]));
-  const unused = [...new Set(keys)].filter((k) => !used.has(k));
+  // A thumbnail's grid thumbnail (lib/media.ts) goes and stays with it: rows name only the thumbnail.
+  const used = new Set([...images, ...versions].flatMap((r) => [r.storage_key, r.thumb_key, gridThumbKey(r.thumb_key), r.preview_key]));
+  const named = keys.flatMap((k) => (k.startsWith("thumbs/") && !thumbOfGridKey(k) ? [k, gridThumbKey(k)] : [k]));
+  const unused = [...new Set(named)].filter((k) => !used.has(k));
   if (!unused.length) return [];
   await trx.updateTable("objects").set({ status: "purging", updated_at: Date.now() }).where("key", "in", unused).execute();
   return unused;

@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { config } from "~/config.server";
 import { sha256 } from "~/lib/crypto.server";
 import { NO_POSITION_VARIANT } from "~/lib/capture";
+import { GRID_THUMB_WIDTH, gridThumbKey } from "~/lib/media";
 import { limiter } from "~/lib/limiter";
 import { HttpError } from "~/lib/errors";
 import type { StoredImageFile } from "~/models/images.server";
@@ -146,7 +147,7 @@ export function makeDerivatives(buf: Buffer, rotation = 0, opts: { similarity?: 
 
 /**
  * One decode of the original (JPEG shrink-on-load, orientation, rotation) down to preview size, kept as raw
- * pixels; both WebP files are encoded from those. Decoding once instead of once per derivative saves ~15% of the
+ * pixels; the three WebP files (thumbnail, grid thumbnail, preview) are encoded from those. Decoding once instead of once per derivative saves ~15% of the
  * work per 12-megapixel photo (bench P6).
  */
 async function derive(buf: Buffer, rotation: number, similarity: boolean) {
@@ -156,11 +157,31 @@ async function derive(buf: Buffer, rotation: number, similarity: boolean) {
     .resize({ width: THUMB_WIDTH, height: THUMB_WIDTH, fit: "inside", withoutEnlargement: true })
     .webp({ quality: 78 })
     .toBuffer();
+  const grid = pixels()
+    .resize({ width: GRID_THUMB_WIDTH, height: GRID_THUMB_WIDTH, fit: "inside", withoutEnlargement: true })
+    .webp({ quality: GRID_THUMB_QUALITY })
+    .toBuffer();
   const large = pixels().webp({ quality: 82 }).toBuffer();
   // The hashes are made on this thread while sharp encodes on its own.
   const hashes = similarity ? similarityOf(raw, rotation) : undefined;
-  const [thumb, preview] = await Promise.all([thumbnail, large]);
-  return { thumb, preview, similarity: hashes };
+  const [thumb, gridThumb, preview] = await Promise.all([thumbnail, grid, large]);
+  return { thumb, gridThumb, preview, similarity: hashes };
+}
+
+/** The grid thumbnail is seen small and briefly (while scrolling): a little more compression costs nothing visible. */
+const GRID_THUMB_QUALITY = 75;
+
+/**
+ * The grid thumbnail of a thumbnail stored before grid thumbnails were made (media.server.ts makes it on its first
+ * request): from the 480-pixel thumbnail, which is the original as shown, already turned.
+ */
+export function gridThumbFrom(thumb: Buffer) {
+  return withDecodeSlot(() =>
+    sharp(thumb, { failOn: "error" })
+      .resize({ width: GRID_THUMB_WIDTH, height: GRID_THUMB_WIDTH, fit: "inside", withoutEnlargement: true })
+      .webp({ quality: GRID_THUMB_QUALITY })
+      .toBuffer(),
+  );
 }
 
 /** The original decoded once, as shown (orientation, rotation) and at most preview size: raw pixels to make things of. */
@@ -199,7 +220,9 @@ export function derivativeKeys(checksum: string, rotation: number) {
  */
 export async function storeDerivatives(buf: Buffer, checksum: string, rotation: number, opts: { similarity?: boolean } = {}) {
   const keys = derivativeKeys(checksum, rotation);
-  await claimObjects(checksum, [keys.thumbKey, keys.previewKey]);
+  // The grid thumbnail's key follows the thumbnail's (rows name only the latter; objects.server.ts purges both).
+  const gridKey = gridThumbKey(keys.thumbKey);
+  await claimObjects(checksum, [keys.thumbKey, gridKey, keys.previewKey]);
   let derivatives: Awaited<ReturnType<typeof makeDerivatives>>;
   try {
     derivatives = await makeDerivatives(buf, rotation, opts);
@@ -207,6 +230,7 @@ export async function storeDerivatives(buf: Buffer, checksum: string, rotation: 
     throw new ImageRejected("The image could not be read; it may be damaged or truncated.");
   }
   await storage().put(keys.thumbKey, derivatives.thumb);
+  await storage().put(gridKey, derivatives.gridThumb);
   await storage().put(keys.previewKey, derivatives.preview);
   return { ...keys, similarity: derivatives.similarity };
 }

@@ -7,7 +7,8 @@ import { hmac, randomToken, safeEqual } from "~/lib/crypto.server";
 import { S3Storage } from "./storage-s3.server";
 import { ObjectTooLarge, type Storage } from "./storage-contract";
 
-const KEY = /^[a-z]+\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}(-[a-z0-9]+)?\.[a-z0-9]+$/;
+// Up to two variants after the hash: a rotation's, then a size's (a rotated image's grid thumbnail: `-r90-w240`).
+const KEY = /^[a-z]+\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}(-[a-z0-9]+){0,2}\.[a-z0-9]+$/;
 export const isValidKey = (key: string) => KEY.test(key);
 
 /** `originals/ab/cd/<sha256>.jpg`: sharded so no folder grows huge. */

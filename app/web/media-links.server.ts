@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { config } from "~/config.server";
-import { mediaUrl } from "~/lib/media";
+import { gridThumbKey, mediaUrl } from "~/lib/media";
 import type { GridScope } from "~/models/scope.server";
 
 /**
@@ -37,13 +37,22 @@ const signsThumbs = () => {
 };
 
 /**
- * A grid's cards as its page shows them: each with its thumbnail's signed URL where MEDIA_OFFLOAD=signed. Unsigned,
+ * A grid's cards as its page shows them: each with its two thumbnails' signed URLs where MEDIA_OFFLOAD=signed. Unsigned,
  * a card's URL is made from its key where it is shown (`mediaUrl`), so the page's data does not carry each twice (a
  * third of a project page's loader data, bench P2-first). Never signed for a share link's visitor, who is checked on
  * every image (/shared-media) so that a revoked link is cut off at once: a signed URL would outlive it.
  */
-export const withThumbUrls = <T extends { id: number; thumbKey: string }>(scope: GridScope, cards: T[]): (T & { thumbUrl?: string })[] =>
-  scope.kind === "shared" || !signsThumbs() ? cards : cards.map((card) => ({ ...card, thumbUrl: thumbUrl(card.id, card.thumbKey) }));
+export const withThumbUrls = <T extends { id: number; thumbKey: string }>(
+  scope: GridScope,
+  cards: T[],
+): (T & { thumbUrl?: string; gridUrl?: string })[] =>
+  scope.kind === "shared" || !signsThumbs()
+    ? cards
+    : cards.map((card) => ({
+        ...card,
+        thumbUrl: thumbUrl(card.id, card.thumbKey),
+        gridUrl: thumbUrl(card.id, gridThumbKey(card.thumbKey)),
+      }));
 
 /** Board cards as a page shows them: the cover with its thumbnail's signed URL where MEDIA_OFFLOAD=signed (as cards). */
 export const withCoverUrls = <T extends { cover: { imageId: number; thumbKey: string } | null }>(

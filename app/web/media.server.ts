@@ -5,8 +5,10 @@ import { ByteBoundedCache } from "~/lib/bounded-cache";
 import { releasingNodeStream, takeDownloadSlot, type DownloadOwner } from "~/lib/download-slots.server";
 import { HttpError, NotFoundError } from "~/lib/errors";
 import { attachment } from "~/lib/file-names";
+import { thumbOfGridKey } from "~/lib/media";
 import { findImageObject } from "~/models/images.server";
 import { findSharedObject, recordDownload, resolveSharedUrl, sharedImage } from "~/models/share-access.server";
+import { ensureGridThumb } from "~/services/grid-thumbs.server";
 import { storage } from "~/services/storage.server";
 import { signingWindow } from "./media-links.server";
 import { actorOf } from "~/models/actor";
@@ -80,6 +82,8 @@ async function objectAnswer(
 ): Promise<MediaAnswer> {
   const headers = objectHeaders(key, object.mimeType, cacheControl);
   if (req.ifNoneMatch === headers.ETag) return { status: 304, headers };
+  // A grid thumbnail is made on its first request when its image was stored before there were any.
+  if (thumbOfGridKey(key) && !(await ensureGridThumb(key))) return notFound();
   if (!req.download) {
     const handedOff = await offloaded(key, object, headers, shared);
     if (handedOff) return handedOff;

@@ -25,7 +25,7 @@ export const DATASETS: Record<DatasetName, { count: number; postgres: boolean; o
 };
 export const isDatasetName = (s: string): s is DatasetName => s in DATASETS;
 
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 /** The bench's own database; never the test suite's `test`. */
 export const PG_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/koala_bench";
 

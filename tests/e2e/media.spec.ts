@@ -1,4 +1,5 @@
-import { mediaUrl } from "~/lib/media";
+import sharp from "sharp";
+import { gridThumbKey, mediaUrl } from "~/lib/media";
 import { expect, test } from "./fixtures";
 import { e2eImage, hasJs } from "./support";
 
@@ -34,5 +35,51 @@ test(
     await signIn("outsider", outsider);
     expect((await outsider.request.get(thumb)).status()).toBe(404);
     await outsider.close();
+  },
+);
+
+test(
+  "a card draws the 240-pixel grid thumbnail on a screen of one pixel per CSS pixel and the 480-pixel one on a denser screen",
+  { tag: "@core" },
+  async ({ browser, signIn, db, server }, info) => {
+    const image = await e2eImage(db);
+    const { project_id: projectId } = await db
+      .selectFrom("images")
+      .select("project_id")
+      .where("id", "=", image.id)
+      .executeTakeFirstOrThrow();
+    for (const [scale, width, key] of [
+      [1, 240, gridThumbKey(image.thumb_key)],
+      [2, 480, image.thumb_key],
+    ] as const) {
+      const context = await browser.newContext({
+        baseURL: server.baseURL,
+        javaScriptEnabled: hasJs(info),
+        deviceScaleFactor: scale,
+        viewport: { width: 1280, height: 800 },
+      });
+      await signIn("media", context);
+      const page = await context.newPage();
+      await page.goto(`/client/${projectId}`);
+      const thumb = page.locator(`article[data-image-id="${image.id}"] img.image-card-thumb`);
+      // The file the browser chose, once loaded (naturalWidth is the drawn width here, corrected by the srcset's
+      // descriptor, so the file's own width is read from the file).
+      await expect
+        .poll(
+          // Looked up on every try: with JavaScript the server's cards are replaced by the virtual grid's.
+          () =>
+            thumb.evaluate((img: HTMLImageElement) => {
+              img.scrollIntoView({ block: "center" });
+              return img.complete && img.naturalWidth ? new URL(img.currentSrc).pathname : "";
+            }),
+          {
+            message: `at ${scale}×`,
+          },
+        )
+        .toBe(mediaUrl(image.id, key));
+      const file = await context.request.get(mediaUrl(image.id, key));
+      expect((await sharp(await file.body()).metadata()).width).toBe(width);
+      await context.close();
+    }
   },
 );

@@ -5,6 +5,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { ImageRejected, storeImageFile } from "~/services/image-files.server";
 import { sha256 } from "~/lib/crypto.server";
+import { gridThumbKey } from "~/lib/media";
 import { ObjectTooLarge } from "~/services/storage-contract";
 import { objectKey, readObject, storage } from "~/services/storage.server";
 import { freshDatabase, type TestDatabase } from "../helpers/db";
@@ -39,6 +40,9 @@ describe("image store", () => {
     for await (const c of thumb!.stream) chunks.push(c as Buffer);
     const meta = await sharp(Buffer.concat(chunks)).metadata();
     expect(meta).toMatchObject({ format: "webp", width: 480, height: 240 });
+    // The grid's own, a quarter of the pixels, named after the thumbnail.
+    const grid = await readObject(storage(), gridThumbKey(stored.thumbKey), 1024 * 1024);
+    expect(await sharp(grid!.bytes).metadata()).toMatchObject({ format: "webp", width: 240, height: 120 });
     // The same content is stored once.
     const again = await storeImageFile(buf);
     expect(again.storageKey).toBe(stored.storageKey);

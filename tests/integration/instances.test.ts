@@ -4,9 +4,11 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db/connection.server";
 import { REGISTRATION_DIGEST_JOB, REVIEW_DIGEST_JOB } from "~/lib/job-types";
+import { gridThumbKey, mediaUrl } from "~/lib/media";
 import { createAttribute } from "~/models/attributes.server";
 import { createBoard } from "~/models/boards.server";
 import { insertImage } from "~/models/images.server";
@@ -272,6 +274,15 @@ describe.skipIf(!PG_URL)("two instances behind nginx, on PostgreSQL and S3", () 
     const thumb = await storage().get(thumb_key);
     expect(Buffer.from(await fromBucket.arrayBuffer()).length).toBe(thumb!.size);
     thumb!.stream.destroy();
+    // A grid thumbnail not in the bucket (an image stored before there were any) is made there before the redirect.
+    const gridKey = gridThumbKey(thumb_key);
+    await storage().delete(gridKey);
+    expect(await storage().size(gridKey)).toBeNull();
+    const grid = await viaProxy(mediaUrl(insertID, gridKey), { cookie });
+    expect(grid.status).toBe(302);
+    const made = await fetch(grid.headers.get("location")!);
+    expect(made.status).toBe(200);
+    expect(await sharp(Buffer.from(await made.arrayBuffer())).metadata()).toMatchObject({ format: "webp", width: 240 });
     // The same URL for half its life: asked again, the redirect is the same, so the browser's copy stays good.
     // (Asked twice more if the first two straddled the moment the URL is signed anew, once every 300 s.)
     const again = async () => (await viaProxy(`/media/${insertID}/${thumb_key.replaceAll("/", "~")}`, { cookie })).headers.get("location");

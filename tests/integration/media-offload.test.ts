@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gridThumbKey, mediaUrl } from "~/lib/media";
 import { createBoard } from "~/models/boards.server";
 import { boardScope } from "~/models/scope.server";
 import { createShareLinks, revokeShareLink } from "~/models/share-links.server";
@@ -123,6 +125,7 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
   let imageId: number;
   let thumb: string;
   let thumbKey: string;
+  let gridThumb: string;
   let otherThumb: string;
   let others: string[];
   let sharedPage: string;
@@ -137,6 +140,7 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
     const media = await mediaOf(imageId);
     thumbKey = media.keys.thumb_key;
     thumb = media.thumb;
+    gridThumb = mediaUrl(imageId, gridThumbKey(thumbKey));
     otherThumb = (await mediaOf(second)).thumb;
     others = [media.preview, media.original];
     const board = await boardScope(editor.actor, (await createBoard(scope, { title: "Aisles", imageIds: [imageId, second] })).id);
@@ -154,12 +158,13 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
   const get = (url: string, who = "") => fetch(`${nginx.base}${url}`, { headers: who ? { Cookie: who } : {}, redirect: "manual" });
   /** nginx's secure_link check, made by hand: what a forger would need the secret for. */
   const signature = (expires: number, url: string, key = secret) => createHash("md5").update(`${expires}${url} ${key}`).digest("base64url");
-  const signedThumbs = async () => {
+  const signedCards = async () => {
     const grid = (await (await get(`/api/grid?project=${projectId}&limit=10`, cookie)).json()) as {
-      cards: { id: number; thumbUrl: string }[];
+      cards: { id: number; thumbUrl: string; gridUrl: string }[];
     };
-    return new Map(grid.cards.map((c) => [c.id, c.thumbUrl]));
+    return new Map(grid.cards.map((c) => [c.id, c]));
   };
+  const signedThumbs = async () => new Map([...(await signedCards())].map(([id, c]) => [id, c.thumbUrl]));
 
   it("gives the grid signed thumbnail URLs, in its JSON and in the page without JavaScript, valid for at least half of MEDIA_URL_SECONDS", async () => {
     const before = Date.now();
@@ -174,12 +179,16 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
     expect(expires - after).toBeLessThanOrEqual(600_000);
     // The page signs in the window of its own request, which may have turned since (every 300 s): so its URL is the
     // one before it or the one after it.
-    const page = await (await get(`/client/${projectId}`, cookie)).text();
-    const later = (await signedThumbs()).get(imageId)!;
-    const at = page.indexOf(`src="${thumb}?`);
-    expect(at, "the page shows the thumbnail with a signed URL").toBeGreaterThanOrEqual(0);
-    const shown = page.slice(at + 'src="'.length, page.indexOf('"', at + 'src="'.length));
-    expect([url, later]).toContain(shown.replaceAll("&amp;", "&"));
+    const page = (await (await get(`/client/${projectId}`, cookie)).text()).replaceAll("&amp;", "&");
+    const later = (await signedCards()).get(imageId)!;
+    // The picture's src is the grid thumbnail's signed URL; its srcset lists that and the thumbnail's.
+    const srcset = new RegExp(`src="(${gridThumb}\\?[^"]+)" srcSet="([^"]+)"`, "i").exec(page);
+    expect(srcset, "the page shows the thumbnails with signed URLs").not.toBeNull();
+    const [, shownGrid, shownSet] = srcset!;
+    const shownThumb = /^\S+ 240w, (\S+) 480w$/.exec(shownSet!)?.[1];
+    expect(shownSet).toBe(`${shownGrid} 240w, ${shownThumb} 480w`);
+    expect([url, later.thumbUrl]).toContain(shownThumb);
+    for (const signed of [shownGrid, later.gridUrl]) expect(signed).toMatch(new RegExp(`^${gridThumb}\\?e=\\d+&s=[\\w-]{22}$`));
   });
 
   it("sends a signed thumbnail from nginx without asking the app: no cookie needed, the file's bytes, immutable, sandboxed", async () => {
@@ -194,6 +203,26 @@ describe("thumbnails signed by the page and sent by nginx alone (MEDIA_OFFLOAD=s
     expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
     // The same path without its signature is the app's: sign-in first.
     expect((await get(thumb)).status).toBe(302);
+  });
+
+  it("sends a signed grid thumbnail from nginx alone too, and one not made yet through the app, which makes it", async () => {
+    const gridKey = gridThumbKey(thumbKey);
+    const { gridUrl } = (await signedCards()).get(imageId)!;
+    const res = await get(gridUrl);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(path.join(t.dataDir, "objects", gridKey)))).toBe(true);
+    expect(res.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
+    // As for an image stored before there were grid thumbnails: nginx finds no file, and hands the request on.
+    rmSync(path.join(t.dataDir, "objects", gridKey));
+    const anonymous = await get(gridUrl);
+    expect(anonymous.status, "without a session the app sends to sign-in, and makes nothing").toBe(302);
+    expect(existsSync(path.join(t.dataDir, "objects", gridKey))).toBe(false);
+    expect((await get(gridUrl, stranger)).status).toBe(404);
+    const member = await get(gridUrl, cookie);
+    expect(member.status).toBe(200);
+    expect(await sharp(Buffer.from(await member.arrayBuffer())).metadata()).toMatchObject({ format: "webp", width: 240 });
+    expect(existsSync(path.join(t.dataDir, "objects", gridKey))).toBe(true);
+    expect((await get(gridUrl)).status, "from then on nginx sends it without asking").toBe(200);
   });
 
   it("hands a wrong, borrowed or expired signature to the app, which checks the session and access as always", async () => {

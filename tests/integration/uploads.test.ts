@@ -4,6 +4,7 @@ import sharp from "sharp";
 import { db } from "~/db/connection.server";
 import { loadConfig, setConfig, config } from "~/config.server";
 import { NotFoundError } from "~/lib/errors";
+import { gridThumbKey } from "~/lib/media";
 import type { Actor } from "~/models/actor";
 import { StaleEdit, type MetadataChange } from "~/models/image-edits.server";
 import { getImageDetail } from "~/models/images.server";
@@ -78,7 +79,8 @@ describe.each(dialects.flatMap((d) => drivers.map((s) => [d, s] as const)))("upl
       .select(["storage_key", "thumb_key", "preview_key"])
       .where("id", "=", imageId)
       .executeTakeFirstOrThrow();
-    return [row.storage_key, row.thumb_key, row.preview_key];
+    // The grid thumbnail is named by the thumbnail's key (no column of its own): stored, kept and purged with it.
+    return [row.storage_key, row.thumb_key, row.preview_key, gridThumbKey(row.thumb_key)];
   };
   const imageCount = async () =>
     Number(
@@ -311,7 +313,7 @@ describe.each(dialects.flatMap((d) => drivers.map((s) => [d, s] as const)))("upl
     // The shared original and unrotated derivatives stay for the second image; the rotated ones went.
     for (const k of await objectsOf(second)) expect(await store.size(k)).not.toBeNull();
     const rotated = firstKeys.filter((k) => k.includes("-r180"));
-    expect(rotated).toHaveLength(2);
+    expect(rotated).toHaveLength(3);
     for (const k of rotated) expect(await store.size(k)).toBeNull();
     await removeAs(alice.actor, second);
     while (await runOnce(jobRegistry, "test"));

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "~/config.server";
+import { gridThumbKey, thumbOfGridKey } from "~/lib/media";
+import { isValidKey } from "~/services/storage.server";
 import { signingWindow, thumbUrl, thumbUrlEpoch, withThumbUrls } from "~/web/media-links.server";
 
 const SECRET = "k".repeat(40);
@@ -57,5 +59,31 @@ describe("thumbnail URLs as pages show them", () => {
     const mine = thumbUrl(7, KEY, now);
     use({ MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: "m".repeat(40) });
     expect(thumbUrl(7, KEY, now)).not.toBe(mine);
+  });
+});
+
+describe("grid thumbnail keys", () => {
+  const hash = "ab".repeat(32);
+  it("follow the thumbnail's key, turned or not, and lead back to it; no other key has one", () => {
+    for (const thumb of [`thumbs/ab/ab/${hash}.webp`, `thumbs/ab/ab/${hash}-r90.webp`]) {
+      const grid = gridThumbKey(thumb);
+      expect(grid).toBe(thumb.replace(/\.webp$/, "-w240.webp"));
+      expect(isValidKey(grid), grid).toBe(true);
+      expect(thumbOfGridKey(grid)).toBe(thumb);
+      expect(thumbOfGridKey(thumb)).toBeNull();
+    }
+    for (const other of [`previews/ab/ab/${hash}-w240.webp`, `originals/ab/ab/${hash}-w240.webp`, `thumbs/ab/ab/${hash}-w480.webp`])
+      expect(thumbOfGridKey(other), other).toBeNull();
+    // Three variants are never a stored key: the path stays as narrow as before.
+    expect(isValidKey(`thumbs/ab/ab/${hash}-r90-w240-w240.webp`)).toBe(false);
+  });
+
+  it("are signed apart from the thumbnail's for a grid's cards when MEDIA_OFFLOAD=signed", () => {
+    use({ MEDIA_OFFLOAD: "signed", MEDIA_URL_SECRET: SECRET });
+    const project = { kind: "project" } as Parameters<typeof withThumbUrls>[0];
+    const [card] = withThumbUrls(project, [{ id: 7, thumbKey: KEY }]);
+    expect(card!.gridUrl).toMatch(new RegExp(`^/media/7/thumbs~ab~cd~${"ab".repeat(32)}-w240\\.webp\\?e=\\d+&s=[\\w-]{22}$`));
+    expect(card!.gridUrl!.split("&s=")[1]).not.toBe(card!.thumbUrl!.split("&s=")[1]);
+    use({});
   });
 });
