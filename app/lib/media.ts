@@ -6,7 +6,7 @@ export const logoUrl = (projectId: number, key: string) => `/client/${projectId}
 
 /**
  * The grid's own thumbnail: the 480-pixel thumbnail made 240 pixels wide. A card is drawn about 220 pixels wide, so a
- * browser on a screen of one device pixel per CSS pixel decodes a quarter of the pixels (bench P8b; decision 0031).
+ * browser on a screen of one device pixel per CSS pixel decodes a quarter of the pixels (bench P8b; decision 0033).
  */
 export const GRID_THUMB_WIDTH = 240;
 const GRID_SUFFIX = `-w${GRID_THUMB_WIDTH}.webp`;
